@@ -1,0 +1,67 @@
+import type { AuditEntry, ForkedFrom, PrimitiveType } from "../core/types.js";
+
+export interface GroupRecord {
+  id: string;
+  name: string;
+  namespace: string;
+  created_at: number;
+}
+
+export interface PrimitiveRecord {
+  id: string;
+  name: string;
+  type: PrimitiveType;
+  group_id: string;
+  /** The group's name (joined), as PrimitiveInfo shows it. */
+  group: string;
+  created_at: number;
+  paused: boolean;
+  forked_from: ForkedFrom | null;
+}
+
+export interface AuditFilter {
+  group?: string;
+  type?: string;
+  primitive?: string;
+  /** Exact action, or a prefix when it ends in `.` or `*`. */
+  action?: string;
+  /** Exact actor, or a prefix when it ends in `*`. */
+  actor?: string;
+  since?: number;
+  until?: number;
+  /** Entries older than this id (newest-first paging). */
+  before?: string;
+  limit: number;
+}
+
+/**
+ * Groups, primitives and the audit trail. Local: a SQLite file; cloud: Postgres. Methods that
+ * create rows throw ServiceError `already_exists` on a name clash.
+ */
+export interface Catalog {
+  createGroup(group: GroupRecord): Promise<void>;
+  /** By id or by name. */
+  getGroup(idOrName: string): Promise<GroupRecord | null>;
+  /** Ordered by name; `after` is the last name of the previous page. */
+  listGroups(page: { after?: string; limit: number }): Promise<GroupRecord[]>;
+  /** Deletes the group and every primitive row in it. */
+  deleteGroup(id: string): Promise<void>;
+
+  createPrimitive(record: Omit<PrimitiveRecord, "group">): Promise<void>;
+  getPrimitive(id: string): Promise<PrimitiveRecord | null>;
+  /** Ordered by id (creation order); `after` is the last id of the previous page. */
+  listPrimitives(filter: {
+    groupId?: string;
+    type?: PrimitiveType;
+    after?: string;
+    limit: number;
+  }): Promise<PrimitiveRecord[]>;
+  countPrimitives(groupId: string): Promise<number>;
+  updatePrimitive(id: string, patch: { name?: string; group_id?: string; paused?: boolean }): Promise<void>;
+  deletePrimitive(id: string): Promise<void>;
+
+  appendAudit(entries: readonly AuditEntry[]): Promise<void>;
+  listAudit(filter: AuditFilter): Promise<AuditEntry[]>;
+
+  close(): Promise<void>;
+}

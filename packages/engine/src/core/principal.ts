@@ -1,0 +1,46 @@
+/**
+ * Who is calling. `account`: workspace key or local root token; `local`: tokenless localhost
+ * (account-level, actor `local`); `scoped`: a key narrowed to a group and/or tools; `oauth`:
+ * like scoped, MCP only.
+ */
+export interface Principal {
+  kind: "account" | "local" | "scoped" | "oauth";
+  /** Audit actor: `key:<id>` or `local`. */
+  actor: string;
+  /** Group id the principal is bound to; null means every group. */
+  groupId: string | null;
+  /** Tool allowlist patterns (`kv_*`, `db_query`); null means every tool. */
+  tools: readonly string[] | null;
+  /** Further allowlists that must each match too (MCP `tools=` narrowing a key). */
+  narrowed?: readonly (readonly string[])[];
+}
+
+export const LOCAL_PRINCIPAL: Principal = { kind: "local", actor: "local", groupId: null, tools: null };
+
+export function isAccount(p: Principal): boolean {
+  return p.kind === "account" || p.kind === "local";
+}
+
+/** Glob match for tool patterns: `*` matches any run of characters. */
+export function toolPatternMatches(pattern: string, tool: string): boolean {
+  if (!pattern.includes("*")) return pattern === tool;
+  const re = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`);
+  return re.test(tool);
+}
+
+const matchesAny = (patterns: readonly string[], tool: string) =>
+  patterns.some((pattern) => toolPatternMatches(pattern, tool));
+
+export function toolAllowed(p: Principal, tool: string): boolean {
+  if (p.tools !== null && !matchesAny(p.tools, tool)) return false;
+  return (p.narrowed ?? []).every((patterns) => matchesAny(patterns, tool));
+}
+
+/** Narrows a principal to tools matching `patterns` as well as its own (MCP `tools=`). */
+export function narrowTools(p: Principal, patterns: readonly string[]): Principal {
+  return { ...p, narrowed: [...(p.narrowed ?? []), patterns] };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,86 @@
+/** Wire shapes from the spec's Shapes table; field names are exact. */
+
+export const PRIMITIVE_TYPES = ["db", "fs", "queue", "memory", "vault", "kv", "storage"] as const;
+export type PrimitiveType = (typeof PRIMITIVE_TYPES)[number];
+
+export interface Manifest {
+  id: string;
+  namespace: string;
+  name: string;
+  created_at: number;
+}
+
+export interface GroupInfo extends Manifest {
+  primitives: PrimitiveInfo[];
+}
+
+export interface ForkedFrom {
+  id: string | null;
+  name: string;
+  type: PrimitiveType;
+  group: string;
+  snapshot: string | null;
+}
+
+export interface PrimitiveInfo {
+  id: string;
+  name: string;
+  type: PrimitiveType;
+  group: string;
+  created_at: number;
+  paused: boolean;
+  size_bytes: number;
+  forked_from: ForkedFrom | null;
+}
+
+export interface PrimitiveStats {
+  id: string;
+  name: string;
+  type: PrimitiveType;
+  size_bytes: number;
+  items: number;
+  paused: boolean;
+}
+
+export type KvEncoding = "json" | "bytes";
+
+export interface KvEntry {
+  key: string;
+  /** Omitted from listings unless `values=true`. */
+  value?: unknown;
+  encoding: KvEncoding;
+  version: number;
+  expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AuditEntry {
+  id: string;
+  ts: number;
+  group: string;
+  /** The primitive's type, or the text `group` for group events. */
+  primitive: PrimitiveType | "group";
+  primitive_id: string | null;
+  instance: string | null;
+  actor: string;
+  action: string;
+  target: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+/** The allowlist tool that reads each type (stats needs it). */
+export const READ_TOOL: Readonly<Record<PrimitiveType, string>> = {
+  db: "db_query",
+  fs: "fs_read",
+  queue: "queue_receive",
+  memory: "memory_recall",
+  vault: "vault_list",
+  kv: "kv_get",
+  storage: "storage_read",
+};

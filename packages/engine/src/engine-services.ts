@@ -1,0 +1,28 @@
+import type { AuditLog } from "./audit/audit-log.js";
+import type { Catalog, PrimitiveRecord } from "./catalog/catalog.js";
+import type { Clock } from "./core/clock.js";
+import type { PrimitiveInfo } from "./core/types.js";
+import type { PrimitiveFiles } from "./storage/primitive-files.js";
+
+/** Dependencies handed to every operation: a typed context, never module globals. */
+export interface EngineServices {
+  catalog: Catalog;
+  files: PrimitiveFiles;
+  audit: AuditLog;
+  clock: Clock;
+  /** `namespace` of Manifest: the workspace id in the cloud, `local` for the local engine. */
+  namespace: string;
+}
+
+export function primitiveInfo(services: EngineServices, p: PrimitiveRecord): PrimitiveInfo {
+  return {
+    id: p.id,
+    name: p.name,
+    type: p.type,
+    group: p.group,
+    created_at: p.created_at,
+    paused: p.paused,
+    size_bytes: services.files.sizeBytes(p.id),
+    forked_from: p.forked_from,
+  };
+}

@@ -1,0 +1,156 @@
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
+import { AuditLog } from "./audit/audit-log.js";
+import type { PrimitiveRecord } from "./catalog/catalog.js";
+import { SqliteCatalog } from "./catalog/sqlite-catalog.js";
+import { type Clock, systemClock } from "./core/clock.js";
+import { type ErrorCode, ServiceError, isServiceError } from "./core/errors.js";
+import { prefixedId } from "./core/ids.js";
+import { type Principal, isAccount, toolAllowed } from "./core/principal.js";
+import type { PrimitiveType } from "./core/types.js";
+import { parseInput } from "./core/validation.js";
+import type { EngineServices } from "./engine-services.js";
+import type { AnyOperation, AuditNote, OpContext } from "./ops/operation.js";
+import { OPERATIONS } from "./ops/index.js";
+import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
+import { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
+import type { PrimitiveDefinition } from "./primitives/definition.js";
+import { PrimitiveFiles } from "./storage/primitive-files.js";
+
+export interface LocalEngineOptions {
+  /** Directory holding `catalog.sqlite` and `primitives/`. Created if missing. */
+  dataDir: string;
+  clock?: Clock;
+  /** Audit buffer window in ms (default 10). */
+  auditFlushMs?: number;
+  /** Handles kept open (default 256). */
+  maxOpenFiles?: number;
+  /** Primitive types served (default: every implemented type). */
+  definitions?: readonly PrimitiveDefinition[];
+  /** Operations served (default: every built-in operation). */
+  operations?: readonly AnyOperation[];
+}
+
+export interface InvokeMeta {
+  requestId?: string;
+}
+
+/**
+ * The engine: the operations registry and the one place where policy runs. Everything that
+ * reaches data — REST, MCP, the CLI — calls `invoke`.
+ */
+export class Engine {
+  readonly services: EngineServices;
+  private readonly ops: ReadonlyMap<string, AnyOperation>;
+
+  constructor(services: EngineServices, operations: readonly AnyOperation[] = OPERATIONS) {
+    this.services = services;
+    this.ops = new Map(operations.map((op) => [op.name, op]));
+  }
+
+  /** A local engine: SQLite catalog and primitive files under `dataDir`. */
+  static openLocal(options: LocalEngineOptions): Engine {
+    mkdirSync(options.dataDir, { recursive: true });
+    const clock = options.clock ?? systemClock;
+    const catalog = new SqliteCatalog(join(options.dataDir, "catalog.sqlite"));
+    const definitions = new Map(
+      (options.definitions ?? PRIMITIVE_DEFINITIONS).map((d) => [d.type, d as PrimitiveDefinition]),
+    );
+    const files = new PrimitiveFiles(options.dataDir, definitions, clock, options.maxOpenFiles);
+    const audit = new AuditLog(catalog, options.auditFlushMs);
+    return new Engine({ catalog, files, audit, clock, namespace: "local" }, options.operations);
+  }
+
+  operation(name: string): AnyOperation | undefined {
+    return this.ops.get(name);
+  }
+
+  /** Runs operation `opName` for `principal` on `target` (a primitive id or group name/id). */
+  async invoke<O = unknown>(
+    principal: Principal,
+    opName: string,
+    target: string | null,
+    input: unknown,
+    meta: InvokeMeta = {},
+  ): Promise<O> {
+    const op = this.ops.get(opName);
+    if (op === undefined) throw new Error(`unknown operation ${opName}`);
+    if (op.accountOnly && !isAccount(principal)) {
+      throw new ServiceError("forbidden", `${op.name} needs an account-level credential`);
+    }
+    const ctx = {
+      principal,
+      services: this.services,
+      audit: { target: null, detail: null } as AuditNote,
+      requestId: meta.requestId,
+    } as OpContext;
+
+    if (op.target === "primitive") {
+      ctx.primitive = await resolvePrimitive(this.services, principal, target);
+    } else if (op.target === "group") {
+      ctx.group = await resolveGroup(this.services, principal, target);
+    }
+
+    try {
+      this.checkPolicy(principal, op, ctx.primitive);
+      if (op.type !== undefined) {
+        ctx.store = this.services.files.handle(ctx.primitive.id, ctx.primitive.type).store;
+      }
+      const parsed = parseInput(op.input, input);
+      const result = (await op.run(ctx, parsed)) as O;
+      this.recordAudit(op, ctx, principal, null);
+      return result;
+    } catch (err) {
+      this.recordAudit(op, ctx, principal, isServiceError(err) ? err.code : "internal_error");
+      throw err;
+    }
+  }
+
+  /** Writes buffered audit entries, closes every file. */
+  async close(): Promise<void> {
+    await this.services.audit.flush();
+    this.services.files.closeAll();
+    await this.services.catalog.close();
+  }
+
+  private checkPolicy(principal: Principal, op: AnyOperation, primitive: PrimitiveRecord | undefined): void {
+    if (op.type !== undefined && primitive !== undefined && primitive.type !== op.type) {
+      throw new ServiceError(
+        "wrong_type",
+        `this route applies to ${op.type} primitives; primitive '${primitive.name}' is a ${primitive.type}`,
+      );
+    }
+    const tool = typeof op.tool === "function" && primitive !== undefined ? op.tool(primitive) : op.tool;
+    if (typeof tool === "string" && !toolAllowed(principal, tool)) {
+      throw new ServiceError("tool_not_allowed", `this credential's tool allowlist does not include ${tool}`);
+    }
+    if (primitive?.paused && (op.refusedWhilePaused ?? op.type !== undefined)) {
+      throw new ServiceError("paused", `primitive '${primitive.name}' is paused`);
+    }
+  }
+
+  private recordAudit(op: AnyOperation, ctx: OpContext, principal: Principal, error: ErrorCode | null): void {
+    if (!op.audited) return;
+    const note = ctx.audit;
+    const subject =
+      note.subject ??
+      (ctx.primitive === undefined
+        ? undefined
+        : { id: ctx.primitive.id, type: ctx.primitive.type as PrimitiveType, name: ctx.primitive.name, group: ctx.primitive.group });
+    const groupName = subject?.group ?? ctx.group?.name;
+    if (groupName === undefined) return; // nothing resolved (e.g. a create that failed validation)
+    const now = this.services.clock.now();
+    this.services.audit.record({
+      id: prefixedId("aud", now),
+      ts: now,
+      group: groupName,
+      primitive: subject?.type ?? "group",
+      primitive_id: subject?.id ?? null,
+      instance: subject?.name ?? null,
+      actor: principal.actor,
+      action: op.name,
+      target: note.target,
+      detail: error === null ? note.detail : { ...(note.detail ?? {}), error },
+    });
+  }
+}

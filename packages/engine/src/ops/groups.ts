@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { ServiceError } from "../core/errors.js";
+import { prefixedId } from "../core/ids.js";
+import { nameSchema } from "../core/names.js";
+import { LIST_PAGE, type Page, decodeCursor, encodeCursor, limitSchema, queryBoolean } from "../core/pagination.js";
+import type { GroupInfo, Manifest } from "../core/types.js";
+import type { GroupRecord } from "../catalog/catalog.js";
+import { type EngineServices, primitiveInfo } from "../engine-services.js";
+import { defineOp } from "./operation.js";
+
+function manifest(g: GroupRecord): Manifest {
+  return { id: g.id, namespace: g.namespace, name: g.name, created_at: g.created_at };
+}
+
+/** All of a group's primitives, in creation order. */
+async function allPrimitives(services: EngineServices, groupId: string) {
+  const out = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await services.catalog.listPrimitives({ groupId, after, limit: 500 });
+    out.push(...page);
+    if (page.length < 500) return out;
+    after = page[page.length - 1]?.id;
+  }
+}
+
+export async function groupInfo(services: EngineServices, g: GroupRecord): Promise<GroupInfo> {
+  const primitives = await allPrimitives(services, g.id);
+  return { ...manifest(g), primitives: primitives.map((p) => primitiveInfo(services, p)) };
+}
+
+export const groupCreate = defineOp({
+  name: "group.create",
+  target: "none",
+  accountOnly: true,
+  audited: true,
+  metered: false,
+  input: z.strictObject({ name: nameSchema }),
+  async run(ctx, input): Promise<GroupInfo> {
+    const { services } = ctx;
+    const group: GroupRecord = {
+      id: prefixedId("grp", services.clock.now()),
+      name: input.name,
+      namespace: services.namespace,
+      created_at: services.clock.now(),
+    };
+    await services.catalog.createGroup(group);
+    ctx.group = group;
+    ctx.audit.target = group.name;
+    return { ...manifest(group), primitives: [] };
+  },
+});
+
+export const groupList = defineOp({
+  name: "group.list",
+  target: "none",
+  accountOnly: true,
+  audited: false,
+  metered: false,
+  input: z.strictObject({ limit: limitSchema(LIST_PAGE), cursor: z.string().optional() }),
+  async run(ctx, input): Promise<Page<Manifest>> {
+    const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, z.object({ n: z.string() })).n;
+    const rows = await ctx.services.catalog.listGroups({ after, limit: input.limit + 1 });
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      data: page.map(manifest),
+      next_cursor: rows.length > input.limit && last ? encodeCursor({ n: last.name }) : null,
+    };
+  },
+});
+
+export const groupGet = defineOp({
+  name: "group.get",
+  target: "group",
+  audited: false,
+  metered: false,
+  input: z.strictObject({}),
+  run: (ctx) => groupInfo(ctx.services, ctx.group),
+});
+
+export const groupDelete = defineOp({
+  name: "group.delete",
+  target: "group",
+  accountOnly: true,
+  audited: true,
+  metered: false,
+  input: z.strictObject({ force: queryBoolean.default(false) }),
+  async run(ctx, input): Promise<void> {
+    const { services, group } = ctx;
+    ctx.audit.target = group.name;
+    const primitives = await allPrimitives(services, group.id);
+    if (primitives.length > 0 && !input.force) {
+      throw new ServiceError(
+        "conflict",
+        `group '${group.name}' has ${primitives.length} primitive(s); delete them first or pass force=true`,
+      );
+    }
+    // Catalog rows go first: once they are gone nothing can reach the files.
+    await services.catalog.deleteGroup(group.id);
+    for (const p of primitives) services.files.remove(p.id);
+    ctx.audit.detail = { primitives_deleted: primitives.length };
+  },
+});

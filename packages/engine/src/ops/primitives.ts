@@ -1,0 +1,143 @@
+import { z } from "zod";
+import type { PrimitiveRecord } from "../catalog/catalog.js";
+import { invalid } from "../core/errors.js";
+import { ulid } from "../core/ids.js";
+import { nameSchema } from "../core/names.js";
+import { LIST_PAGE, type Page, decodeCursor, encodeCursor, limitSchema } from "../core/pagination.js";
+import { PRIMITIVE_TYPES, type PrimitiveInfo, type PrimitiveStats, READ_TOOL } from "../core/types.js";
+import { primitiveInfo } from "../engine-services.js";
+import { defineOp } from "./operation.js";
+import { resolveGroup } from "./scope.js";
+
+const typeSchema = z.enum(PRIMITIVE_TYPES, { error: `must be one of ${PRIMITIVE_TYPES.join(", ")}` });
+
+export const primitiveCreate = defineOp({
+  name: "primitive.create",
+  target: "none",
+  tool: "primitive_create",
+  audited: true,
+  metered: false,
+  input: z.strictObject({ name: nameSchema, type: typeSchema, group: z.string().min(1) }),
+  async run(ctx, input): Promise<PrimitiveInfo> {
+    const { services } = ctx;
+    const group = await resolveGroup(services, ctx.principal, input.group);
+    ctx.group = group;
+    if (services.files.definition(input.type) === undefined) {
+      throw invalid(`type: ${input.type} primitives are not available in this engine yet`);
+    }
+    const now = services.clock.now();
+    const record: PrimitiveRecord = {
+      id: ulid(now),
+      name: input.name,
+      type: input.type,
+      group_id: group.id,
+      group: group.name,
+      created_at: now,
+      paused: false,
+      forked_from: null,
+    };
+    // The file exists (with the type's tables) before the catalog row makes it reachable.
+    services.files.handle(record.id, record.type);
+    try {
+      await services.catalog.createPrimitive(record);
+    } catch (err) {
+      services.files.remove(record.id);
+      throw err;
+    }
+    ctx.audit.subject = { id: record.id, type: record.type, name: record.name, group: group.name };
+    return primitiveInfo(services, record);
+  },
+});
+
+export const primitiveList = defineOp({
+  name: "primitive.list",
+  target: "none",
+  audited: false,
+  metered: false,
+  input: z.strictObject({
+    type: typeSchema.optional(),
+    group: z.string().min(1).optional(),
+    limit: limitSchema(LIST_PAGE),
+    cursor: z.string().optional(),
+  }),
+  async run(ctx, input): Promise<Page<PrimitiveInfo>> {
+    const { services, principal } = ctx;
+    // A scoped principal lists only its own group.
+    const groupId =
+      input.group !== undefined
+        ? (await resolveGroup(services, principal, input.group)).id
+        : (principal.groupId ?? undefined);
+    const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, z.object({ i: z.string() })).i;
+    const rows = await services.catalog.listPrimitives({ groupId, type: input.type, after, limit: input.limit + 1 });
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      data: page.map((p) => primitiveInfo(services, p)),
+      next_cursor: rows.length > input.limit && last ? encodeCursor({ i: last.id }) : null,
+    };
+  },
+});
+
+export const primitiveGet = defineOp({
+  name: "primitive.get",
+  target: "primitive",
+  audited: false,
+  metered: false,
+  input: z.strictObject({}),
+  run: (ctx): PrimitiveInfo => primitiveInfo(ctx.services, ctx.primitive),
+});
+
+export const primitiveUpdate = defineOp({
+  name: "primitive.update",
+  target: "primitive",
+  accountOnly: true,
+  audited: true,
+  metered: false,
+  input: z.strictObject({ name: nameSchema.optional(), group: z.string().min(1).optional() }),
+  async run(ctx, input): Promise<PrimitiveInfo> {
+    const { services, primitive } = ctx;
+    const group = input.group === undefined ? null : await resolveGroup(services, ctx.principal, input.group);
+    const patch = { name: input.name, group_id: group?.id };
+    await services.catalog.updatePrimitive(primitive.id, patch);
+    const updated = (await services.catalog.getPrimitive(primitive.id)) as PrimitiveRecord;
+    ctx.audit.detail = {
+      from: { name: primitive.name, group: primitive.group },
+      to: { name: updated.name, group: updated.group },
+    };
+    return primitiveInfo(services, updated);
+  },
+});
+
+export const primitiveDelete = defineOp({
+  name: "primitive.delete",
+  target: "primitive",
+  accountOnly: true,
+  audited: true,
+  metered: false,
+  input: z.strictObject({}),
+  async run(ctx): Promise<void> {
+    await ctx.services.catalog.deletePrimitive(ctx.primitive.id);
+    ctx.services.files.remove(ctx.primitive.id);
+  },
+});
+
+export const primitiveStats = defineOp({
+  name: "primitive.stats",
+  target: "primitive",
+  tool: (p) => READ_TOOL[p.type],
+  audited: true,
+  metered: true,
+  input: z.strictObject({}),
+  run(ctx): PrimitiveStats {
+    const { services, primitive: p } = ctx;
+    return {
+      id: p.id,
+      name: p.name,
+      type: p.type,
+      size_bytes: services.files.sizeBytes(p.id),
+      items: services.files.items(p.id, p.type),
+      paused: p.paused,
+    };
+  },
+});
+

@@ -1,0 +1,5 @@
+import type { PrimitiveDefinition } from "./definition.js";
+import { kvDefinition } from "./kv/index.js";
+
+/** Every primitive type this engine serves, one entry per type. */
+export const PRIMITIVE_DEFINITIONS: readonly PrimitiveDefinition[] = [kvDefinition as PrimitiveDefinition];

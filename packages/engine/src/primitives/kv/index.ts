@@ -1,0 +1,13 @@
+import type { PrimitiveDefinition } from "../definition.js";
+import { KvStore } from "./store.js";
+
+export const kvDefinition: PrimitiveDefinition<KvStore> = {
+  type: "kv",
+  open: (db, env) => new KvStore(db, env.clock),
+  // Unexpired keys.
+  items: (store) => store.count(),
+};
+
+export { KV_OPERATIONS } from "./ops.js";
+export { KvStore } from "./store.js";
+export { MAX_KEY_BYTES, MAX_VALUE_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS } from "./limits.js";

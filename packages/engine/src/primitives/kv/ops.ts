@@ -1,0 +1,195 @@
+import { z } from "zod";
+import { durationString } from "../../core/duration.js";
+import { notFound } from "../../core/errors.js";
+import { KEY_PAGE, type Page, decodeCursor, encodeCursor, limitSchema, queryBoolean } from "../../core/pagination.js";
+import type { KvEntry } from "../../core/types.js";
+import { type Operation, defineOp } from "../../ops/operation.js";
+import { MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, checkKeySize, encodeValue, keySchema } from "./limits.js";
+import { type KvStore, type SetRequest, withIndex } from "./store.js";
+
+const encodingSchema = z.enum(["json", "bytes"]).default("json");
+const ifVersionSchema = z.coerce.number().int("must be an integer").min(0, "must be 0 or more");
+
+const setItemSchema = z.strictObject({
+  key: keySchema,
+  value: z.unknown(),
+  encoding: encodingSchema,
+  ttl: durationString.optional(),
+  if_version: ifVersionSchema.optional(),
+});
+
+type SetItem = z.infer<typeof setItemSchema>;
+
+function toSetRequest(item: SetItem, field = ""): SetRequest {
+  checkKeySize(item.key, `${field}key`);
+  return {
+    key: item.key,
+    value: encodeValue(item.value, item.encoding, `${field}value`),
+    ttlMs: item.ttl,
+    ifVersion: item.if_version,
+  };
+}
+
+const keysSchema = z.array(keySchema).max(MAX_KEYS_PER_CALL, `at most ${MAX_KEYS_PER_CALL} keys per call`);
+
+const cursorSchema = z.object({ k: z.string() });
+
+export const kvList = defineOp({
+  name: "kv.list",
+  target: "primitive",
+  type: "kv",
+  tool: "kv_list",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    prefix: z.string().default(""),
+    cursor: z.string().optional(),
+    limit: limitSchema(KEY_PAGE),
+    values: queryBoolean.default(false),
+  }),
+  run(ctx, input): Page<KvEntry> {
+    const store = ctx.store as KvStore;
+    const after = input.cursor === undefined ? "" : decodeCursor(input.cursor, cursorSchema).k;
+    const rows = store.list({ prefix: input.prefix, after, limit: input.limit, values: input.values });
+    ctx.audit.target = input.prefix || null;
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      data: page,
+      next_cursor: rows.length > input.limit && last !== undefined ? encodeCursor({ k: last.key }) : null,
+    };
+  },
+});
+
+export const kvGet = defineOp({
+  name: "kv.get",
+  target: "primitive",
+  type: "kv",
+  tool: "kv_get",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ key: keySchema }),
+  run(ctx, input): KvEntry {
+    ctx.audit.target = input.key;
+    const entry = (ctx.store as KvStore).get(input.key);
+    if (entry === null) throw notFound(`key '${input.key}'`);
+    return entry;
+  },
+});
+
+export const kvSet = defineOp({
+  name: "kv.set",
+  target: "primitive",
+  type: "kv",
+  tool: "kv_set",
+  audited: true,
+  metered: true,
+  input: setItemSchema,
+  run(ctx, input): KvEntry {
+    ctx.audit.target = input.key;
+    const entry = (ctx.store as KvStore).set(toSetRequest(input));
+    ctx.audit.detail = { version: entry.version };
+    return entry;
+  },
+});
+
+export const kvDelete = defineOp({
+  name: "kv.delete",
+  target: "primitive",
+  type: "kv",
+  tool: "kv_delete",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ key: keySchema, if_version: ifVersionSchema.optional() }),
+  run(ctx, input): { deleted: boolean } {
+    ctx.audit.target = input.key;
+    const deleted = (ctx.store as KvStore).delete(input.key, input.if_version);
+    ctx.audit.detail = { deleted };
+    return { deleted };
+  },
+});
+
+export const kvMget = defineOp({
+  name: "kv.mget",
+  target: "primitive",
+  type: "kv",
+  tool: "kv_get",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ keys: keysSchema }),
+  run(ctx, input): { data: (KvEntry | null)[] } {
+    ctx.audit.detail = { keys: input.keys.length };
+    return { data: (ctx.store as KvStore).mget(input.keys) };
+  },
+});
+
+export const kvMset = defineOp({
+  name: "kv.mset",
+  target: "primitive",
+  type: "kv",
+  tool: "kv_set",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    items: z.array(setItemSchema).max(MAX_MSET_ITEMS, `at most ${MAX_MSET_ITEMS} items per call`),
+    atomic: z.boolean().default(true),
+  }),
+  run(ctx, input): { data: KvEntry[] } {
+    const store = ctx.store as KvStore;
+    ctx.audit.detail = { items: input.items.length, atomic: input.atomic };
+    if (input.atomic) {
+      // Every item is checked before anything is written, so a bad item leaves no trace.
+      const reqs = input.items.map((item, i) => toSetRequest(item, `items[${i}].`));
+      return { data: store.setAll(reqs) };
+    }
+    // Non-atomic: each item is checked and written in its own transaction; the first
+    // failure stops the call and earlier items stay written.
+    return {
+      data: input.items.map((item, i) => {
+        try {
+          return store.set(toSetRequest(item));
+        } catch (err) {
+          throw withIndex(err, i, i === 0 ? "nothing was written" : `items[0..${i - 1}] were written`);
+        }
+      }),
+    };
+  },
+});
+
+export const kvMdelete = defineOp({
+  name: "kv.mdelete",
+  target: "primitive",
+  type: "kv",
+  tool: "kv_delete",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ keys: keysSchema }),
+  run(ctx, input): { deleted: number } {
+    const deleted = (ctx.store as KvStore).mdelete(input.keys);
+    ctx.audit.detail = { keys: input.keys.length, deleted };
+    return { deleted };
+  },
+});
+
+export const kvIncr = defineOp({
+  name: "kv.incr",
+  target: "primitive",
+  type: "kv",
+  tool: "kv_set",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    key: keySchema,
+    by: z.number().int("must be an integer").default(1),
+    ttl: durationString.optional(),
+  }),
+  run(ctx, input): KvEntry {
+    ctx.audit.target = input.key;
+    checkKeySize(input.key);
+    const entry = (ctx.store as KvStore).incr(input.key, input.by, input.ttl);
+    ctx.audit.detail = { by: input.by, version: entry.version };
+    return entry;
+  },
+});
+
+export const KV_OPERATIONS: readonly Operation[] = [kvList, kvGet, kvSet, kvDelete, kvMget, kvMset, kvMdelete, kvIncr] as Operation[];

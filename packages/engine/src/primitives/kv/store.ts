@@ -1,0 +1,236 @@
+import type Database from "better-sqlite3";
+import type { Clock } from "../../core/clock.js";
+import { ServiceError } from "../../core/errors.js";
+import type { KvEncoding, KvEntry } from "../../core/types.js";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS kv (
+  key TEXT PRIMARY KEY,
+  value BLOB,
+  encoding TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  expires_at INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS kv_by_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL;
+`;
+
+/** Expired rows are deleted at most this often, on a write; reads filter them out anyway. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+interface Row {
+  key: string;
+  value: string | Buffer | null;
+  encoding: KvEncoding;
+  version: number;
+  expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A value ready to store: JSON text, or raw bytes. */
+export interface StoredValue {
+  data: string | Buffer;
+  encoding: KvEncoding;
+}
+
+export interface SetRequest {
+  key: string;
+  value: StoredValue;
+  ttlMs?: number | undefined;
+  ifVersion?: number | undefined;
+}
+
+function toEntry(row: Row, withValue: boolean): KvEntry {
+  const entry: KvEntry = {
+    key: row.key,
+    encoding: row.encoding,
+    version: row.version,
+    expires_at: row.expires_at,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+  if (withValue) entry.value = decodeValue(row);
+  return entry;
+}
+
+function decodeValue(row: Row): unknown {
+  if (row.encoding === "bytes") return Buffer.from(row.value as Buffer).toString("base64");
+  return JSON.parse(String(row.value));
+}
+
+/** A failed `if_version`; mset adds the item index to the message. */
+function versionMismatch(key: string, expected: number, actual: number): ServiceError {
+  let why: string;
+  if (actual === 0) why = "does not exist";
+  else if (expected === 0) why = `already exists (version ${actual})`;
+  else why = `has version ${actual}`;
+  return new ServiceError("precondition_failed", `key '${key}' ${why}; if_version was ${expected}`);
+}
+
+/** The kv primitive over its SQLite file. All times come from the engine's clock. */
+export class KvStore {
+  private lastSweep = 0;
+  private readonly stmts;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly clock: Clock,
+  ) {
+    db.exec(SCHEMA);
+    this.stmts = {
+      get: db.prepare("SELECT * FROM kv WHERE key = ? AND (expires_at IS NULL OR expires_at > ?)"),
+      upsert: db.prepare(
+        `INSERT INTO kv (key, value, encoding, version, expires_at, created_at, updated_at)
+         VALUES (@key, @value, @encoding, @version, @expires_at, @created_at, @updated_at)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, encoding = excluded.encoding,
+           version = excluded.version, expires_at = excluded.expires_at,
+           created_at = excluded.created_at, updated_at = excluded.updated_at`,
+      ),
+      delete: db.prepare("DELETE FROM kv WHERE key = ?"),
+      list: db.prepare(
+        `SELECT * FROM kv WHERE key > ? AND key >= ? AND (expires_at IS NULL OR expires_at > ?)
+         ORDER BY key LIMIT ?`,
+      ),
+      count: db.prepare("SELECT count(*) AS n FROM kv WHERE expires_at IS NULL OR expires_at > ?"),
+      sweep: db.prepare("DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?"),
+    };
+  }
+
+  private live(key: string, now: number): Row | undefined {
+    return this.stmts.get.get(key, now) as Row | undefined;
+  }
+
+  get(key: string): KvEntry | null {
+    const row = this.live(key, this.clock.now());
+    return row === undefined ? null : toEntry(row, true);
+  }
+
+  mget(keys: readonly string[]): (KvEntry | null)[] {
+    const now = this.clock.now();
+    return keys.map((key) => {
+      const row = this.live(key, now);
+      return row === undefined ? null : toEntry(row, true);
+    });
+  }
+
+  /** One write; checks `ifVersion` (0 = must not exist) against the live row. */
+  set(req: SetRequest): KvEntry {
+    return this.db.transaction(() => this.setInTx(req, this.clock.now()))();
+  }
+
+  /** Several writes in one transaction; the first failure rolls all back (its index is named). */
+  setAll(reqs: readonly SetRequest[]): KvEntry[] {
+    const now = this.clock.now();
+    return this.db.transaction(() =>
+      reqs.map((req, i) => {
+        try {
+          return this.setInTx(req, now);
+        } catch (err) {
+          throw withIndex(err, i, "nothing was written");
+        }
+      }),
+    )();
+  }
+
+  private setInTx(req: SetRequest, now: number): KvEntry {
+    this.maybeSweep(now);
+    const current = this.live(req.key, now);
+    checkVersion(req.key, req.ifVersion, current);
+    const row: Row = {
+      key: req.key,
+      value: req.value.data,
+      encoding: req.value.encoding,
+      version: (current?.version ?? 0) + 1,
+      expires_at: req.ttlMs === undefined ? null : now + req.ttlMs,
+      created_at: current?.created_at ?? now,
+      updated_at: now,
+    };
+    this.stmts.upsert.run(row);
+    return toEntry(row, true);
+  }
+
+  delete(key: string, ifVersion?: number): boolean {
+    return this.db.transaction(() => {
+      const now = this.clock.now();
+      const current = this.live(key, now);
+      checkVersion(key, ifVersion, current);
+      // An expired row is deleted too, but it was already missing: not counted.
+      return this.stmts.delete.run(key).changes > 0 && current !== undefined;
+    })();
+  }
+
+  mdelete(keys: readonly string[]): number {
+    return this.db.transaction(() => keys.filter((key) => this.delete(key)).length)();
+  }
+
+  /**
+   * Adds `by` to an integer value (a missing key counts as 0). With `ttlMs` the expiry is
+   * set anew; without it an existing expiry is kept, so a windowed counter keeps its window.
+   */
+  incr(key: string, by: number, ttlMs?: number): KvEntry {
+    return this.db.transaction(() => {
+      const now = this.clock.now();
+      this.maybeSweep(now);
+      const current = this.live(key, now);
+      let base = 0;
+      if (current !== undefined) {
+        const value = current.encoding === "json" ? JSON.parse(String(current.value)) : undefined;
+        if (!Number.isSafeInteger(value)) {
+          throw new ServiceError("conflict", `key '${key}' does not hold an integer; incr needs an integer value`);
+        }
+        base = value as number;
+      }
+      const next = base + by;
+      if (!Number.isSafeInteger(next)) {
+        throw new ServiceError("conflict", `incrementing key '${key}' would leave the safe integer range`);
+      }
+      const row: Row = {
+        key,
+        value: JSON.stringify(next),
+        encoding: "json",
+        version: (current?.version ?? 0) + 1,
+        expires_at: ttlMs !== undefined ? now + ttlMs : (current?.expires_at ?? null),
+        created_at: current?.created_at ?? now,
+        updated_at: now,
+      };
+      this.stmts.upsert.run(row);
+      return toEntry(row, true);
+    })();
+  }
+
+  /** Live keys after `after` that start with `prefix`, in key order; `limit + 1` rows at most. */
+  list(opts: { prefix: string; after: string; limit: number; values: boolean }): KvEntry[] {
+    const rows = this.stmts.list.all(opts.after, opts.prefix, this.clock.now(), opts.limit + 1) as Row[];
+    const out: KvEntry[] = [];
+    for (const row of rows) {
+      // Keys are in order, so the first key without the prefix ends the matches.
+      if (!row.key.startsWith(opts.prefix)) break;
+      out.push(toEntry(row, opts.values));
+    }
+    return out;
+  }
+
+  count(): number {
+    return (this.stmts.count.get(this.clock.now()) as { n: number }).n;
+  }
+
+  private maybeSweep(now: number): void {
+    if (now - this.lastSweep < SWEEP_INTERVAL_MS) return;
+    this.lastSweep = now;
+    this.stmts.sweep.run(now);
+  }
+}
+
+function checkVersion(key: string, expected: number | undefined, current: Row | undefined): void {
+  if (expected === undefined) return;
+  const actual = current?.version ?? 0;
+  if (actual !== expected) throw versionMismatch(key, expected, actual);
+}
+
+/** Prefixes an item error with its index (`items[3]: …`) and says what was kept. */
+export function withIndex(err: unknown, index: number, outcome: string): unknown {
+  if (!(err instanceof ServiceError)) return err;
+  return new ServiceError(err.code, `items[${index}]: ${err.message}; ${outcome}`, { status: err.status });
+}
