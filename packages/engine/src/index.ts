@@ -1,6 +1,15 @@
 export { Engine, type LocalEngineOptions, type InvokeMeta } from "./engine.js";
 export type { EngineServices } from "./engine-services.js";
-export { ERROR_STATUS, ServiceError, isServiceError, toServiceError, type ErrorCode, type ErrorBody } from "./core/errors.js";
+export {
+  ERROR_STATUS,
+  ServiceError,
+  isServiceError,
+  toServiceError,
+  invalid,
+  notFound,
+  type ErrorCode,
+  type ErrorBody,
+} from "./core/errors.js";
 export { ulid, isUlid, prefixedId } from "./core/ids.js";
 export { NAME_RE, isValidName } from "./core/names.js";
 export { parseDuration, MAX_DURATION_MS } from "./core/duration.js";

@@ -1,0 +1,47 @@
+import { resolve } from "node:path";
+import { type Clock, Engine } from "@prim/engine";
+import { createLocalServer } from "@prim/http";
+
+export interface DevServerOptions {
+  port?: number;
+  /** Interface to listen on; default `localhost` (IPv4 and IPv6 loopback). */
+  host?: string;
+  dataDir: string;
+  rootToken?: string;
+  clock?: Clock;
+  logger?: boolean;
+}
+
+export interface DevServer {
+  url: string;
+  port: number;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+/** Starts the local engine: REST under `/v1` over data in `dataDir`. */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const engine = Engine.openLocal({ dataDir: resolve(options.dataDir), clock: options.clock });
+  const app = createLocalServer({ engine, rootToken: options.rootToken, logger: options.logger });
+  try {
+    await app.listen({ port: options.port ?? 7777, host: options.host ?? "localhost" });
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === "object" && address !== null ? address.port : (options.port ?? 7777);
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://localhost:${port}`,
+    port,
+    engine,
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await engine.close();
+      })();
+      return closing;
+    },
+  };
+}

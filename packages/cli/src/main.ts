@@ -1,0 +1,64 @@
+import { parseArgs } from "node:util";
+import { startDevServer } from "./dev-server.js";
+import { readEnv } from "./env.js";
+
+const USAGE = `Usage: prim <command> [options]
+
+Commands:
+  dev     Start the local engine (REST under /v1)
+          --port N          port to listen on (default 7777, env PRIM_PORT)
+          --host H          interface (default localhost)
+          --data DIR        data directory (default ./.prim, env PRIM_DATA_DIR)
+          --root-token T    require this Bearer token (env PRIM_ROOT_TOKEN)
+`;
+
+async function dev(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      data: { type: "string" },
+      "root-token": { type: "string" },
+    },
+    strict: true,
+  });
+  const env = readEnv();
+  const port = values.port === undefined ? (env.PRIM_PORT ?? 7777) : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: not a port number: ${values.port}`);
+  const server = await startDevServer({
+    port,
+    host: values.host,
+    dataDir: values.data ?? env.PRIM_DATA_DIR ?? ".prim",
+    rootToken: values["root-token"] ?? env.PRIM_ROOT_TOKEN,
+  });
+  console.log(`prim dev: listening on ${server.url} (data in ${values.data ?? env.PRIM_DATA_DIR ?? ".prim"})`);
+  const stop = (signal: string) => {
+    console.log(`prim dev: ${signal}, closing`);
+    server.close().then(
+      () => process.exit(0),
+      (err) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "dev":
+      return dev(rest);
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      console.log(USAGE);
+      return;
+    default:
+      throw new Error(`unknown command '${command}'\n\n${USAGE}`);
+  }
+}

@@ -1,0 +1,61 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { LOCAL_PRINCIPAL, type Principal, ServiceError } from "@prim/engine";
+import type { FastifyRequest } from "fastify";
+
+export interface LocalAuthOptions {
+  /** With a root token, every request must carry it as a Bearer credential. */
+  rootToken?: string | undefined;
+}
+
+/** The root token's principal: account-level, audited as `key:root`. */
+export const ROOT_PRINCIPAL: Principal = { kind: "account", actor: "key:root", groupId: null, tools: null };
+
+const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** `localhost:7777` → `localhost`; `[::1]:7777` → `[::1]`. */
+function hostname(hostHeader: string): string {
+  const host = hostHeader.trim().toLowerCase();
+  if (host.startsWith("[")) return host.slice(0, host.indexOf("]") + 1);
+  const colon = host.indexOf(":");
+  return colon === -1 ? host : host.slice(0, colon);
+}
+
+function isLocalOrigin(origin: string): boolean {
+  try {
+    const url = new URL(origin);
+    return (url.protocol === "http:" || url.protocol === "https:") && LOCAL_HOSTS.has(url.hostname);
+  } catch {
+    return false; // includes the opaque origin "null"
+  }
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
+/**
+ * The local engine's rules: requests addressed to another host (DNS rebinding) and cross-site
+ * browser requests are refused with 403; with a root token, a missing or wrong Bearer is 401.
+ * Returns the caller's principal.
+ */
+export function localAuthenticator(options: LocalAuthOptions) {
+  const expected = options.rootToken === undefined ? null : digest(options.rootToken);
+  return (req: FastifyRequest, requireToken: boolean): Principal => {
+    const host = req.headers.host;
+    if (host === undefined || !LOCAL_HOSTS.has(hostname(host))) {
+      throw new ServiceError("forbidden", "the local engine answers only requests addressed to localhost");
+    }
+    const origin = req.headers.origin;
+    if (req.headers["sec-fetch-site"] === "cross-site" || (origin !== undefined && !isLocalOrigin(origin))) {
+      throw new ServiceError("forbidden", "cross-site requests to the local engine are refused");
+    }
+    if (expected === null || !requireToken) return LOCAL_PRINCIPAL;
+    const header = req.headers.authorization ?? "";
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    // Compare digests so the comparison takes the same time whatever the token's length.
+    if (match === null || !timingSafeEqual(digest(match[1] as string), expected)) {
+      throw new ServiceError("invalid_token", "missing or wrong Bearer token", {
+        headers: { "WWW-Authenticate": 'Bearer realm="prim"' },
+      });
+    }
+    return ROOT_PRINCIPAL;
+  };
+}

@@ -1,0 +1,88 @@
+import type { Engine } from "@prim/engine";
+import { z } from "zod";
+import type { RestRoute } from "./route.js";
+
+type JsonSchema = { properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
+
+const ERROR_RESPONSE = {
+  description: "Error",
+  content: {
+    "application/json": {
+      schema: {
+        type: "object",
+        required: ["error"],
+        properties: {
+          error: {
+            type: "object",
+            required: ["code", "message"],
+            properties: { code: { type: "string" }, message: { type: "string" } },
+          },
+        },
+      },
+    },
+  },
+};
+
+/** `/v1/primitives/:id/keys/*` → `/v1/primitives/{id}/keys/{key}`. */
+function openApiPath(route: RestRoute): string {
+  const wildcard = Object.entries(route.pathInput ?? {}).find(([, param]) => param === "*")?.[0] ?? "path";
+  return route.url.replace(/:([A-Za-z_]+)/g, "{$1}").replace(/\*$/, `{${wildcard}}`);
+}
+
+function pathParams(route: RestRoute): string[] {
+  const names = [...route.url.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1] as string);
+  for (const [field, param] of Object.entries(route.pathInput ?? {})) if (param === "*") names.push(field);
+  return names;
+}
+
+function inputSchema(engine: Engine, route: RestRoute): JsonSchema {
+  const op = engine.operation(route.op);
+  if (op === undefined) return {};
+  const schema = z.toJSONSchema(op.input, { io: "input", unrepresentable: "any" }) as JsonSchema;
+  const { $schema: _ignored, ...rest } = schema;
+  const fromPath = new Set(Object.keys(route.pathInput ?? {}));
+  const properties = Object.fromEntries(Object.entries(rest.properties ?? {}).filter(([k]) => !fromPath.has(k)));
+  const required = (rest.required ?? []).filter((k) => !fromPath.has(k));
+  return { ...rest, properties, required };
+}
+
+/** The OpenAPI 3.1 document, generated from the route table and the operations' schemas. */
+export function buildOpenApi(engine: Engine, routes: readonly RestRoute[], version: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = openApiPath(route);
+    const schema = inputSchema(engine, route);
+    const parameters: unknown[] = pathParams(route).map((name) => ({
+      name,
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+    }));
+    const operation: Record<string, unknown> = {
+      operationId: route.op,
+      summary: route.summary,
+      tags: [route.tag],
+      parameters,
+      responses: {
+        [String(route.status ?? 200)]: { description: route.status === 204 ? "No content" : "Success" },
+        default: ERROR_RESPONSE,
+      },
+    };
+    if (route.from === "query") {
+      for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+        parameters.push({ name, in: "query", required: (schema.required ?? []).includes(name), schema: prop });
+      }
+    } else if (route.from === "body") {
+      operation.requestBody = { required: true, content: { "application/json": { schema } } };
+    }
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Prim REST API", version },
+    servers: [{ url: "http://localhost:7777" }],
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    security: [{ bearer: [] }, {}],
+    paths,
+  };
+}

@@ -1,0 +1,74 @@
+import type { Engine, Principal } from "@prim/engine";
+import { invalid } from "@prim/engine";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * A REST route is a thin mapping onto one engine operation: where its input comes from, what
+ * the target is, and the success status. The OpenAPI document is generated from the same
+ * declaration and the operation's zod schema.
+ */
+export interface RestRoute {
+  method: HttpMethod;
+  /** Fastify path syntax: `/v1/primitives/:id/keys/*`. */
+  url: string;
+  /** Engine operation name. */
+  op: string;
+  /** Path parameter naming the operation's target (`id` or `group`). */
+  target?: string;
+  /** Input fields taken from path parameters: `{ key: "*" }`. */
+  pathInput?: Readonly<Record<string, string>>;
+  /** Where the remaining input fields come from. */
+  from: "body" | "query" | "none";
+  /** Success status; 204 sends no body. */
+  status?: 200 | 201 | 204;
+  summary: string;
+  tag: string;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Builds the operation's input from the request as the route declares. */
+export function routeInput(route: RestRoute, req: FastifyRequest): Record<string, unknown> {
+  let input: Record<string, unknown> = {};
+  if (route.from === "body") {
+    if (req.body !== undefined && req.body !== null && !isPlainObject(req.body)) {
+      throw invalid("body: expected a JSON object");
+    }
+    input = { ...((req.body as Record<string, unknown> | undefined) ?? {}) };
+  } else if (route.from === "query") {
+    input = { ...(req.query as Record<string, unknown>) };
+  }
+  const params = req.params as Record<string, string>;
+  for (const [field, param] of Object.entries(route.pathInput ?? {})) {
+    input[field] = params[param];
+  }
+  return input;
+}
+
+export function mountRoute(app: FastifyInstance, engine: Engine, route: RestRoute): void {
+  if (engine.operation(route.op) === undefined) throw new Error(`route ${route.url}: unknown operation ${route.op}`);
+  app.route({
+    method: route.method,
+    url: route.url,
+    handler: async (req: FastifyRequest, reply: FastifyReply) => {
+      const params = req.params as Record<string, string>;
+      const target = route.target === undefined ? null : (params[route.target] ?? null);
+      const result = await engine.invoke(req.principal, route.op, target, routeInput(route, req), {
+        requestId: req.id,
+      });
+      reply.code(route.status ?? 200);
+      if (route.status === 204) return reply.send();
+      return reply.send(result);
+    },
+  });
+}

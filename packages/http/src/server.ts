@@ -1,0 +1,72 @@
+import { type Engine, type Principal, prefixedId } from "@prim/engine";
+import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import { installErrorHandling } from "./errors.js";
+import { type LocalAuthOptions, localAuthenticator } from "./local-auth.js";
+import { buildOpenApi } from "./openapi.js";
+import { mountRoute } from "./route.js";
+import { REST_ROUTES } from "./routes/index.js";
+import { VERSION } from "./version.js";
+
+/** Largest JSON request body (a 1 MiB kv value may grow to several MiB as base64 or escaped JSON). */
+export const JSON_BODY_LIMIT = 16 * 1024 * 1024;
+
+export interface ServerOptions {
+  engine: Engine;
+  /** Resolves the caller; throws ServiceError to refuse. `requireToken` is false for `/health`. */
+  authenticate: (req: FastifyRequest, requireToken: boolean) => Principal | Promise<Principal>;
+  logger?: boolean;
+}
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The REST API over an engine: routes, error shape, request ids, OpenAPI, health. */
+export function createServer(options: ServerOptions): FastifyInstance {
+  const { engine, authenticate } = options;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: JSON_BODY_LIMIT,
+    requestIdHeader: false,
+    // A caller's own X-Request-Id is kept when it is sane, so traces join up.
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID_RE.test(given) ? given : prefixedId("req");
+    },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
+  });
+
+  // An empty JSON body is no body (POST routes without input); anything else must parse.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
+    const text = body as string;
+    if (text.trim() === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      const error = new Error(`body: invalid JSON (${(err as Error).message})`) as Error & { statusCode: number };
+      error.statusCode = 400;
+      done(error, undefined);
+    }
+  });
+
+  installErrorHandling(app);
+
+  app.addHook("onRequest", async (req, reply) => {
+    reply.header("x-request-id", req.id);
+    req.principal = await authenticate(req, req.url !== "/health");
+  });
+
+  app.get("/health", async () => ({ ok: true, version: VERSION }));
+
+  for (const route of REST_ROUTES) mountRoute(app, engine, route);
+
+  const openapi = buildOpenApi(engine, REST_ROUTES, VERSION);
+  app.get("/v1/openapi.json", async () => openapi);
+
+  return app;
+}
+
+/** The local engine's REST server: tokenless on localhost unless a root token is set. */
+export function createLocalServer(options: { engine: Engine; rootToken?: string; logger?: boolean }): FastifyInstance {
+  const auth: LocalAuthOptions = { rootToken: options.rootToken };
+  return createServer({ engine: options.engine, authenticate: localAuthenticator(auth), logger: options.logger });
+}
