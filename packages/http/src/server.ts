@@ -34,8 +34,9 @@ export function createServer(options: ServerOptions): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
   });
 
-  // An empty JSON body is no body (POST routes without input); anything else must parse.
-  app.removeContentTypeParser("application/json");
+  // JSON only (raw-body routes add their own parsers). An empty JSON body is no body (POST
+  // routes without input); anything else must parse.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
     const text = body as string;
     if (text.trim() === "") return done(null, undefined);

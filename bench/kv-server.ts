@@ -1,0 +1,84 @@
+// Child process for bench/kv.ts: the real local engine plus a bare Fastify server that serves
+// the same response bytes, so the load generator (parent) and the servers do not share a core.
+// Protocol over IPC:
+//   child → parent  { type: "ready", enginePort, barePort, dataDir }
+//   parent → child  { type: "bodies", get, put }   child → parent { type: "bodies-set" }
+//   parent → child  { type: "cpu" }                child → parent { type: "cpu", user, system }  (µs)
+//   parent → child  { type: "stop" }               child closes both servers and exits
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startDevServer } from "@prim/cli";
+import Fastify from "fastify";
+
+export type ParentMessage = { type: "bodies"; get: string; put: string } | { type: "cpu" } | { type: "stop" };
+
+export type ChildMessage =
+  | { type: "ready"; enginePort: number; barePort: number; dataDir: string }
+  | { type: "bodies-set" }
+  | { type: "cpu"; user: number; system: number };
+
+const HOST = "127.0.0.1";
+
+function send(message: ChildMessage): void {
+  if (process.send === undefined) throw new Error("kv-server.ts must be started with an IPC channel (fork)");
+  process.send(message);
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "prim-bench-kv-"));
+  const engine = await startDevServer({ port: 0, host: HOST, dataDir });
+
+  // Bodies are captured from real kv responses by the parent after seeding; until then, placeholders.
+  let getBody = "{}";
+  let putBody = "{}";
+  const bare = Fastify({ logger: false });
+  bare.get("/bare", (_req, reply) => {
+    reply.type("application/json").send(getBody);
+  });
+  bare.put("/bare", (req, reply) => {
+    // Fastify's built-in JSON parser has already parsed the body; touch it like a handler would.
+    const body = req.body as { value?: unknown } | null;
+    if (body === null || typeof body !== "object" || typeof body.value !== "string") {
+      reply.code(400).send({ error: "expected { value: string }" });
+      return;
+    }
+    reply.type("application/json").send(putBody);
+  });
+  await bare.listen({ port: 0, host: HOST });
+  const address = bare.server.address();
+  const barePort = typeof address === "object" && address !== null ? address.port : 0;
+
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    await Promise.allSettled([bare.close(), engine.close()]);
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  };
+
+  process.on("message", (raw: unknown) => {
+    const message = raw as ParentMessage;
+    if (message.type === "bodies") {
+      getBody = message.get;
+      putBody = message.put;
+      send({ type: "bodies-set" });
+    } else if (message.type === "cpu") {
+      const usage = process.cpuUsage();
+      send({ type: "cpu", user: usage.user, system: usage.system });
+    } else if (message.type === "stop") {
+      void stop();
+    }
+  });
+  // If the parent dies, do not linger.
+  process.on("disconnect", () => void stop());
+  process.on("SIGTERM", () => void stop());
+
+  send({ type: "ready", enginePort: engine.port, barePort, dataDir });
+}
+
+main().catch((err: unknown) => {
+  console.error("kv-server:", err);
+  process.exit(1);
+});

@@ -1,0 +1,96 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Engine, ManualClock, type Principal, type PrimitiveInfo, LOCAL_PRINCIPAL } from "@prim/engine";
+import type { FastifyRequest } from "fastify";
+import { afterEach } from "vitest";
+import { createLocalServer, createServer } from "../src/index.js";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestServer {
+  url: string;
+  engine: Engine;
+  clock: ManualClock;
+  dataDir: string;
+  /** JSON request over real HTTP; `body` is JSON-encoded unless it is a string. */
+  api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  rootToken?: string;
+  /** Replaces local auth: maps a request to a principal (tests of scoped credentials). */
+  authenticate?: (req: FastifyRequest) => Principal;
+  dataDir?: string;
+  clock?: ManualClock;
+}
+
+/** The real REST server on a free loopback port, over a fresh data directory. */
+export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "prim-http-"));
+  if (options.dataDir === undefined) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const clock = options.clock ?? new ManualClock(1_800_000_000_000);
+  const engine = Engine.openLocal({ dataDir, clock });
+  const app = options.authenticate
+    ? createServer({ engine, authenticate: options.authenticate })
+    : createLocalServer({ engine, rootToken: options.rootToken });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  const port = typeof address === "object" && address !== null ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await app.close();
+    await engine.close();
+  };
+  cleanups.push(close);
+  return {
+    url,
+    engine,
+    clock,
+    dataDir,
+    close,
+    async api(method, path, body, headers = {}) {
+      const init: RequestInit = { method, headers: { ...headers } };
+      if (body !== undefined) {
+        init.body = typeof body === "string" ? body : JSON.stringify(body);
+        (init.headers as Record<string, string>)["content-type"] ??= "application/json";
+      }
+      const res = await fetch(url + path, init);
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text === "" ? undefined : JSON.parse(text);
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: res.status, headers: res.headers, body: parsed as any, text };
+    },
+  };
+}
+
+/** A server with group `app` and a kv primitive `cache` in it. */
+export async function withKv(options: TestServerOptions = {}) {
+  const server = await startServer(options);
+  await server.engine.invoke(LOCAL_PRINCIPAL, "group.create", null, { name: "app" });
+  const kv = await server.engine.invoke<PrimitiveInfo>(LOCAL_PRINCIPAL, "primitive.create", null, {
+    name: "cache",
+    type: "kv",
+    group: "app",
+  });
+  return { ...server, kv, base: `/v1/primitives/${kv.id}` };
+}

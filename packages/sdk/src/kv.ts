@@ -1,0 +1,100 @@
+import type { KvEncoding, KvEntry, Page } from "@prim/engine";
+import { PrimError } from "./errors.js";
+import { type Transport, encodePath } from "./transport.js";
+
+export interface KvSetOptions {
+  encoding?: KvEncoding;
+  /** Duration string such as `30s`; without it any expiry is cleared. */
+  ttl?: string;
+  /** Expected current version; 0 means the key must not exist. */
+  ifVersion?: number;
+}
+
+export interface KvSetItem extends KvSetOptions {
+  key: string;
+  value: unknown;
+}
+
+export interface KvListOptions {
+  prefix?: string;
+  cursor?: string;
+  limit?: number;
+  values?: boolean;
+}
+
+const setBody = (value: unknown, o: KvSetOptions) => ({
+  value,
+  encoding: o.encoding,
+  ttl: o.ttl,
+  if_version: o.ifVersion,
+});
+
+/** The kv routes of one primitive. */
+export class KvClient {
+  private readonly base: string;
+
+  constructor(
+    private readonly transport: Transport,
+    readonly id: string,
+  ) {
+    this.base = `/v1/primitives/${encodeURIComponent(id)}`;
+  }
+
+  get(key: string): Promise<KvEntry> {
+    return this.transport.request("GET", `${this.base}/keys/${encodePath(key)}`);
+  }
+
+  /** Like `get`, but a missing or expired key gives null instead of throwing. */
+  async find(key: string): Promise<KvEntry | null> {
+    try {
+      return await this.get(key);
+    } catch (err) {
+      if (err instanceof PrimError && err.code === "not_found") return null;
+      throw err;
+    }
+  }
+
+  set(key: string, value: unknown, options: KvSetOptions = {}): Promise<KvEntry> {
+    return this.transport.request("PUT", `${this.base}/keys/${encodePath(key)}`, { body: setBody(value, options) });
+  }
+
+  delete(key: string, options: { ifVersion?: number } = {}): Promise<{ deleted: boolean }> {
+    return this.transport.request("DELETE", `${this.base}/keys/${encodePath(key)}`, {
+      query: { if_version: options.ifVersion },
+    });
+  }
+
+  list(options: KvListOptions = {}): Promise<Page<KvEntry>> {
+    return this.transport.request("GET", `${this.base}/keys`, {
+      query: { prefix: options.prefix, cursor: options.cursor, limit: options.limit, values: options.values },
+    });
+  }
+
+  /** Every key (with `prefix`), following cursors. */
+  async *iterate(options: Omit<KvListOptions, "cursor"> = {}): AsyncGenerator<KvEntry> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.list({ ...options, cursor });
+      yield* page.data;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  mget(keys: string[]): Promise<{ data: (KvEntry | null)[] }> {
+    return this.transport.request("POST", `${this.base}/mget`, { body: { keys } });
+  }
+
+  mset(items: KvSetItem[], options: { atomic?: boolean } = {}): Promise<{ data: KvEntry[] }> {
+    return this.transport.request("POST", `${this.base}/mset`, {
+      body: { items: items.map((i) => ({ key: i.key, ...setBody(i.value, i) })), atomic: options.atomic },
+    });
+  }
+
+  mdelete(keys: string[]): Promise<{ deleted: number }> {
+    return this.transport.request("POST", `${this.base}/mdelete`, { body: { keys } });
+  }
+
+  incr(key: string, options: { by?: number; ttl?: string } = {}): Promise<KvEntry> {
+    return this.transport.request("POST", `${this.base}/incr`, { body: { key, by: options.by, ttl: options.ttl } });
+  }
+}

@@ -1,0 +1,64 @@
+import type { ErrorCode } from "@prim/engine";
+import { PrimError } from "./errors.js";
+
+export interface ClientOptions {
+  /** Default `http://localhost:7777` (the local engine). */
+  baseUrl?: string;
+  /** Bearer credential: an API key, or the local engine's root token. */
+  token?: string;
+  /** Replaces the global fetch (tests, proxies). */
+  fetch?: typeof fetch;
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Query;
+}
+
+/** Sends one request and returns the parsed JSON; every non-2xx becomes a PrimError. */
+export class Transport {
+  private readonly baseUrl: string;
+  private readonly token: string | undefined;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(options: ClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? "http://localhost:7777").replace(/\/+$/, "");
+    this.token = options.token;
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const url = new URL(this.baseUrl + path);
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(options.body);
+    }
+    const res = await this.fetchImpl(url, { method, headers, body });
+    if (res.status === 204) return undefined as T;
+    const text = await res.text();
+    const parsed: unknown = text === "" ? undefined : JSON.parse(text);
+    if (!res.ok) {
+      const error = (parsed as { error?: { code?: ErrorCode; message?: string } } | undefined)?.error;
+      throw new PrimError(
+        res.status,
+        error?.code ?? "internal_error",
+        error?.message ?? `HTTP ${res.status}`,
+        res.headers.get("x-request-id"),
+      );
+    }
+    return parsed as T;
+  }
+}
+
+/** Percent-encodes each segment of a key or path, keeping its `/` separators. */
+export function encodePath(path: string): string {
+  return path.split("/").map(encodeURIComponent).join("/");
+}
