@@ -1,2 +1,2 @@
-export { startDevServer, type DevServer, type DevServerOptions } from "./dev-server.js";
+export { type DevServer, type DevServerOptions, startDevServer } from "./dev-server.js";
 export { main } from "./main.js";

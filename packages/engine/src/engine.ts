@@ -1,20 +1,20 @@
-import { join } from "node:path";
 import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { AuditLog } from "./audit/audit-log.js";
 import type { PrimitiveRecord } from "./catalog/catalog.js";
 import { SqliteCatalog } from "./catalog/sqlite-catalog.js";
 import { type Clock, systemClock } from "./core/clock.js";
-import { type ErrorCode, ServiceError, isServiceError } from "./core/errors.js";
+import { type ErrorCode, isServiceError, ServiceError } from "./core/errors.js";
 import { prefixedId } from "./core/ids.js";
-import { type Principal, isAccount, toolAllowed } from "./core/principal.js";
+import { isAccount, type Principal, toolAllowed } from "./core/principal.js";
 import type { PrimitiveType } from "./core/types.js";
 import { parseInput } from "./core/validation.js";
 import type { EngineServices } from "./engine-services.js";
-import type { AnyOperation, AuditNote, OpContext } from "./ops/operation.js";
 import { OPERATIONS } from "./ops/index.js";
+import type { AnyOperation, AuditNote, OpContext } from "./ops/operation.js";
 import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
-import { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
 import type { PrimitiveDefinition } from "./primitives/definition.js";
+import { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
 import { PrimitiveFiles } from "./storage/primitive-files.js";
 
 export interface LocalEngineOptions {
@@ -136,7 +136,12 @@ export class Engine {
       note.subject ??
       (ctx.primitive === undefined
         ? undefined
-        : { id: ctx.primitive.id, type: ctx.primitive.type as PrimitiveType, name: ctx.primitive.name, group: ctx.primitive.group });
+        : {
+            id: ctx.primitive.id,
+            type: ctx.primitive.type as PrimitiveType,
+            name: ctx.primitive.name,
+            group: ctx.primitive.group,
+          });
     const groupName = subject?.group ?? ctx.group?.name;
     if (groupName === undefined) return; // nothing resolved (e.g. a create that failed validation)
     const now = this.services.clock.now();

@@ -1,34 +1,34 @@
-export { Engine, type LocalEngineOptions, type InvokeMeta } from "./engine.js";
-export type { EngineServices } from "./engine-services.js";
+export { AuditLog } from "./audit/audit-log.js";
+export type { AuditFilter, Catalog, GroupRecord, PrimitiveRecord } from "./catalog/catalog.js";
+export { SqliteCatalog } from "./catalog/sqlite-catalog.js";
+export { type Clock, ManualClock, systemClock } from "./core/clock.js";
+export { MAX_DURATION_MS, parseDuration } from "./core/duration.js";
 export {
   ERROR_STATUS,
-  ServiceError,
-  isServiceError,
-  toServiceError,
-  invalid,
-  notFound,
-  type ErrorCode,
   type ErrorBody,
+  type ErrorCode,
+  invalid,
+  isServiceError,
+  notFound,
+  ServiceError,
+  toServiceError,
 } from "./core/errors.js";
-export { ulid, isUlid, prefixedId } from "./core/ids.js";
-export { NAME_RE, isValidName } from "./core/names.js";
-export { parseDuration, MAX_DURATION_MS } from "./core/duration.js";
-export { LIST_PAGE, KEY_PAGE, encodeCursor, decodeCursor } from "./core/pagination.js";
-export { type Clock, ManualClock, systemClock } from "./core/clock.js";
+export { isUlid, prefixedId, ulid } from "./core/ids.js";
+export { isValidName, NAME_RE } from "./core/names.js";
+export { decodeCursor, encodeCursor, KEY_PAGE, LIST_PAGE } from "./core/pagination.js";
 export {
-  type Principal,
-  LOCAL_PRINCIPAL,
   isAccount,
+  LOCAL_PRINCIPAL,
   narrowTools,
+  type Principal,
   toolAllowed,
   toolPatternMatches,
 } from "./core/principal.js";
 export * from "./core/types.js";
-export type { Catalog, GroupRecord, PrimitiveRecord, AuditFilter } from "./catalog/catalog.js";
-export { SqliteCatalog } from "./catalog/sqlite-catalog.js";
-export { AuditLog } from "./audit/audit-log.js";
-export { type Operation, type AnyOperation, type OpContext, defineOp } from "./ops/operation.js";
+export { Engine, type InvokeMeta, type LocalEngineOptions } from "./engine.js";
+export type { EngineServices } from "./engine-services.js";
 export { OPERATIONS } from "./ops/index.js";
+export { type AnyOperation, defineOp, type OpContext, type Operation } from "./ops/operation.js";
 export type { PrimitiveDefinition } from "./primitives/definition.js";
 export { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
-export { MAX_KEY_BYTES, MAX_VALUE_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS } from "./primitives/kv/index.js";
+export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, MAX_VALUE_BYTES } from "./primitives/kv/index.js";

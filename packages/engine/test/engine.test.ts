@@ -4,8 +4,8 @@ import { LOCAL_PRINCIPAL, type Principal } from "../src/core/principal.js";
 import type { PrimitiveInfo } from "../src/core/types.js";
 import { OPERATIONS } from "../src/ops/index.js";
 import { defineOp } from "../src/ops/operation.js";
-import { PRIMITIVE_DEFINITIONS } from "../src/primitives/index.js";
 import type { PrimitiveDefinition } from "../src/primitives/definition.js";
+import { PRIMITIVE_DEFINITIONS } from "../src/primitives/index.js";
 import { testEngine } from "./helpers.js";
 
 const local = LOCAL_PRINCIPAL;
@@ -13,7 +13,11 @@ const local = LOCAL_PRINCIPAL;
 async function setup(engineOptions = {}) {
   const t = testEngine(engineOptions);
   const group = await t.engine.invoke<{ id: string }>(local, "group.create", null, { name: "app" });
-  const kv = await t.engine.invoke<PrimitiveInfo>(local, "primitive.create", null, { name: "cache", type: "kv", group: "app" });
+  const kv = await t.engine.invoke<PrimitiveInfo>(local, "primitive.create", null, {
+    name: "cache",
+    type: "kv",
+    group: "app",
+  });
   const scoped = (tools: string[] | null, groupId: string | null = group.id): Principal => ({
     kind: "scoped",
     actor: "key:key_test",
@@ -30,7 +34,9 @@ describe("engine.invoke policy", () => {
       code: "forbidden",
       status: 403,
     });
-    await expect(engine.invoke(scoped(null), "primitive.delete", kv.id, {})).rejects.toMatchObject({ code: "forbidden" });
+    await expect(engine.invoke(scoped(null), "primitive.delete", kv.id, {})).rejects.toMatchObject({
+      code: "forbidden",
+    });
     await expect(engine.invoke(scoped(null), "group.list", null, {})).rejects.toMatchObject({ code: "forbidden" });
   });
 
@@ -75,8 +81,12 @@ describe("engine.invoke policy", () => {
     const { engine } = await setup({
       definitions: [...PRIMITIVE_DEFINITIONS, noteDefinition as PrimitiveDefinition],
     });
-    const mem = await engine.invoke<PrimitiveInfo>(local, "primitive.create", null, { name: "notes", type: "memory", group: "app" });
-    const err = await engine.invoke(local, "kv.get", mem.id, { key: "a" }).catch((e) => e);
+    const mem = await engine.invoke<PrimitiveInfo>(local, "primitive.create", null, {
+      name: "notes",
+      type: "memory",
+      group: "app",
+    });
+    const err = (await engine.invoke(local, "kv.get", mem.id, { key: "a" }).catch((e: Error) => e)) as Error;
     expect(err).toMatchObject({ code: "wrong_type", status: 400 });
     expect(err.message).toContain("memory");
     expect(err.message).toContain("kv");
@@ -85,8 +95,13 @@ describe("engine.invoke policy", () => {
   it("refuses data operations on a paused primitive with 423 but still serves info and stats", async () => {
     const { engine, kv } = await setup();
     await engine.services.catalog.updatePrimitive(kv.id, { paused: true });
-    await expect(engine.invoke(local, "kv.get", kv.id, { key: "a" })).rejects.toMatchObject({ code: "paused", status: 423 });
-    await expect(engine.invoke(local, "kv.set", kv.id, { key: "a", value: 1 })).rejects.toMatchObject({ code: "paused" });
+    await expect(engine.invoke(local, "kv.get", kv.id, { key: "a" })).rejects.toMatchObject({
+      code: "paused",
+      status: 423,
+    });
+    await expect(engine.invoke(local, "kv.set", kv.id, { key: "a", value: 1 })).rejects.toMatchObject({
+      code: "paused",
+    });
     await expect(engine.invoke(local, "primitive.get", kv.id, {})).resolves.toMatchObject({ paused: true });
     await expect(engine.invoke(local, "primitive.stats", kv.id, {})).resolves.toMatchObject({ paused: true, items: 0 });
   });
@@ -129,7 +144,9 @@ describe("engine.invoke policy", () => {
   it("keeps the registry's operation names unique", () => {
     const names = OPERATIONS.map((op) => op.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(defineOp({ name: "x", target: "none", audited: false, metered: false, input: z.object({}), run: () => 1 }).name).toBe("x");
+    expect(
+      defineOp({ name: "x", target: "none", audited: false, metered: false, input: z.object({}), run: () => 1 }).name,
+    ).toBe("x");
   });
 });
 
@@ -137,7 +154,11 @@ describe("groups and primitives", () => {
   it("persists the catalog and data across reopen", async () => {
     const { engine, dataDir, clock } = testEngine();
     await engine.invoke(local, "group.create", null, { name: "app" });
-    const kv = await engine.invoke<PrimitiveInfo>(local, "primitive.create", null, { name: "c", type: "kv", group: "app" });
+    const kv = await engine.invoke<PrimitiveInfo>(local, "primitive.create", null, {
+      name: "c",
+      type: "kv",
+      group: "app",
+    });
     await engine.invoke(local, "kv.set", kv.id, { key: "a", value: [1, 2] });
     await engine.close();
     const reopened = testEngine({ dataDir, clock }).engine;

@@ -1,6 +1,6 @@
-export { createServer, createLocalServer, JSON_BODY_LIMIT, type ServerOptions } from "./server.js";
-export { localAuthenticator, ROOT_PRINCIPAL, type LocalAuthOptions } from "./local-auth.js";
-export { REST_ROUTES } from "./routes/index.js";
-export { type RestRoute, mountRoute } from "./route.js";
+export { type LocalAuthOptions, localAuthenticator, ROOT_PRINCIPAL } from "./local-auth.js";
 export { buildOpenApi } from "./openapi.js";
+export { mountRoute, type RestRoute } from "./route.js";
+export { REST_ROUTES } from "./routes/index.js";
+export { createLocalServer, createServer, JSON_BODY_LIMIT, type ServerOptions } from "./server.js";
 export { VERSION } from "./version.js";

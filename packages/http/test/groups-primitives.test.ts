@@ -72,7 +72,9 @@ describe("primitives", () => {
     const clash = await api("POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" });
     expect(clash.status).toBe(409);
     expect(clash.body.error.code).toBe("already_exists");
-    expect((await api("POST", "/v1/primitives", { name: "cache", type: "blob", group: "app" })).body.error.message).toMatch(/^type:/);
+    expect(
+      (await api("POST", "/v1/primitives", { name: "cache", type: "blob", group: "app" })).body.error.message,
+    ).toMatch(/^type:/);
     expect((await api("POST", "/v1/primitives", { name: "-x", type: "kv", group: "app" })).status).toBe(400);
     expect((await api("POST", "/v1/primitives", { name: "x", type: "kv" })).body.error.message).toBe("group: required");
     const noGroup = await api("POST", "/v1/primitives", { name: "x", type: "kv", group: "nope" });
@@ -84,11 +86,21 @@ describe("primitives", () => {
     const { api } = await startServer();
     await api("POST", "/v1/groups", { name: "a" });
     await api("POST", "/v1/groups", { name: "b" });
-    for (const [name, group] of [["one", "a"], ["two", "a"], ["three", "b"]]) {
+    for (const [name, group] of [
+      ["one", "a"],
+      ["two", "a"],
+      ["three", "b"],
+    ]) {
       await api("POST", "/v1/primitives", { name, type: "kv", group });
     }
-    expect((await api("GET", "/v1/primitives")).body.data.map((p: { name: string }) => p.name)).toEqual(["one", "two", "three"]);
-    expect((await api("GET", "/v1/primitives?group=b")).body.data.map((p: { name: string }) => p.name)).toEqual(["three"]);
+    expect((await api("GET", "/v1/primitives")).body.data.map((p: { name: string }) => p.name)).toEqual([
+      "one",
+      "two",
+      "three",
+    ]);
+    expect((await api("GET", "/v1/primitives?group=b")).body.data.map((p: { name: string }) => p.name)).toEqual([
+      "three",
+    ]);
     expect((await api("GET", "/v1/primitives?type=kv&limit=2")).body.next_cursor).not.toBeNull();
     expect((await api("GET", "/v1/primitives?type=db")).body).toEqual({ data: [], next_cursor: null });
     expect((await api("GET", "/v1/primitives?type=nope")).status).toBe(400);

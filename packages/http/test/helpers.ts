@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Engine, ManualClock, type Principal, type PrimitiveInfo, LOCAL_PRINCIPAL } from "@prim/engine";
+import { Engine, LOCAL_PRINCIPAL, ManualClock, type PrimitiveInfo, type Principal } from "@prim/engine";
 import type { FastifyRequest } from "fastify";
 import { afterEach } from "vitest";
 import { createLocalServer, createServer } from "../src/index.js";

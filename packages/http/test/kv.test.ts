@@ -9,7 +9,13 @@ describe("kv: get and set", () => {
     const put = await api("PUT", `${base}/keys/user:1`, { value: { name: "Ada", tags: ["x"] } });
     expect(put.status).toBe(200);
     expect(Object.keys(put.body).sort()).toEqual(ENTRY_FIELDS);
-    expect(put.body).toMatchObject({ key: "user:1", value: { name: "Ada", tags: ["x"] }, encoding: "json", version: 1, expires_at: null });
+    expect(put.body).toMatchObject({
+      key: "user:1",
+      value: { name: "Ada", tags: ["x"] },
+      encoding: "json",
+      version: 1,
+      expires_at: null,
+    });
     clock.advance(1000);
     const again = await api("PUT", `${base}/keys/user:1`, { value: 42 });
     expect(again.body).toMatchObject({ version: 2, value: 42, created_at: put.body.created_at });
@@ -89,7 +95,10 @@ describe("kv: limits", () => {
       encoding: "bytes",
     });
     expect(bigBytes.status).toBe(413);
-    const fits = await api("PUT", `${base}/keys/big`, { value: Buffer.alloc(1024 * 1024).toString("base64"), encoding: "bytes" });
+    const fits = await api("PUT", `${base}/keys/big`, {
+      value: Buffer.alloc(1024 * 1024).toString("base64"),
+      encoding: "bytes",
+    });
     expect(fits.status).toBe(200);
     expect((await api("GET", `${base}/keys/nothing-stored-by-failures`)).status).toBe(404);
   });
@@ -128,7 +137,12 @@ describe("kv: TTL", () => {
     expect(cleared.body.expires_at).toBeNull();
     clock.advance(3_600_000);
     expect((await api("GET", `${base}/keys/a`)).status).toBe(200);
-    for (const [ttl, ms] of [["250ms", 250], ["30", 30_000], ["1h", 3_600_000], ["7d", 604_800_000]] as const) {
+    for (const [ttl, ms] of [
+      ["250ms", 250],
+      ["30", 30_000],
+      ["1h", 3_600_000],
+      ["7d", 604_800_000],
+    ] as const) {
       expect((await api("PUT", `${base}/keys/a`, { value: 1, ttl })).body.expires_at).toBe(clock.now() + ms);
     }
     for (const ttl of ["soon", "-5s", 30, "0s"]) {
@@ -232,13 +246,14 @@ describe("kv: batches", () => {
     expect(res.status).toBe(412);
     expect(res.body.error.code).toBe("precondition_failed");
     expect(res.body.error.message).toContain("items[1]");
-    expect((await api("POST", `${base}/mget`, { keys: ["x", "taken", "y"] })).body.data.map((e: any) => e?.value ?? null)).toEqual([
-      null,
-      "old",
-      null,
-    ]);
+    expect(
+      (await api("POST", `${base}/mget`, { keys: ["x", "taken", "y"] })).body.data.map((e: any) => e?.value ?? null),
+    ).toEqual([null, "old", null]);
     const tooBig = await api("POST", `${base}/mset`, {
-      items: [{ key: "x", value: 1 }, { key: "z", value: "v".repeat(1024 * 1024 + 1) }],
+      items: [
+        { key: "x", value: 1 },
+        { key: "z", value: "v".repeat(1024 * 1024 + 1) },
+      ],
     });
     expect(tooBig.status).toBe(413);
     expect(tooBig.body.error.message).toContain("items[1]");
@@ -283,7 +298,12 @@ describe("kv: batches", () => {
 
   it("mdelete returns how many keys were deleted", async () => {
     const { api, base } = await withKv();
-    await api("POST", `${base}/mset`, { items: [{ key: "a", value: 1 }, { key: "b", value: 2 }] });
+    await api("POST", `${base}/mset`, {
+      items: [
+        { key: "a", value: 1 },
+        { key: "b", value: 2 },
+      ],
+    });
     expect((await api("POST", `${base}/mdelete`, { keys: ["a", "b", "c"] })).body).toEqual({ deleted: 2 });
     expect((await api("GET", `${base}/keys`)).body.data).toEqual([]);
   });
@@ -317,7 +337,10 @@ describe("kv: incr", () => {
     const first = await api("POST", `${base}/incr`, { key: "rate", ttl: "1m" });
     expect(first.body.expires_at).toBe(clock.now() + 60_000);
     clock.advance(30_000);
-    expect((await api("POST", `${base}/incr`, { key: "rate" })).body).toMatchObject({ value: 2, expires_at: first.body.expires_at });
+    expect((await api("POST", `${base}/incr`, { key: "rate" })).body).toMatchObject({
+      value: 2,
+      expires_at: first.body.expires_at,
+    });
     clock.advance(30_000);
     expect((await api("POST", `${base}/incr`, { key: "rate" })).body).toMatchObject({ value: 1, expires_at: null });
   });

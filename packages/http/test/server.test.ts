@@ -53,8 +53,20 @@ describe("responses", () => {
       "value",
     ]);
     const list = doc.paths["/v1/primitives/{id}/keys"].get;
-    expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["cursor", "id", "limit", "prefix", "values"]);
-    for (const path of ["/v1/groups", "/v1/groups/{group}", "/v1/primitives", "/v1/primitives/{id}", "/v1/primitives/{id}/mset"]) {
+    expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      "cursor",
+      "id",
+      "limit",
+      "prefix",
+      "values",
+    ]);
+    for (const path of [
+      "/v1/groups",
+      "/v1/groups/{group}",
+      "/v1/primitives",
+      "/v1/primitives/{id}",
+      "/v1/primitives/{id}/mset",
+    ]) {
       expect(doc.paths[path]).toBeDefined();
     }
   });
@@ -72,7 +84,8 @@ describe("scoped credentials over REST", () => {
     const as = (tools: string[] | null) => {
       scoped = { kind: "scoped", actor: "key:key_1", groupId: group.id, tools };
     };
-    const call = (method: string, path: string, body?: unknown) => server.api(method, path, body, { authorization: "Bearer scoped" });
+    const call = (method: string, path: string, body?: unknown) =>
+      server.api(method, path, body, { authorization: "Bearer scoped" });
     return { ...server, other, as, call };
   }
 

@@ -23,7 +23,8 @@ export class PrimClient {
     create: (name: string): Promise<GroupInfo> => this.transport.request("POST", "/v1/groups", { body: { name } }),
     list: (page: PageOptions = {}): Promise<Page<Manifest>> =>
       this.transport.request("GET", "/v1/groups", { query: { ...page } }),
-    get: (group: string): Promise<GroupInfo> => this.transport.request("GET", `/v1/groups/${encodeURIComponent(group)}`),
+    get: (group: string): Promise<GroupInfo> =>
+      this.transport.request("GET", `/v1/groups/${encodeURIComponent(group)}`),
     delete: (group: string, options: { force?: boolean } = {}): Promise<void> =>
       this.transport.request("DELETE", `/v1/groups/${encodeURIComponent(group)}`, {
         query: { force: options.force },
@@ -35,7 +36,8 @@ export class PrimClient {
       this.transport.request("POST", "/v1/primitives", { body: input }),
     list: (filter: { type?: PrimitiveType; group?: string } & PageOptions = {}): Promise<Page<PrimitiveInfo>> =>
       this.transport.request("GET", "/v1/primitives", { query: { ...filter } }),
-    get: (id: string): Promise<PrimitiveInfo> => this.transport.request("GET", `/v1/primitives/${encodeURIComponent(id)}`),
+    get: (id: string): Promise<PrimitiveInfo> =>
+      this.transport.request("GET", `/v1/primitives/${encodeURIComponent(id)}`),
     update: (id: string, patch: { name?: string; group?: string }): Promise<PrimitiveInfo> =>
       this.transport.request("PATCH", `/v1/primitives/${encodeURIComponent(id)}`, { body: patch }),
     delete: (id: string): Promise<void> => this.transport.request("DELETE", `/v1/primitives/${encodeURIComponent(id)}`),

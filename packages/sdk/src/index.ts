@@ -1,15 +1,15 @@
-export { PrimClient, type PageOptions } from "./client.js";
-export { KvClient, type KvSetOptions, type KvSetItem, type KvListOptions } from "./kv.js";
-export { PrimError } from "./errors.js";
-export { Transport, encodePath, type ClientOptions, type Query, type RequestOptions } from "./transport.js";
 export type {
+  ErrorCode,
   GroupInfo,
-  KvEntry,
   KvEncoding,
+  KvEntry,
   Manifest,
   Page,
   PrimitiveInfo,
   PrimitiveStats,
   PrimitiveType,
-  ErrorCode,
 } from "@prim/engine";
+export { type PageOptions, PrimClient } from "./client.js";
+export { PrimError } from "./errors.js";
+export { KvClient, type KvListOptions, type KvSetItem, type KvSetOptions } from "./kv.js";
+export { type ClientOptions, encodePath, type Query, type RequestOptions, Transport } from "./transport.js";

@@ -1,6 +1,6 @@
 import type { KvEncoding, KvEntry, Page } from "@prim/engine";
 import { PrimError } from "./errors.js";
-import { type Transport, encodePath } from "./transport.js";
+import { encodePath, type Transport } from "./transport.js";
 
 export interface KvSetOptions {
   encoding?: KvEncoding;

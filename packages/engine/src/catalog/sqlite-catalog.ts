@@ -1,8 +1,8 @@
 import Database from "better-sqlite3";
 import { ServiceError } from "../core/errors.js";
 import type { AuditEntry, PrimitiveType } from "../core/types.js";
-import type { AuditFilter, Catalog, GroupRecord, PrimitiveRecord } from "./catalog.js";
 import { openSqlite } from "../storage/sqlite.js";
+import type { AuditFilter, Catalog, GroupRecord, PrimitiveRecord } from "./catalog.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS groups (
@@ -141,7 +141,10 @@ export class SqliteCatalog implements Catalog {
       });
     } catch (err) {
       if (isUniqueViolation(err)) {
-        throw new ServiceError("already_exists", `a ${record.type} primitive named '${record.name}' already exists in the group`);
+        throw new ServiceError(
+          "already_exists",
+          `a ${record.type} primitive named '${record.name}' already exists in the group`,
+        );
       }
       throw err;
     }
@@ -197,7 +200,10 @@ export class SqliteCatalog implements Catalog {
       this.db.prepare(`UPDATE primitives SET ${sets.join(", ")} WHERE id = ?`).run(...args, id);
     } catch (err) {
       if (isUniqueViolation(err)) {
-        throw new ServiceError("already_exists", "a primitive of the same type and name already exists in the target group");
+        throw new ServiceError(
+          "already_exists",
+          "a primitive of the same type and name already exists in the target group",
+        );
       }
       throw err;
     }

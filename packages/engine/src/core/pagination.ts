@@ -46,12 +46,7 @@ export function decodeCursor<T>(cursor: string, schema: z.ZodType<T>): T {
  * Turns `limit + 1` fetched rows into a page: the extra row only tells that another page
  * exists, and the cursor points after the last row returned.
  */
-export function toPage<R, T>(
-  rows: R[],
-  limit: number,
-  map: (row: R) => T,
-  position: (row: R) => unknown,
-): Page<T> {
+export function toPage<R, T>(rows: R[], limit: number, map: (row: R) => T, position: (row: R) => unknown): Page<T> {
   const hasMore = rows.length > limit;
   const pageRows = hasMore ? rows.slice(0, limit) : rows;
   const last = pageRows[pageRows.length - 1];

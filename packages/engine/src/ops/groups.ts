@@ -1,10 +1,10 @@
 import { z } from "zod";
+import type { GroupRecord } from "../catalog/catalog.js";
 import { ServiceError } from "../core/errors.js";
 import { prefixedId } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
-import { LIST_PAGE, type Page, decodeCursor, encodeCursor, limitSchema, queryBoolean } from "../core/pagination.js";
+import { decodeCursor, encodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean } from "../core/pagination.js";
 import type { GroupInfo, Manifest } from "../core/types.js";
-import type { GroupRecord } from "../catalog/catalog.js";
 import { type EngineServices, primitiveInfo } from "../engine-services.js";
 import { defineOp } from "./operation.js";
 

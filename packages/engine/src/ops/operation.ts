@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { PrimitiveRecord, GroupRecord } from "../catalog/catalog.js";
+import type { GroupRecord, PrimitiveRecord } from "../catalog/catalog.js";
 import type { Principal } from "../core/principal.js";
 import type { PrimitiveType } from "../core/types.js";
 import type { EngineServices } from "../engine-services.js";
@@ -53,7 +53,6 @@ export interface Operation<I = unknown, O = unknown, S = unknown> {
   run(ctx: OpContext<S>, input: I): O | Promise<O>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the registry holds operations of every input and output type
 export type AnyOperation = Operation<any, any, any>;
 
 /** Identity helper that infers I and O from the schema and handler. */

@@ -3,7 +3,7 @@ import type { PrimitiveRecord } from "../catalog/catalog.js";
 import { invalid } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
-import { LIST_PAGE, type Page, decodeCursor, encodeCursor, limitSchema } from "../core/pagination.js";
+import { decodeCursor, encodeCursor, LIST_PAGE, limitSchema, type Page } from "../core/pagination.js";
 import { PRIMITIVE_TYPES, type PrimitiveInfo, type PrimitiveStats, READ_TOOL } from "../core/types.js";
 import { primitiveInfo } from "../engine-services.js";
 import { defineOp } from "./operation.js";
@@ -140,4 +140,3 @@ export const primitiveStats = defineOp({
     };
   },
 });
-

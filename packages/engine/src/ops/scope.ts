@@ -1,5 +1,5 @@
 import type { GroupRecord, PrimitiveRecord } from "../catalog/catalog.js";
-import { ServiceError, notFound } from "../core/errors.js";
+import { notFound, ServiceError } from "../core/errors.js";
 import { isUlid } from "../core/ids.js";
 import type { Principal } from "../core/principal.js";
 import type { EngineServices } from "../engine-services.js";

@@ -1,22 +1,39 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { durationString, parseDuration, queueDuration } from "../../src/core/duration.js";
 import { ERROR_STATUS, ServiceError, toServiceError } from "../../src/core/errors.js";
 import { isUlid, prefixedId, ulid } from "../../src/core/ids.js";
 import { isValidName } from "../../src/core/names.js";
-import { durationString, parseDuration, queueDuration } from "../../src/core/duration.js";
-import { KEY_PAGE, LIST_PAGE, decodeCursor, encodeCursor, limitSchema } from "../../src/core/pagination.js";
-import { narrowTools, toolAllowed, toolPatternMatches } from "../../src/core/principal.js";
+import { decodeCursor, encodeCursor, KEY_PAGE, LIST_PAGE, limitSchema } from "../../src/core/pagination.js";
 import type { Principal } from "../../src/core/principal.js";
+import { narrowTools, toolAllowed, toolPatternMatches } from "../../src/core/principal.js";
 import { parseInput } from "../../src/core/validation.js";
 
 describe("errors", () => {
   it("maps every spec code to its status", () => {
     expect(ERROR_STATUS).toMatchObject({
-      invalid_request: 400, wrong_type: 400, invalid_token: 401, forbidden: 403, group_mismatch: 403,
-      plan_limit: 403, tool_not_allowed: 403, secret_policy_denied: 403, not_found: 404, already_exists: 409,
-      conflict: 409, branch_conflict: 409, fs_conflict: 409, lease_expired: 410, secret_grant_expired: 410,
-      precondition_failed: 412, payload_too_large: 413, range_not_satisfiable: 416, paused: 423,
-      rate_limited: 429, internal_error: 500, upstream_error: 502,
+      invalid_request: 400,
+      wrong_type: 400,
+      invalid_token: 401,
+      forbidden: 403,
+      group_mismatch: 403,
+      plan_limit: 403,
+      tool_not_allowed: 403,
+      secret_policy_denied: 403,
+      not_found: 404,
+      already_exists: 409,
+      conflict: 409,
+      branch_conflict: 409,
+      fs_conflict: 409,
+      lease_expired: 410,
+      secret_grant_expired: 410,
+      precondition_failed: 412,
+      payload_too_large: 413,
+      range_not_satisfiable: 416,
+      paused: 423,
+      rate_limited: 429,
+      internal_error: 500,
+      upstream_error: 502,
     });
     expect(Object.keys(ERROR_STATUS)).toHaveLength(22);
   });

@@ -5,7 +5,15 @@ const tag = "groups";
 export const GROUP_ROUTES: readonly RestRoute[] = [
   { method: "POST", url: "/v1/groups", op: "group.create", from: "body", status: 201, summary: "Create a group", tag },
   { method: "GET", url: "/v1/groups", op: "group.list", from: "query", summary: "List groups (paged Manifest)", tag },
-  { method: "GET", url: "/v1/groups/:group", op: "group.get", target: "group", from: "none", summary: "Get a group with its primitives", tag },
+  {
+    method: "GET",
+    url: "/v1/groups/:group",
+    op: "group.get",
+    target: "group",
+    from: "none",
+    summary: "Get a group with its primitives",
+    tag,
+  },
   {
     method: "DELETE",
     url: "/v1/groups/:group",

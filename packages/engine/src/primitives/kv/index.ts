@@ -8,6 +8,6 @@ export const kvDefinition: PrimitiveDefinition<KvStore> = {
   items: (store) => store.count(),
 };
 
+export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, MAX_VALUE_BYTES } from "./limits.js";
 export { KV_OPERATIONS } from "./ops.js";
 export { KvStore } from "./store.js";
-export { MAX_KEY_BYTES, MAX_VALUE_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS } from "./limits.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ServiceError, invalid } from "../../core/errors.js";
+import { invalid, ServiceError } from "../../core/errors.js";
 import type { KvEncoding } from "../../core/types.js";
 import type { StoredValue } from "./store.js";
 

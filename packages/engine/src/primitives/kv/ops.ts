@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { durationString } from "../../core/duration.js";
 import { notFound } from "../../core/errors.js";
-import { KEY_PAGE, type Page, decodeCursor, encodeCursor, limitSchema, queryBoolean } from "../../core/pagination.js";
+import { decodeCursor, encodeCursor, KEY_PAGE, limitSchema, type Page, queryBoolean } from "../../core/pagination.js";
 import type { KvEntry } from "../../core/types.js";
-import { type Operation, defineOp } from "../../ops/operation.js";
-import { MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, checkKeySize, encodeValue, keySchema } from "./limits.js";
+import { defineOp, type Operation } from "../../ops/operation.js";
+import { checkKeySize, encodeValue, keySchema, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS } from "./limits.js";
 import { type KvStore, type SetRequest, withIndex } from "./store.js";
 
 const encodingSchema = z.enum(["json", "bytes"]).default("json");
@@ -192,4 +192,13 @@ export const kvIncr = defineOp({
   },
 });
 
-export const KV_OPERATIONS: readonly Operation[] = [kvList, kvGet, kvSet, kvDelete, kvMget, kvMset, kvMdelete, kvIncr] as Operation[];
+export const KV_OPERATIONS: readonly Operation[] = [
+  kvList,
+  kvGet,
+  kvSet,
+  kvDelete,
+  kvMget,
+  kvMset,
+  kvMdelete,
+  kvIncr,
+] as Operation[];
