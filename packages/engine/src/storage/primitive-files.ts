@@ -32,6 +32,11 @@ export class PrimitiveFiles {
     mkdirSync(this.dir, { recursive: true });
   }
 
+  /** How many files are open now. */
+  get openCount(): number {
+    return this.open.size;
+  }
+
   path(id: string): string {
     return join(this.dir, `${id}.sqlite`);
   }

@@ -1,0 +1,55 @@
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/core/clock.js";
+import { KvStore } from "../../src/primitives/kv/store.js";
+
+const json = (value: unknown) => ({ data: JSON.stringify(value), encoding: "json" as const });
+
+function store() {
+  const clock = new ManualClock(1_000_000);
+  const db = new Database(":memory:");
+  return { kv: new KvStore(db, clock), db, clock };
+}
+
+describe("KvStore", () => {
+  it("sweeps expired rows off disk at most once a minute, on a write", () => {
+    const { kv, db, clock } = store();
+    kv.set({ key: "a", value: json(1), ttlMs: 1_000 });
+    kv.set({ key: "b", value: json(2) });
+    const rows = () => (db.prepare("SELECT count(*) AS n FROM kv").get() as { n: number }).n;
+    clock.advance(30_000);
+    kv.set({ key: "c", value: json(3) }); // within a minute of the first sweep: no sweep
+    expect(rows()).toBe(3);
+    expect(kv.count()).toBe(2);
+    clock.advance(60_000);
+    kv.set({ key: "d", value: json(4) });
+    expect(rows()).toBe(3);
+    expect(kv.get("a")).toBeNull();
+  });
+
+  it("rolls back every item of setAll when one fails", () => {
+    const { kv } = store();
+    kv.set({ key: "x", value: json("old") });
+    expect(() =>
+      kv.setAll([
+        { key: "a", value: json(1) },
+        { key: "x", value: json("new"), ifVersion: 0 },
+      ]),
+    ).toThrow(/items\[1\].*nothing was written/);
+    expect(kv.get("a")).toBeNull();
+    expect(kv.get("x")?.value).toBe("old");
+  });
+
+  it("lists by byte order and stops at the end of the prefix", () => {
+    const { kv } = store();
+    for (const key of ["a", "ab", "abc", "b", "a\u00e9", "a~"]) kv.set({ key, value: json(key) });
+    expect(kv.list({ prefix: "a", after: "", limit: 10, values: false }).map((e) => e.key)).toEqual([
+      "a",
+      "ab",
+      "abc",
+      "a~",
+      "a\u00e9",
+    ]);
+    expect(kv.list({ prefix: "ab", after: "ab", limit: 10, values: false }).map((e) => e.key)).toEqual(["abc"]);
+  });
+});
