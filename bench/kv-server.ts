@@ -71,7 +71,7 @@ async function main(): Promise<void> {
       void stop();
     }
   });
-  // If the parent dies, do not linger.
+  // If the parent goes away, do not linger.
   process.on("disconnect", () => void stop());
   process.on("SIGTERM", () => void stop());
 
