@@ -1,5 +1,4 @@
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { AuditLog } from "./audit/audit-log.js";
 import type { PrimitiveRecord } from "./catalog/catalog.js";
 import { SqliteCatalog } from "./catalog/sqlite-catalog.js";
@@ -15,6 +14,7 @@ import type { AnyOperation, AuditNote, OpContext } from "./ops/operation.js";
 import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
 import type { PrimitiveDefinition } from "./primitives/definition.js";
 import { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
+import { DataDirLock } from "./storage/data-dir-lock.js";
 import { PrimitiveFiles } from "./storage/primitive-files.js";
 
 export interface LocalEngineOptions {
@@ -43,22 +43,26 @@ export class Engine {
   readonly services: EngineServices;
   private readonly ops: ReadonlyMap<string, AnyOperation>;
 
-  constructor(services: EngineServices, operations: readonly AnyOperation[] = OPERATIONS) {
+  private readonly onClose: () => void;
+
+  constructor(services: EngineServices, operations: readonly AnyOperation[] = OPERATIONS, onClose = () => {}) {
     this.services = services;
     this.ops = new Map(operations.map((op) => [op.name, op]));
+    this.onClose = onClose;
   }
 
   /** A local engine: SQLite catalog and primitive files under `dataDir`. */
   static openLocal(options: LocalEngineOptions): Engine {
     mkdirSync(options.dataDir, { recursive: true });
+    const lock = DataDirLock.acquire(options.dataDir);
     const clock = options.clock ?? systemClock;
-    const catalog = new SqliteCatalog(join(options.dataDir, "catalog.sqlite"));
+    const catalog = new SqliteCatalog(options.dataDir);
     const definitions = new Map(
       (options.definitions ?? PRIMITIVE_DEFINITIONS).map((d) => [d.type, d as PrimitiveDefinition]),
     );
     const files = new PrimitiveFiles(options.dataDir, definitions, clock, options.maxOpenFiles);
     const audit = new AuditLog(catalog, options.auditFlushMs);
-    return new Engine({ catalog, files, audit, clock, namespace: "local" }, options.operations);
+    return new Engine({ catalog, files, audit, clock, namespace: "local" }, options.operations, () => lock.release());
   }
 
   operation(name: string): AnyOperation | undefined {
@@ -106,11 +110,17 @@ export class Engine {
     }
   }
 
-  /** Writes buffered audit entries, closes every file. */
-  async close(): Promise<void> {
-    await this.services.audit.flush();
-    this.services.files.closeAll();
-    await this.services.catalog.close();
+  private closing: Promise<void> | null = null;
+
+  /** Writes buffered audit entries, closes every file, releases the data directory. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.services.audit.flush();
+      this.services.files.closeAll();
+      await this.services.catalog.close();
+      this.onClose();
+    })();
+    return this.closing;
   }
 
   private checkPolicy(principal: Principal, op: AnyOperation, primitive: PrimitiveRecord | undefined): void {

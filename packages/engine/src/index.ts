@@ -25,6 +25,7 @@ export {
   toolPatternMatches,
 } from "./core/principal.js";
 export * from "./core/types.js";
+export { RAW_JSON, rawJsonOf, type WithRawJson } from "./core/raw-json.js";
 export { Engine, type InvokeMeta, type LocalEngineOptions } from "./engine.js";
 export type { EngineServices } from "./engine-services.js";
 export { OPERATIONS } from "./ops/index.js";

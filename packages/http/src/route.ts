@@ -1,5 +1,5 @@
 import type { Engine, Principal } from "@prim/engine";
-import { invalid } from "@prim/engine";
+import { invalid, rawJsonOf } from "@prim/engine";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -68,6 +68,9 @@ export function mountRoute(app: FastifyInstance, engine: Engine, route: RestRout
       });
       reply.code(route.status ?? 200);
       if (route.status === 204) return reply.send();
+      // A result that carries its own JSON text (a cached kv entry) is sent as is.
+      const raw = rawJsonOf(result);
+      if (raw !== undefined) return reply.type("application/json; charset=utf-8").send(raw);
       return reply.send(result);
     },
   });

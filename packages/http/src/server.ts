@@ -51,9 +51,23 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   installErrorHandling(app);
 
-  app.addHook("onRequest", async (req, reply) => {
+  // Callback style, not async: this hook runs on every request.
+  app.addHook("onRequest", (req, reply, done) => {
     reply.header("x-request-id", req.id);
-    req.principal = await authenticate(req, req.url !== "/health");
+    try {
+      const principal = authenticate(req, req.url !== "/health");
+      if (principal instanceof Promise) {
+        principal.then((p) => {
+          req.principal = p;
+          done();
+        }, done);
+        return;
+      }
+      req.principal = principal;
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
   });
 
   app.get("/health", async () => ({ ok: true, version: VERSION }));

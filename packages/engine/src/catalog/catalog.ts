@@ -19,6 +19,11 @@ export interface PrimitiveRecord {
   forked_from: ForkedFrom | null;
 }
 
+/** An audit entry with its position in the trail (for cursors). */
+export interface AuditRecord extends AuditEntry {
+  seq: number;
+}
+
 export interface AuditFilter {
   group?: string;
   type?: string;
@@ -29,8 +34,8 @@ export interface AuditFilter {
   actor?: string;
   since?: number;
   until?: number;
-  /** Entries older than this id (newest-first paging). */
-  before?: string;
+  /** Entries before this sequence number (newest-first paging). */
+  beforeSeq?: number;
   limit: number;
 }
 
@@ -61,7 +66,7 @@ export interface Catalog {
   deletePrimitive(id: string): Promise<void>;
 
   appendAudit(entries: readonly AuditEntry[]): Promise<void>;
-  listAudit(filter: AuditFilter): Promise<AuditEntry[]>;
+  listAudit(filter: AuditFilter): Promise<AuditRecord[]>;
 
   close(): Promise<void>;
 }

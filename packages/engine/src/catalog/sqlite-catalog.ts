@@ -1,8 +1,10 @@
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { ServiceError } from "../core/errors.js";
 import type { AuditEntry, PrimitiveType } from "../core/types.js";
 import { openSqlite } from "../storage/sqlite.js";
-import type { AuditFilter, Catalog, GroupRecord, PrimitiveRecord } from "./catalog.js";
+import { SqliteAudit } from "./sqlite-audit.js";
+import type { AuditFilter, AuditRecord, Catalog, GroupRecord, PrimitiveRecord } from "./catalog.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS groups (
@@ -21,20 +23,6 @@ CREATE TABLE IF NOT EXISTS primitives (
   forked_from TEXT,
   UNIQUE (group_id, type, name)
 );
-CREATE TABLE IF NOT EXISTS audit (
-  id TEXT PRIMARY KEY,
-  ts INTEGER NOT NULL,
-  group_name TEXT NOT NULL,
-  primitive TEXT NOT NULL,
-  primitive_id TEXT,
-  instance TEXT,
-  actor TEXT NOT NULL,
-  action TEXT NOT NULL,
-  target TEXT,
-  detail TEXT
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS audit_by_primitive ON audit (primitive_id, id);
-CREATE INDEX IF NOT EXISTS audit_by_group ON audit (group_name, id);
 `;
 
 interface PrimitiveRow {
@@ -46,12 +34,6 @@ interface PrimitiveRow {
   created_at: number;
   paused: number;
   forked_from: string | null;
-}
-
-interface AuditRow extends Omit<AuditEntry, "group" | "detail" | "primitive"> {
-  group_name: string;
-  primitive: AuditEntry["primitive"];
-  detail: string | null;
 }
 
 const PRIMITIVE_SELECT = `SELECT p.id, p.name, p.type, p.group_id, g.name AS group_name, p.created_at,
@@ -74,19 +56,22 @@ function isUniqueViolation(err: unknown): boolean {
   return err instanceof Database.SqliteError && err.code.startsWith("SQLITE_CONSTRAINT");
 }
 
-/** Escapes LIKE wildcards so a prefix filter matches literally. */
-function likePrefix(prefix: string): string {
-  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** The local engine's catalog: one SQLite file beside the primitives' files. */
+/**
+ * The local engine's catalog: `catalog.sqlite` (groups, primitives) and `audit.sqlite` beside
+ * the primitives' files. One process owns a data directory (the engine holds a lock file), so
+ * primitive records are cached in memory — every request resolves its primitive — and the
+ * cache is dropped on every catalog write.
+ */
 export class SqliteCatalog implements Catalog {
   private readonly db: Database.Database;
+  private readonly audit: SqliteAudit;
   private readonly stmts;
+  private readonly cache = new Map<string, PrimitiveRecord>();
 
-  constructor(path: string) {
-    this.db = openSqlite(path);
+  constructor(dir: string) {
+    this.db = openSqlite(join(dir, "catalog.sqlite"));
     this.db.exec(SCHEMA);
+    this.audit = new SqliteAudit(join(dir, "audit.sqlite"));
     const db = this.db;
     this.stmts = {
       insertGroup: db.prepare("INSERT INTO groups (id, name, namespace, created_at) VALUES (?, ?, ?, ?)"),
@@ -101,10 +86,6 @@ export class SqliteCatalog implements Catalog {
       primitiveById: db.prepare(`${PRIMITIVE_SELECT} WHERE p.id = ?`),
       countPrimitives: db.prepare("SELECT count(*) AS n FROM primitives WHERE group_id = ?"),
       deletePrimitive: db.prepare("DELETE FROM primitives WHERE id = ?"),
-      insertAudit: db.prepare(
-        `INSERT INTO audit (id, ts, group_name, primitive, primitive_id, instance, actor, action, target, detail)
-         VALUES (@id, @ts, @group, @primitive, @primitive_id, @instance, @actor, @action, @target, @detail)`,
-      ),
     };
   }
 
@@ -126,6 +107,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async deleteGroup(id: string): Promise<void> {
+    this.cache.clear();
     this.db.transaction(() => {
       this.stmts.deletePrimitivesOfGroup.run(id);
       this.stmts.deleteGroup.run(id);
@@ -133,6 +115,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async createPrimitive(record: Omit<PrimitiveRecord, "group">): Promise<void> {
+    this.cache.clear();
     try {
       this.stmts.insertPrimitive.run({
         ...record,
@@ -151,8 +134,13 @@ export class SqliteCatalog implements Catalog {
   }
 
   async getPrimitive(id: string): Promise<PrimitiveRecord | null> {
+    const cached = this.cache.get(id);
+    if (cached !== undefined) return { ...cached };
     const row = this.stmts.primitiveById.get(id) as PrimitiveRow | undefined;
-    return row === undefined ? null : toPrimitive(row);
+    if (row === undefined) return null;
+    const record = toPrimitive(row);
+    this.cache.set(id, record);
+    return { ...record };
   }
 
   async listPrimitives(filter: {
@@ -196,6 +184,7 @@ export class SqliteCatalog implements Catalog {
       args.push(patch.paused ? 1 : 0);
     }
     if (sets.length === 0) return;
+    this.cache.clear();
     try {
       this.db.prepare(`UPDATE primitives SET ${sets.join(", ")} WHERE id = ?`).run(...args, id);
     } catch (err) {
@@ -210,52 +199,20 @@ export class SqliteCatalog implements Catalog {
   }
 
   async deletePrimitive(id: string): Promise<void> {
+    this.cache.clear();
     this.stmts.deletePrimitive.run(id);
   }
 
-  async appendAudit(entries: readonly AuditEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    this.db.transaction(() => {
-      for (const e of entries) {
-        this.stmts.insertAudit.run({ ...e, detail: e.detail === null ? null : JSON.stringify(e.detail) });
-      }
-    })();
+  appendAudit(entries: readonly AuditEntry[]): Promise<void> {
+    return this.audit.append(entries);
   }
 
-  async listAudit(filter: AuditFilter): Promise<AuditEntry[]> {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    const add = (clause: string, ...values: unknown[]) => {
-      where.push(clause);
-      args.push(...values);
-    };
-    if (filter.group !== undefined) add("group_name = ?", filter.group);
-    if (filter.type !== undefined) add("primitive = ?", filter.type);
-    if (filter.primitive !== undefined) add("primitive_id = ?", filter.primitive);
-    if (filter.action !== undefined) {
-      const a = filter.action;
-      if (a.endsWith("*")) add("action LIKE ? ESCAPE '\\'", likePrefix(a.slice(0, -1)));
-      else if (a.endsWith(".")) add("action LIKE ? ESCAPE '\\'", likePrefix(a));
-      else add("action = ?", a);
-    }
-    if (filter.actor !== undefined) {
-      const a = filter.actor;
-      if (a.endsWith("*")) add("actor LIKE ? ESCAPE '\\'", likePrefix(a.slice(0, -1)));
-      else add("actor = ?", a);
-    }
-    if (filter.since !== undefined) add("ts >= ?", filter.since);
-    if (filter.until !== undefined) add("ts <= ?", filter.until);
-    if (filter.before !== undefined) add("id < ?", filter.before);
-    const sql = `SELECT * FROM audit ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
-    const rows = this.db.prepare(sql).all(...args, filter.limit) as AuditRow[];
-    return rows.map(({ group_name, detail, ...rest }) => ({
-      ...rest,
-      group: group_name,
-      detail: detail === null ? null : JSON.parse(detail),
-    }));
+  async listAudit(filter: AuditFilter): Promise<AuditRecord[]> {
+    return this.audit.list(filter);
   }
 
   async close(): Promise<void> {
+    await this.audit.close();
     this.db.close();
   }
 }

@@ -1,12 +1,17 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 
 // Crockford base32, lowercase: ULIDs sort as strings in time order.
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 const TIME_LEN = 10;
 const RANDOM_LEN = 16;
 
+// Random bytes are drawn in blocks: one randomFillSync per 256 ids rather than one per id.
+const pool = Buffer.alloc(RANDOM_LEN * 256);
+let poolOffset = pool.length;
+
 let lastTime = -1;
-let lastRandom: number[] = [];
+let lastTimeText = "";
+const lastRandom = new Uint8Array(RANDOM_LEN);
 
 function encodeTime(ms: number): string {
   let out = "";
@@ -18,33 +23,39 @@ function encodeTime(ms: number): string {
   return out;
 }
 
-function freshRandom(): number[] {
-  const bytes = randomBytes(RANDOM_LEN);
-  return Array.from(bytes, (b) => b % 32);
+function freshRandom(): void {
+  if (poolOffset >= pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  for (let i = 0; i < RANDOM_LEN; i++) lastRandom[i] = (pool[poolOffset + i] as number) & 31;
+  poolOffset += RANDOM_LEN;
 }
 
 /** Increments the random part so ids made in the same millisecond still sort in order. */
-function increment(digits: number[]): number[] {
-  const next = digits.slice();
-  for (let i = next.length - 1; i >= 0; i--) {
-    if ((next[i] as number) < 31) {
-      next[i] = (next[i] as number) + 1;
-      return next;
+function increment(): void {
+  for (let i = RANDOM_LEN - 1; i >= 0; i--) {
+    if ((lastRandom[i] as number) < 31) {
+      lastRandom[i] = (lastRandom[i] as number) + 1;
+      return;
     }
-    next[i] = 0;
+    lastRandom[i] = 0;
   }
-  return freshRandom(); // overflow of 80 bits in one ms: practically unreachable
+  freshRandom(); // 80 bits used up in one ms: practically unreachable
 }
 
 /** A monotonic ULID: 26 lowercase characters, time-sortable. */
 export function ulid(now: number = Date.now()): string {
   if (now <= lastTime) {
-    lastRandom = increment(lastRandom);
+    increment();
   } else {
     lastTime = now;
-    lastRandom = freshRandom();
+    lastTimeText = encodeTime(now);
+    freshRandom();
   }
-  return encodeTime(Math.max(now, lastTime)) + lastRandom.map((d) => ALPHABET[d]).join("");
+  let out = lastTimeText;
+  for (let i = 0; i < RANDOM_LEN; i++) out += ALPHABET[lastRandom[i] as number];
+  return out;
 }
 
 const ULID_RE = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;

@@ -6,11 +6,10 @@ import Database from "better-sqlite3";
  * can lose the last transactions but never corrupts), and a busy timeout for other processes
  * (a stdio MCP server sharing the data directory).
  */
-export function openSqlite(path: string, options: { readonly?: boolean } = {}): Database.Database {
-  const db = new Database(path, { readonly: options.readonly ?? false });
-  if (!options.readonly) db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.pragma("busy_timeout = 5000");
-  db.pragma("foreign_keys = ON");
+export const SQLITE_PRAGMAS = ["journal_mode = WAL", "synchronous = NORMAL", "busy_timeout = 5000", "foreign_keys = ON"];
+
+export function openSqlite(path: string): Database.Database {
+  const db = new Database(path);
+  for (const pragma of SQLITE_PRAGMAS) db.pragma(pragma);
   return db;
 }

@@ -45,5 +45,5 @@ export function encodeValue(value: unknown, encoding: KvEncoding, field = "value
   if (size > MAX_VALUE_BYTES) {
     throw new ServiceError("payload_too_large", `${field}: value is ${size} bytes; the limit is ${MAX_VALUE_BYTES}`);
   }
-  return { data, encoding };
+  return encoding === "json" ? { data, encoding, json: value } : { data, encoding };
 }
