@@ -90,7 +90,8 @@ export class Engine {
     } as OpContext;
 
     if (op.target === "primitive") {
-      ctx.primitive = await resolvePrimitive(this.services, principal, target);
+      const resolved = resolvePrimitive(this.services, principal, target);
+      ctx.primitive = resolved instanceof Promise ? await resolved : resolved;
     } else if (op.target === "group") {
       ctx.group = await resolveGroup(this.services, principal, target);
     }
@@ -101,7 +102,9 @@ export class Engine {
         ctx.store = this.services.files.handle(ctx.primitive.id, ctx.primitive.type).store;
       }
       const parsed = parseInput(op.input, input);
-      const result = (await op.run(ctx, parsed)) as O;
+      const out = op.run(ctx, parsed);
+      // Synchronous handlers (most data operations) skip a microtask turn.
+      const result = (out instanceof Promise ? await out : out) as O;
       this.recordAudit(op, ctx, principal, null);
       return result;
     } catch (err) {

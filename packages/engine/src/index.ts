@@ -24,8 +24,8 @@ export {
   toolAllowed,
   toolPatternMatches,
 } from "./core/principal.js";
-export * from "./core/types.js";
 export { RAW_JSON, rawJsonOf, type WithRawJson } from "./core/raw-json.js";
+export * from "./core/types.js";
 export { Engine, type InvokeMeta, type LocalEngineOptions } from "./engine.js";
 export type { EngineServices } from "./engine-services.js";
 export { OPERATIONS } from "./ops/index.js";

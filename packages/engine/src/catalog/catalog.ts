@@ -54,6 +54,8 @@ export interface Catalog {
 
   createPrimitive(record: Omit<PrimitiveRecord, "group">): Promise<void>;
   getPrimitive(id: string): Promise<PrimitiveRecord | null>;
+  /** A primitive already held in memory, without a round trip; optional fast path. */
+  cachedPrimitive?(id: string): PrimitiveRecord | undefined;
   /** Ordered by id (creation order); `after` is the last id of the previous page. */
   listPrimitives(filter: {
     groupId?: string;

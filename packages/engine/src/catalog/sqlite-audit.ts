@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
 import type { AuditEntry } from "../core/types.js";
-import { SQLITE_PRAGMAS, openSqlite } from "../storage/sqlite.js";
+import { openSqlite, SQLITE_PRAGMAS } from "../storage/sqlite.js";
 import { AUDIT_INSERT, AUDIT_SCHEMA, toAuditRow } from "./audit-schema.js";
 import type { AuditFilter, AuditRecord } from "./catalog.js";
 

@@ -3,8 +3,8 @@ import Database from "better-sqlite3";
 import { ServiceError } from "../core/errors.js";
 import type { AuditEntry, PrimitiveType } from "../core/types.js";
 import { openSqlite } from "../storage/sqlite.js";
-import { SqliteAudit } from "./sqlite-audit.js";
 import type { AuditFilter, AuditRecord, Catalog, GroupRecord, PrimitiveRecord } from "./catalog.js";
+import { SqliteAudit } from "./sqlite-audit.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS groups (
@@ -131,6 +131,11 @@ export class SqliteCatalog implements Catalog {
       }
       throw err;
     }
+  }
+
+  cachedPrimitive(id: string): PrimitiveRecord | undefined {
+    const cached = this.cache.get(id);
+    return cached === undefined ? undefined : { ...cached };
   }
 
   async getPrimitive(id: string): Promise<PrimitiveRecord | null> {

@@ -4,17 +4,26 @@ import { isUlid } from "../core/ids.js";
 import type { Principal } from "../core/principal.js";
 import type { EngineServices } from "../engine-services.js";
 
-/** A primitive the principal may reach; one outside its group is reported as missing. */
-export async function resolvePrimitive(
-  services: EngineServices,
-  principal: Principal,
-  id: string | null,
-): Promise<PrimitiveRecord> {
-  const record = id !== null && isUlid(id) ? await services.catalog.getPrimitive(id) : null;
+function checkPrimitiveScope(principal: Principal, id: string | null, record: PrimitiveRecord | null): PrimitiveRecord {
   if (record === null || (principal.groupId !== null && record.group_id !== principal.groupId)) {
     throw notFound(`primitive '${id ?? ""}'`);
   }
   return record;
+}
+
+/**
+ * A primitive the principal may reach; one outside its group is reported as missing. Answers
+ * synchronously when the catalog holds the record in memory (every hot request).
+ */
+export function resolvePrimitive(
+  services: EngineServices,
+  principal: Principal,
+  id: string | null,
+): PrimitiveRecord | Promise<PrimitiveRecord> {
+  if (id === null || !isUlid(id)) return checkPrimitiveScope(principal, id, null);
+  const cached = services.catalog.cachedPrimitive?.(id);
+  if (cached !== undefined) return checkPrimitiveScope(principal, id, cached);
+  return services.catalog.getPrimitive(id).then((record) => checkPrimitiveScope(principal, id, record));
 }
 
 /** A group the principal may reach; another group answers 403 `group_mismatch`. */

@@ -56,7 +56,7 @@ export class PrimitiveFiles {
     }
     const definition = this.definitions.get(type);
     if (definition === undefined) throw new Error(`no definition for primitive type ${type}`);
-    const db = openSqlite(this.path(id));
+    const db = openSqlite(this.path(id), { exclusive: true });
     const handle: PrimitiveHandle = { id, type, db, store: definition.open(db, { clock: this.clock }) };
     this.open.set(id, handle);
     this.evict();

@@ -6,10 +6,21 @@ import Database from "better-sqlite3";
  * can lose the last transactions but never corrupts), and a busy timeout for other processes
  * (a stdio MCP server sharing the data directory).
  */
-export const SQLITE_PRAGMAS = ["journal_mode = WAL", "synchronous = NORMAL", "busy_timeout = 5000", "foreign_keys = ON"];
+export const SQLITE_PRAGMAS = [
+  "journal_mode = WAL",
+  "synchronous = NORMAL",
+  "busy_timeout = 5000",
+  "foreign_keys = ON",
+];
 
-export function openSqlite(path: string): Database.Database {
+/**
+ * `exclusive` holds the file's lock for the connection's lifetime (no shared-memory WAL
+ * index, cheaper transactions): right for files only this connection ever opens, such as a
+ * primitive's file in a locked data directory.
+ */
+export function openSqlite(path: string, options: { exclusive?: boolean } = {}): Database.Database {
   const db = new Database(path);
+  if (options.exclusive) db.pragma("locking_mode = EXCLUSIVE");
   for (const pragma of SQLITE_PRAGMAS) db.pragma(pragma);
   return db;
 }

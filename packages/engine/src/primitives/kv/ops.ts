@@ -85,9 +85,9 @@ export const kvSet = defineOp({
   audited: true,
   metered: true,
   input: setItemSchema,
-  run(ctx, input): KvEntry {
+  async run(ctx, input): Promise<KvEntry> {
     ctx.audit.target = input.key;
-    const entry = (ctx.store as KvStore).set(toSetRequest(input));
+    const entry = await (ctx.store as KvStore).set(toSetRequest(input));
     ctx.audit.detail = { version: entry.version };
     return entry;
   },
@@ -101,9 +101,9 @@ export const kvDelete = defineOp({
   audited: true,
   metered: true,
   input: z.strictObject({ key: keySchema, if_version: ifVersionSchema.optional() }),
-  run(ctx, input): { deleted: boolean } {
+  async run(ctx, input): Promise<{ deleted: boolean }> {
     ctx.audit.target = input.key;
-    const deleted = (ctx.store as KvStore).delete(input.key, input.if_version);
+    const deleted = await (ctx.store as KvStore).delete(input.key, input.if_version);
     ctx.audit.detail = { deleted };
     return { deleted };
   },
@@ -134,25 +134,25 @@ export const kvMset = defineOp({
     items: z.array(setItemSchema).max(MAX_MSET_ITEMS, `at most ${MAX_MSET_ITEMS} items per call`),
     atomic: z.boolean().default(true),
   }),
-  run(ctx, input): { data: KvEntry[] } {
+  async run(ctx, input): Promise<{ data: KvEntry[] }> {
     const store = ctx.store as KvStore;
     ctx.audit.detail = { items: input.items.length, atomic: input.atomic };
     if (input.atomic) {
       // Every item is checked before anything is written, so a bad item leaves no trace.
       const reqs = input.items.map((item, i) => toSetRequest(item, `items[${i}].`));
-      return { data: store.setAll(reqs) };
+      return { data: await store.setAll(reqs) };
     }
     // Non-atomic: each item is checked and written in its own transaction; the first
     // failure stops the call and earlier items stay written.
-    return {
-      data: input.items.map((item, i) => {
-        try {
-          return store.set(toSetRequest(item));
-        } catch (err) {
-          throw withIndex(err, i, i === 0 ? "nothing was written" : `items[0..${i - 1}] were written`);
-        }
-      }),
-    };
+    const data: KvEntry[] = [];
+    for (const [i, item] of input.items.entries()) {
+      try {
+        data.push(await store.set(toSetRequest(item)));
+      } catch (err) {
+        throw withIndex(err, i, i === 0 ? "nothing was written" : `items[0..${i - 1}] were written`);
+      }
+    }
+    return { data };
   },
 });
 
@@ -164,8 +164,8 @@ export const kvMdelete = defineOp({
   audited: true,
   metered: true,
   input: z.strictObject({ keys: keysSchema }),
-  run(ctx, input): { deleted: number } {
-    const deleted = (ctx.store as KvStore).mdelete(input.keys);
+  async run(ctx, input): Promise<{ deleted: number }> {
+    const deleted = await (ctx.store as KvStore).mdelete(input.keys);
     ctx.audit.detail = { keys: input.keys.length, deleted };
     return { deleted };
   },
@@ -183,10 +183,10 @@ export const kvIncr = defineOp({
     by: z.number().int("must be an integer").default(1),
     ttl: durationString.optional(),
   }),
-  run(ctx, input): KvEntry {
+  async run(ctx, input): Promise<KvEntry> {
     ctx.audit.target = input.key;
     checkKeySize(input.key);
-    const entry = (ctx.store as KvStore).incr(input.key, input.by, input.ttl);
+    const entry = await (ctx.store as KvStore).incr(input.key, input.by, input.ttl);
     ctx.audit.detail = { by: input.by, version: entry.version };
     return entry;
   },

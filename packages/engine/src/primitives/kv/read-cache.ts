@@ -7,6 +7,15 @@ const MAX_CACHED_VALUE_BYTES = 64 * 1024;
 type CachedEntry = Readonly<KvEntry> & WithRawJson;
 
 /**
+ * KvEntry's JSON text, put together around the value's stored JSON text so the value is not
+ * serialised again (same field order as the object).
+ */
+export function withJson<E extends KvEntry>(entry: E, valueJson: string): E & WithRawJson {
+  const json = `{"key":${JSON.stringify(entry.key)},"encoding":"${entry.encoding}","version":${entry.version},"expires_at":${entry.expires_at},"created_at":${entry.created_at},"updated_at":${entry.updated_at},"value":${valueJson}}`;
+  return Object.assign(entry, { [RAW_JSON]: json });
+}
+
+/**
  * Recently read entries of one kv store, with their JSON text, in LRU order. The engine is
  * the only writer of the store's file (the data directory is locked), so the cache stays
  * coherent by dropping a key on every write; a read fills it.
@@ -36,8 +45,9 @@ export class ReadCache {
   }
 
   /** Caches an entry read from the store and returns it with its JSON text attached. */
-  fill(entry: KvEntry, valueBytes: number): CachedEntry {
-    const cached = Object.freeze({ ...entry, [RAW_JSON]: JSON.stringify(entry) });
+  fill(entry: KvEntry, valueJson: string): CachedEntry {
+    const valueBytes = valueJson.length;
+    const cached = Object.freeze(withJson(entry, valueJson));
     if (valueBytes > MAX_CACHED_VALUE_BYTES) return cached;
     this.delete(entry.key);
     const bytes = valueBytes + entry.key.length + 128;
