@@ -86,7 +86,7 @@ export class KvStore {
   private readonly setAllTx: (reqs: readonly SetRequest[]) => KvEntry[];
 
   constructor(
-    private readonly db: Database.Database,
+    db: Database.Database,
     private readonly clock: Clock,
   ) {
     db.exec(SCHEMA);
