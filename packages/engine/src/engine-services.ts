@@ -1,7 +1,10 @@
 import type { AuditLog } from "./audit/audit-log.js";
+import type { BlobStore } from "./blobs/blob-store.js";
+import type { BlobCollector } from "./blobs/collector.js";
 import type { Catalog, PrimitiveRecord } from "./catalog/catalog.js";
 import type { Clock } from "./core/clock.js";
 import type { PrimitiveInfo } from "./core/types.js";
+import type { UrlSigner } from "./primitives/storage/signing.js";
 import type { PrimitiveFiles } from "./storage/primitive-files.js";
 
 /** Dependencies handed to every operation: a typed context, never module globals. */
@@ -12,6 +15,9 @@ export interface EngineServices {
   clock: Clock;
   /** `namespace` of Manifest: the workspace id in the cloud, `local` for the local engine. */
   namespace: string;
+  blobs: BlobStore;
+  blobCollector: BlobCollector;
+  signer: UrlSigner;
 }
 
 export function primitiveInfo(services: EngineServices, p: PrimitiveRecord): PrimitiveInfo {
@@ -22,7 +28,7 @@ export function primitiveInfo(services: EngineServices, p: PrimitiveRecord): Pri
     group: p.group,
     created_at: p.created_at,
     paused: p.paused,
-    size_bytes: services.files.sizeBytes(p.id),
+    size_bytes: services.files.sizeBytes(p.id, p.type),
     forked_from: p.forked_from,
   };
 }

@@ -1,10 +1,14 @@
 import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { AuditLog } from "./audit/audit-log.js";
+import { BlobCollector } from "./blobs/collector.js";
+import { LocalBlobStore } from "./blobs/local-blob-store.js";
 import type { PrimitiveRecord } from "./catalog/catalog.js";
 import { SqliteCatalog } from "./catalog/sqlite-catalog.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { type ErrorCode, isServiceError, ServiceError } from "./core/errors.js";
 import { prefixedId } from "./core/ids.js";
+import { readOrCreateKey } from "./core/key-file.js";
 import { isAccount, type Principal, toolAllowed } from "./core/principal.js";
 import type { PrimitiveType } from "./core/types.js";
 import { parseInput } from "./core/validation.js";
@@ -14,6 +18,7 @@ import type { AnyOperation, AuditNote, OpContext } from "./ops/operation.js";
 import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
 import type { PrimitiveDefinition } from "./primitives/definition.js";
 import { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
+import { UrlSigner } from "./primitives/storage/signing.js";
 import { DataDirLock } from "./storage/data-dir-lock.js";
 import { PrimitiveFiles } from "./storage/primitive-files.js";
 
@@ -62,7 +67,11 @@ export class Engine {
     );
     const files = new PrimitiveFiles(options.dataDir, definitions, clock, options.maxOpenFiles);
     const audit = new AuditLog(catalog, options.auditFlushMs);
-    return new Engine({ catalog, files, audit, clock, namespace: "local" }, options.operations, () => lock.release());
+    const blobs = new LocalBlobStore(join(options.dataDir, "blobs"));
+    const blobCollector = new BlobCollector(catalog, files, blobs);
+    const signer = new UrlSigner(readOrCreateKey(join(options.dataDir, "signing.key")));
+    const services: EngineServices = { catalog, files, audit, clock, namespace: "local", blobs, blobCollector, signer };
+    return new Engine(services, options.operations, () => lock.release());
   }
 
   operation(name: string): AnyOperation | undefined {
@@ -118,6 +127,7 @@ export class Engine {
   /** Writes buffered audit entries, closes every file, releases the data directory. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.services.blobCollector.cancel();
       await this.services.audit.flush();
       this.services.files.closeAll();
       await this.services.catalog.close();

@@ -1,4 +1,5 @@
 export { AuditLog } from "./audit/audit-log.js";
+export type { BlobStore } from "./blobs/blob-store.js";
 export type { AuditFilter, Catalog, GroupRecord, PrimitiveRecord } from "./catalog/catalog.js";
 export { SqliteCatalog } from "./catalog/sqlite-catalog.js";
 export { type Clock, ManualClock, systemClock } from "./core/clock.js";
@@ -33,3 +34,13 @@ export { type AnyOperation, defineOp, type OpContext, type Operation } from "./o
 export type { PrimitiveDefinition } from "./primitives/definition.js";
 export { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
 export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, MAX_VALUE_BYTES } from "./primitives/kv/index.js";
+export {
+  INLINE_OBJECT_BYTES,
+  MAX_METADATA_BYTES,
+  MAX_OBJECT_BYTES,
+  MAX_OBJECT_KEY_BYTES,
+  MAX_PRESIGN_MS,
+  type ObjectRead,
+  type PresignResult,
+  SIGNED_URL_PRINCIPAL,
+} from "./primitives/storage/index.js";

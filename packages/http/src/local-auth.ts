@@ -34,15 +34,18 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
 /**
  * The local engine's rules: requests addressed to another host (DNS rebinding) and cross-site
  * browser requests are refused with 403; with a root token, a missing or wrong Bearer is 401.
- * Returns the caller's principal.
+ * `/health` needs no token; signed URLs (`/v1/signed/…`) carry their own credential, so they
+ * need no token and may come from any site. Returns the caller's principal.
  */
 export function localAuthenticator(options: LocalAuthOptions) {
   const expected = options.rootToken === undefined ? null : digest(options.rootToken);
-  return (req: FastifyRequest, requireToken: boolean): Principal => {
+  return (req: FastifyRequest): Principal => {
     const host = req.headers.host;
     if (host === undefined || !LOCAL_HOSTS.has(hostname(host))) {
       throw new ServiceError("forbidden", "the local engine answers only requests addressed to localhost");
     }
+    if (req.url.startsWith("/v1/signed/")) return LOCAL_PRINCIPAL;
+    const requireToken = req.url !== "/health";
     const origin = req.headers.origin;
     if (req.headers["sec-fetch-site"] === "cross-site" || (origin !== undefined && !isLocalOrigin(origin))) {
       throw new ServiceError("forbidden", "cross-site requests to the local engine are refused");

@@ -75,6 +75,9 @@ export function buildOpenApi(engine: Engine, routes: readonly RestRoute[], versi
     } else if (route.from === "body") {
       operation.requestBody = { required: true, content: { "application/json": { schema } } };
     }
+    if (route.rawBody) {
+      operation.requestBody = { required: true, content: { "*/*": { schema: { type: "string", format: "binary" } } } };
+    }
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
   return {

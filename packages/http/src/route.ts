@@ -2,7 +2,7 @@ import type { Engine, Principal } from "@prim/engine";
 import { invalid, rawJsonOf } from "@prim/engine";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
  * A REST route is a thin mapping onto one engine operation: where its input comes from, what
@@ -19,8 +19,16 @@ export interface RestRoute {
   target?: string;
   /** Input fields taken from path parameters: `{ key: "*" }`. */
   pathInput?: Readonly<Record<string, string>>;
-  /** Where the remaining input fields come from. */
-  from: "body" | "query" | "none";
+  /** Where the remaining input fields come from (`custom`: the `input` function builds it all). */
+  from: "body" | "query" | "none" | "custom";
+  /** Builds the input from the request (raw-body and header-driven routes). */
+  input?: (req: FastifyRequest) => Record<string, unknown>;
+  /** Writes the response itself (object bodies and their headers). */
+  respond?: (reply: FastifyReply, result: unknown, req: FastifyRequest) => FastifyReply;
+  /** The request body is a raw byte stream handed to the operation unread. */
+  rawBody?: boolean;
+  /** Calls the operation as this principal instead of the caller's (signed URLs). */
+  principal?: Principal;
   /** Success status; 204 sends no body. */
   status?: 200 | 201 | 204;
   summary: string;
@@ -39,7 +47,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** Builds the operation's input from the request as the route declares. */
 export function routeInput(route: RestRoute, req: FastifyRequest): Record<string, unknown> {
-  let input: Record<string, unknown> = {};
+  let input: Record<string, unknown> = route.input === undefined ? {} : route.input(req);
   if (route.from === "body") {
     if (req.body !== undefined && req.body !== null && !isPlainObject(req.body)) {
       throw invalid("body: expected a JSON object");
@@ -60,12 +68,15 @@ export function mountRoute(app: FastifyInstance, engine: Engine, route: RestRout
   app.route({
     method: route.method,
     url: route.url,
+    // GET routes that serve bodies declare their HEAD twin themselves.
+    exposeHeadRoute: route.respond === undefined,
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       const params = req.params as Record<string, string>;
       const target = route.target === undefined ? null : (params[route.target] ?? null);
-      const result = await engine.invoke(req.principal, route.op, target, routeInput(route, req), {
+      const result = await engine.invoke(route.principal ?? req.principal, route.op, target, routeInput(route, req), {
         requestId: req.id,
       });
+      if (route.respond !== undefined) return route.respond(reply, result, req);
       reply.code(route.status ?? 200);
       if (route.status === 204) return reply.send();
       // A result that carries its own JSON text (a cached kv entry) is sent as is.

@@ -12,8 +12,8 @@ export const JSON_BODY_LIMIT = 16 * 1024 * 1024;
 
 export interface ServerOptions {
   engine: Engine;
-  /** Resolves the caller; throws ServiceError to refuse. `requireToken` is false for `/health`. */
-  authenticate: (req: FastifyRequest, requireToken: boolean) => Principal | Promise<Principal>;
+  /** Resolves the caller; throws ServiceError to refuse. */
+  authenticate: (req: FastifyRequest) => Principal | Promise<Principal>;
   logger?: boolean;
 }
 
@@ -55,7 +55,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.addHook("onRequest", (req, reply, done) => {
     reply.header("x-request-id", req.id);
     try {
-      const principal = authenticate(req, req.url !== "/health");
+      const principal = authenticate(req);
       if (principal instanceof Promise) {
         principal.then((p) => {
           req.principal = p;
@@ -72,7 +72,13 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.get("/health", async () => ({ ok: true, version: VERSION }));
 
-  for (const route of REST_ROUTES) mountRoute(app, engine, route);
+  for (const route of REST_ROUTES) if (!route.rawBody) mountRoute(app, engine, route);
+  // Raw-body routes live in their own context, whose only parser hands the stream on unread.
+  app.register(async (raw) => {
+    raw.removeAllContentTypeParsers();
+    raw.addContentTypeParser("*", (_req, _payload, done) => done(null, undefined));
+    for (const route of REST_ROUTES) if (route.rawBody) mountRoute(raw, engine, route);
+  });
 
   const openapi = buildOpenApi(engine, REST_ROUTES, VERSION);
   app.get("/v1/openapi.json", async () => openapi);

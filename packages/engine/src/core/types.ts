@@ -84,3 +84,13 @@ export const READ_TOOL: Readonly<Record<PrimitiveType, string>> = {
   kv: "kv_get",
   storage: "storage_read",
 };
+
+export interface ObjectInfo {
+  key: string;
+  size: number;
+  etag: string;
+  content_type: string;
+  metadata: Record<string, string>;
+  created_at: number;
+  updated_at: number;
+}

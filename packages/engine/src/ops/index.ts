@@ -1,4 +1,5 @@
 import { KV_OPERATIONS } from "../primitives/kv/index.js";
+import { STORAGE_OPERATIONS } from "../primitives/storage/index.js";
 import { groupCreate, groupDelete, groupGet, groupList } from "./groups.js";
 import type { AnyOperation } from "./operation.js";
 import {
@@ -23,4 +24,5 @@ export const OPERATIONS: readonly AnyOperation[] = [
   primitiveDelete,
   primitiveStats,
   ...KV_OPERATIONS,
+  ...STORAGE_OPERATIONS,
 ];

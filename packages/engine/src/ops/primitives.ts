@@ -134,7 +134,7 @@ export const primitiveStats = defineOp({
       id: p.id,
       name: p.name,
       type: p.type,
-      size_bytes: services.files.sizeBytes(p.id),
+      size_bytes: services.files.sizeBytes(p.id, p.type),
       items: services.files.items(p.id, p.type),
       paused: p.paused,
     };

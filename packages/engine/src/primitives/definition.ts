@@ -13,4 +13,8 @@ export interface PrimitiveDefinition<S = unknown> {
   open(db: Database.Database, env: { clock: Clock }): S;
   /** PrimitiveStats `items`, counted as the spec says for the type. */
   items(store: S): number;
+  /** Bytes the primitive holds outside its file (blobs), added to `size_bytes`. */
+  externalBytes?(store: S): number;
+  /** Blob hashes the primitive references (kept by blob collection). */
+  blobRefs?(store: S): Iterable<string>;
 }

@@ -1,5 +1,9 @@
 import type { PrimitiveDefinition } from "./definition.js";
 import { kvDefinition } from "./kv/index.js";
+import { storageDefinition } from "./storage/index.js";
 
 /** Every primitive type this engine serves, one entry per type. */
-export const PRIMITIVE_DEFINITIONS: readonly PrimitiveDefinition[] = [kvDefinition as PrimitiveDefinition];
+export const PRIMITIVE_DEFINITIONS: readonly PrimitiveDefinition[] = [
+  kvDefinition as PrimitiveDefinition,
+  storageDefinition as PrimitiveDefinition,
+];

@@ -69,10 +69,21 @@ export class PrimitiveFiles {
     return definition.items(handle.store);
   }
 
-  /** Bytes on disk: the database file plus its write-ahead log. */
-  sizeBytes(id: string): number {
+  /** Blob hashes a primitive references. */
+  blobRefs(id: string, type: PrimitiveType): Iterable<string> {
+    const definition = this.definitions.get(type);
+    if (definition?.blobRefs === undefined) return [];
+    return definition.blobRefs(this.handle(id, type).store);
+  }
+
+  /** Bytes the primitive holds: its database file, write-ahead log and blobs. */
+  sizeBytes(id: string, type?: PrimitiveType): number {
+    const definition = type === undefined ? undefined : this.definitions.get(type);
+    let total =
+      definition?.externalBytes === undefined
+        ? 0
+        : definition.externalBytes(this.handle(id, type as PrimitiveType).store);
     const base = this.path(id);
-    let total = 0;
     for (const file of [base, `${base}-wal`]) {
       try {
         total += statSync(file).size;

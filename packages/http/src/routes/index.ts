@@ -2,5 +2,13 @@ import type { RestRoute } from "../route.js";
 import { GROUP_ROUTES } from "./groups.js";
 import { KV_ROUTES } from "./kv.js";
 import { PRIMITIVE_ROUTES } from "./primitives.js";
+import { SIGNED_ROUTES } from "./signed.js";
+import { STORAGE_ROUTES } from "./storage.js";
 
-export const REST_ROUTES: readonly RestRoute[] = [...GROUP_ROUTES, ...PRIMITIVE_ROUTES, ...KV_ROUTES];
+export const REST_ROUTES: readonly RestRoute[] = [
+  ...GROUP_ROUTES,
+  ...PRIMITIVE_ROUTES,
+  ...KV_ROUTES,
+  ...STORAGE_ROUTES,
+  ...SIGNED_ROUTES,
+];

@@ -1,0 +1,62 @@
+import type { Catalog } from "../catalog/catalog.js";
+import type { PrimitiveFiles } from "../storage/primitive-files.js";
+import type { BlobStore } from "./blob-store.js";
+
+/**
+ * Mark and sweep for the blob store: a blob that no primitive names (and that is older than a
+ * grace period, so an upload between writing its blob and committing its row is safe) is
+ * deleted. Runs a while after a write that may have dropped a reference.
+ */
+export class BlobCollector {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly files: PrimitiveFiles,
+    private readonly blobs: BlobStore,
+    private readonly delayMs = 30_000,
+  ) {}
+
+  /** Asks for a collection soon; many requests in a row make one run. */
+  schedule(): void {
+    if (this.timer !== null) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.collect().catch((err) => console.error("blob collection failed", err));
+    }, this.delayMs);
+    this.timer.unref();
+  }
+
+  /** Deletes unreferenced blobs older than `graceMs`; returns how many. */
+  collect(graceMs = 60_000): Promise<number> {
+    this.running ??= this.sweep(graceMs).finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  cancel(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private async sweep(graceMs: number): Promise<number> {
+    const referenced = new Set<string>();
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.catalog.listPrimitives({ after, limit: 500 });
+      for (const p of page) for (const hash of this.files.blobRefs(p.id, p.type)) referenced.add(hash);
+      if (page.length < 500) break;
+      after = page[page.length - 1]?.id;
+    }
+    const cutoff = Date.now() - graceMs;
+    let deleted = 0;
+    for await (const blob of this.blobs.list()) {
+      if (referenced.has(blob.hash) || blob.mtimeMs > cutoff) continue;
+      await this.blobs.delete(blob.hash);
+      deleted++;
+    }
+    return deleted;
+  }
+}

@@ -1,0 +1,94 @@
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream, mkdirSync } from "node:fs";
+import { type FileHandle, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { ServiceError } from "../core/errors.js";
+import type { BlobStore, Ingested, IngestOptions } from "./blob-store.js";
+
+const HASH_RE = /^[0-9a-f]{64}$/;
+
+function tooLarge(max: number): ServiceError {
+  return new ServiceError("payload_too_large", `body is larger than the limit of ${max} bytes`);
+}
+
+/**
+ * Blobs under `<dataDir>/blobs/<aa>/<hash>`. A write goes to `tmp/` first, is fsynced, then
+ * renamed into place, so a blob is either complete or absent; an interrupted upload leaves
+ * only a temp file, which is removed.
+ */
+export class LocalBlobStore implements BlobStore {
+  private readonly tmpDir: string;
+
+  constructor(private readonly dir: string) {
+    this.tmpDir = join(dir, "tmp");
+    mkdirSync(this.tmpDir, { recursive: true });
+  }
+
+  private path(hash: string): string {
+    if (!HASH_RE.test(hash)) throw new Error(`not a blob hash: ${hash}`);
+    return join(this.dir, hash.slice(0, 2), hash);
+  }
+
+  async ingest(
+    source: AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer>,
+    options: IngestOptions,
+  ): Promise<Ingested> {
+    const hasher = createHash("sha256");
+    const head: Buffer[] = [];
+    let size = 0;
+    let file: FileHandle | null = null;
+    let tmp = "";
+    try {
+      for await (const chunk of source) {
+        const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+        size += buf.length;
+        if (size > options.maxBytes) throw tooLarge(options.maxBytes);
+        hasher.update(buf);
+        if (file === null && size <= options.inlineBelow) {
+          head.push(buf);
+          continue;
+        }
+        if (file === null) {
+          tmp = join(this.tmpDir, `${Date.now()}-${randomBytes(8).toString("hex")}`);
+          file = await open(tmp, "wx", 0o600);
+          for (const part of head) await file.write(part);
+          head.length = 0;
+        }
+        await file.write(buf);
+      }
+      const sha256 = hasher.digest("hex");
+      if (file === null) return { kind: "inline", bytes: Buffer.concat(head), sha256, size };
+      await file.sync();
+      await file.close();
+      file = null;
+      const final = this.path(sha256);
+      mkdirSync(join(this.dir, sha256.slice(0, 2)), { recursive: true });
+      await rename(tmp, final); // same content may already be there: rename replaces it atomically
+      return { kind: "blob", hash: sha256, sha256, size };
+    } catch (err) {
+      if (file !== null) await file.close().catch(() => undefined);
+      if (tmp !== "") await rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  read(hash: string, range?: { start: number; end: number }): Readable {
+    return createReadStream(this.path(hash), range === undefined ? {} : { start: range.start, end: range.end });
+  }
+
+  async *list(): AsyncIterable<{ hash: string; mtimeMs: number }> {
+    for (const shard of await readdir(this.dir)) {
+      if (shard === "tmp") continue;
+      for (const name of await readdir(join(this.dir, shard)).catch(() => [] as string[])) {
+        if (!HASH_RE.test(name)) continue;
+        const info = await stat(join(this.dir, shard, name)).catch(() => null);
+        if (info !== null) yield { hash: name, mtimeMs: info.mtimeMs };
+      }
+    }
+  }
+
+  async delete(hash: string): Promise<void> {
+    await rm(this.path(hash), { force: true });
+  }
+}

@@ -1,0 +1,21 @@
+import type { PrimitiveDefinition } from "../definition.js";
+import { StorageStore } from "./store.js";
+
+export const storageDefinition: PrimitiveDefinition<StorageStore> = {
+  type: "storage",
+  open: (db, env) => new StorageStore(db, env.clock),
+  items: (store) => store.count(),
+  externalBytes: (store) => store.blobBytes(),
+  blobRefs: (store) => store.blobRefs(),
+};
+
+export {
+  INLINE_OBJECT_BYTES,
+  MAX_METADATA_BYTES,
+  MAX_OBJECT_BYTES,
+  MAX_OBJECT_KEY_BYTES,
+  MAX_PRESIGN_MS,
+} from "./limits.js";
+export type { ObjectRead } from "./objects.js";
+export { type PresignResult, STORAGE_OPERATIONS } from "./ops.js";
+export { SIGNED_URL_PRINCIPAL } from "./signed-ops.js";

@@ -1,0 +1,221 @@
+import { z } from "zod";
+import { durationString } from "../../core/duration.js";
+import { invalid, ServiceError } from "../../core/errors.js";
+import { KEY_PAGE, limitSchema, queryBoolean } from "../../core/pagination.js";
+import type { ObjectInfo } from "../../core/types.js";
+import { defineOp, type Operation } from "../../ops/operation.js";
+import {
+  checkObjectKey,
+  DEFAULT_PRESIGN_MS,
+  MAX_OBJECT_BYTES,
+  MAX_PRESIGN_MS,
+  metadataSchema,
+  objectKeySchema,
+} from "./limits.js";
+import { listObjects, type ObjectPage } from "./list.js";
+import { type ObjectRead, readObject, writeObject } from "./objects.js";
+import { SIGNED_OPERATIONS } from "./signed-ops.js";
+import { type StorageStore, toInfo } from "./store.js";
+
+const ifNoneMatchAny = z.literal("*", { error: "only '*' is supported" });
+
+export const storageList = defineOp({
+  name: "storage.list",
+  target: "primitive",
+  type: "storage",
+  tool: "storage_list",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    prefix: z.string().default(""),
+    delimiter: z.string().min(1).optional(),
+    cursor: z.string().optional(),
+    limit: limitSchema(KEY_PAGE),
+  }),
+  run(ctx, input): ObjectPage {
+    ctx.audit.target = input.prefix || null;
+    return listObjects(ctx.store as StorageStore, input);
+  },
+});
+
+export const storageRead = defineOp({
+  name: "storage.read",
+  target: "primitive",
+  type: "storage",
+  tool: "storage_read",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    key: objectKeySchema,
+    range: z.string().optional(),
+    if_none_match: z.string().optional(),
+    head: z.boolean().default(false),
+    stat: queryBoolean.default(false),
+  }),
+  run(ctx, input): ObjectRead {
+    ctx.audit.target = input.key;
+    return readObject(ctx.store as StorageStore, ctx.services.blobs, input.key, {
+      range: input.stat ? undefined : input.range,
+      ifNoneMatch: input.stat ? undefined : input.if_none_match,
+      headersOnly: input.head || input.stat,
+    });
+  },
+});
+
+export const storagePut = defineOp({
+  name: "storage.put",
+  target: "primitive",
+  type: "storage",
+  tool: "storage_write",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    key: objectKeySchema,
+    body: z.custom<AsyncIterable<Buffer>>((v) => typeof v === "object" && v !== null && Symbol.asyncIterator in v),
+    content_type: z.string().min(1).default("application/octet-stream"),
+    metadata: metadataSchema.default({}),
+    if_match: z.string().optional(),
+    if_none_match: ifNoneMatchAny.optional(),
+    content_length: z.number().int().min(0).optional(),
+  }),
+  async run(ctx, input): Promise<ObjectInfo> {
+    ctx.audit.target = input.key;
+    checkObjectKey(input.key);
+    if (input.content_length !== undefined && input.content_length > MAX_OBJECT_BYTES) {
+      throw tooLarge(input.content_length);
+    }
+    const store = ctx.store as StorageStore;
+    const previousBlob = store.head(input.key)?.blob ?? null;
+    const row = await writeObject(store, ctx.services.blobs, {
+      key: input.key,
+      body: input.body,
+      contentType: input.content_type,
+      metadata: input.metadata,
+      maxBytes: MAX_OBJECT_BYTES,
+      conditions: { ifMatch: input.if_match, ifNoneMatchAny: input.if_none_match === "*" },
+    });
+    if (previousBlob !== null && previousBlob !== row.blob) ctx.services.blobCollector.schedule();
+    ctx.audit.detail = { size: row.size };
+    return toInfo(row);
+  },
+});
+
+function tooLarge(size: number): ServiceError {
+  return new ServiceError("payload_too_large", `object is ${size} bytes; the limit is ${MAX_OBJECT_BYTES}`);
+}
+
+export const storageDelete = defineOp({
+  name: "storage.delete",
+  target: "primitive",
+  type: "storage",
+  tool: "storage_write",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ key: objectKeySchema, if_match: z.string().optional() }),
+  run(ctx, input): void {
+    ctx.audit.target = input.key;
+    if ((ctx.store as StorageStore).delete(input.key, input.if_match)) ctx.services.blobCollector.schedule();
+  },
+});
+
+export const storageCopy = defineOp({
+  name: "storage.copy",
+  target: "primitive",
+  type: "storage",
+  tool: "storage_write",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ from: objectKeySchema, to: objectKeySchema, if_none_match: ifNoneMatchAny.optional() }),
+  run(ctx, input): ObjectInfo {
+    ctx.audit.target = input.to;
+    ctx.audit.detail = { from: input.from };
+    checkObjectKey(input.to, "to");
+    const store = ctx.store as StorageStore;
+    const previousBlob = store.head(input.to)?.blob ?? null;
+    const row = store.copy(input.from, input.to, { ifNoneMatchAny: input.if_none_match === "*" });
+    if (previousBlob !== null && previousBlob !== row.blob) ctx.services.blobCollector.schedule();
+    return toInfo(row);
+  },
+});
+
+export interface PresignResult {
+  /** Path of the signed URL; REST makes it absolute with the request's origin. */
+  url: string;
+  method: "GET" | "PUT";
+  headers: Record<string, string>;
+  expires_at: number;
+}
+
+export const storagePresign = defineOp({
+  name: "storage.presign",
+  target: "primitive",
+  type: "storage",
+  tool: "storage_sign",
+  audited: true,
+  metered: true,
+  input: z
+    .strictObject({
+      key: objectKeySchema,
+      method: z.enum(["GET", "PUT"]).default("GET"),
+      expires_in: durationString.optional(),
+      content_type: z.string().min(1).optional(),
+      max_size: z.number().int().min(0).max(MAX_OBJECT_BYTES).optional(),
+      if_none_match: ifNoneMatchAny.optional(),
+    })
+    .refine(
+      (i) =>
+        i.method === "PUT" ||
+        (i.content_type === undefined && i.max_size === undefined && i.if_none_match === undefined),
+      "content_type, max_size and if_none_match apply to PUT URLs only",
+    ),
+  run(ctx, input): PresignResult {
+    ctx.audit.target = input.key;
+    ctx.audit.detail = { method: input.method };
+    checkObjectKey(input.key);
+    const ttl = input.expires_in ?? DEFAULT_PRESIGN_MS;
+    if (ttl > MAX_PRESIGN_MS) throw invalid("expires_in: signed URLs last at most 7d");
+    const expiresAt = ctx.services.clock.now() + ttl;
+    const store = ctx.store as StorageStore;
+    const token = ctx.services.signer.sign({
+      p: ctx.primitive.id,
+      g: ctx.primitive.group_id,
+      k: input.key,
+      m: input.method,
+      e: expiresAt,
+      v: store.signEpoch(),
+      ...(input.content_type === undefined ? {} : { ct: input.content_type }),
+      ...(input.max_size === undefined ? {} : { ms: input.max_size }),
+      ...(input.if_none_match === undefined ? {} : { inm: true as const }),
+    });
+    const headers: Record<string, string> = {};
+    if (input.content_type !== undefined) headers["Content-Type"] = input.content_type;
+    if (input.if_none_match !== undefined) headers["If-None-Match"] = "*";
+    return { url: `/v1/signed/${token}`, method: input.method, headers, expires_at: expiresAt };
+  },
+});
+
+export const storageRevoke = defineOp({
+  name: "storage.revoke",
+  target: "primitive",
+  type: "storage",
+  tool: "storage_sign",
+  audited: true,
+  metered: true,
+  input: z.strictObject({}),
+  run(ctx): { epoch: number } {
+    const epoch = (ctx.store as StorageStore).revokeSigned();
+    ctx.audit.detail = { epoch };
+    return { epoch };
+  },
+});
+
+export const STORAGE_OPERATIONS: readonly Operation[] = [
+  storageList,
+  storageRead,
+  storagePut,
+  storageDelete,
+  storageCopy,
+  storagePresign,
+  storageRevoke,
+  ...SIGNED_OPERATIONS,
+] as Operation[];

@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { ServiceError } from "../../core/errors.js";
+import type { Principal } from "../../core/principal.js";
+import type { ObjectInfo } from "../../core/types.js";
+import { defineOp, type Operation } from "../../ops/operation.js";
+import { MAX_OBJECT_BYTES } from "./limits.js";
+import { type ObjectRead, readObject, writeObject } from "./objects.js";
+import { type StorageStore, toInfo } from "./store.js";
+
+/** Whoever holds a signed URL: no group, no tools; the token is the whole credential. */
+export const SIGNED_URL_PRINCIPAL: Principal = { kind: "scoped", actor: "signed-url", groupId: null, tools: [] };
+
+// One answer for every way a signed URL can be wrong, so a caller learns nothing from it.
+const denied = () => new ServiceError("forbidden", "this signed URL is not valid");
+
+/**
+ * A request to `/v1/signed/{token}`. The token names the store, key, method, expiry, signing
+ * epoch and constraints; a bad signature, expiry, revocation, wrong method, vanished store or
+ * a store moved to another group are all 403. A paused store is 423.
+ */
+export const storageSigned = defineOp({
+  name: "storage.signed",
+  target: "none",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    token: z.string(),
+    method: z.enum(["GET", "HEAD", "PUT"]),
+    range: z.string().optional(),
+    if_none_match: z.string().optional(),
+    body: z.custom<AsyncIterable<Buffer>>().optional(),
+    content_type: z.string().optional(),
+    content_length: z.number().int().min(0).optional(),
+  }),
+  async run(ctx, input): Promise<ObjectRead | ObjectInfo> {
+    const { services } = ctx;
+    const grant = services.signer.verify(input.token);
+    if (grant === null || grant.e <= services.clock.now()) throw denied();
+    if (grant.m !== (input.method === "HEAD" ? "GET" : input.method)) throw denied();
+    const primitive = await services.catalog.getPrimitive(grant.p);
+    if (primitive === null || primitive.type !== "storage" || primitive.group_id !== grant.g) throw denied();
+    ctx.primitive = primitive; // the audit entry concerns this store from here on
+    ctx.audit.target = grant.k;
+    ctx.audit.detail = { method: input.method };
+    const store = services.files.handle(primitive.id, primitive.type).store as StorageStore;
+    if (store.signEpoch() !== grant.v) throw denied();
+    if (primitive.paused) throw new ServiceError("paused", `primitive '${primitive.name}' is paused`);
+
+    if (grant.m === "GET") {
+      return readObject(store, services.blobs, grant.k, {
+        range: input.range,
+        ifNoneMatch: input.if_none_match,
+        headersOnly: input.method === "HEAD",
+      });
+    }
+    if (grant.ct !== undefined && input.content_type !== grant.ct) throw denied();
+    const maxBytes = Math.min(grant.ms ?? MAX_OBJECT_BYTES, MAX_OBJECT_BYTES);
+    if (input.content_length !== undefined && input.content_length > maxBytes) {
+      throw new ServiceError("payload_too_large", `this signed URL accepts at most ${maxBytes} bytes`);
+    }
+    const previousBlob = store.head(grant.k)?.blob ?? null;
+    const row = await writeObject(store, services.blobs, {
+      key: grant.k,
+      body: input.body ?? [],
+      contentType: input.content_type ?? "application/octet-stream",
+      metadata: {},
+      maxBytes,
+      conditions: { ifNoneMatchAny: grant.inm === true },
+    });
+    if (previousBlob !== null && previousBlob !== row.blob) services.blobCollector.schedule();
+    return toInfo(row);
+  },
+});
+
+export const SIGNED_OPERATIONS: readonly Operation[] = [storageSigned] as Operation[];

@@ -1,0 +1,52 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+/** What a signed URL grants; short field names keep URLs short. */
+export interface SignedGrant {
+  /** Primitive id. */
+  p: string;
+  /** Group id at signing time: moving the store invalidates the URL. */
+  g: string;
+  /** Object key. */
+  k: string;
+  m: "GET" | "PUT";
+  /** Expiry, ms since epoch. */
+  e: number;
+  /** The store's signing epoch; revoke bumps it. */
+  v: number;
+  /** PUT: required Content-Type. */
+  ct?: string;
+  /** PUT: largest body. */
+  ms?: number;
+  /** PUT: create-only. */
+  inm?: true;
+}
+
+/** Signs and verifies signed-URL tokens: base64url(JSON grant) "." base64url(HMAC-SHA256). */
+export class UrlSigner {
+  constructor(private readonly key: Buffer) {}
+
+  sign(grant: SignedGrant): string {
+    const payload = Buffer.from(JSON.stringify(grant)).toString("base64url");
+    return `${payload}.${this.mac(payload).toString("base64url")}`;
+  }
+
+  /** The grant if the signature holds; null for anything malformed or forged. */
+  verify(token: string): SignedGrant | null {
+    const dot = token.indexOf(".");
+    if (dot <= 0 || dot !== token.lastIndexOf(".")) return null;
+    const payload = token.slice(0, dot);
+    const given = Buffer.from(token.slice(dot + 1), "base64url");
+    const expected = this.mac(payload);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    try {
+      const grant = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as SignedGrant;
+      return typeof grant.p === "string" && typeof grant.k === "string" ? grant : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private mac(payload: string): Buffer {
+    return createHmac("sha256", this.key).update(payload).digest();
+  }
+}

@@ -1,0 +1,41 @@
+import { SIGNED_URL_PRINCIPAL } from "@prim/engine";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { isObjectRead, sendObject } from "../object-response.js";
+import type { RestRoute } from "../route.js";
+import { contentLength, header } from "./storage.js";
+
+const tag = "signed";
+const url = "/v1/signed/:token";
+
+const input = (req: FastifyRequest) => ({
+  token: (req.params as { token: string }).token,
+  method: req.method,
+  range: header(req, "range"),
+  if_none_match: header(req, "if-none-match"),
+  ...(req.method === "PUT"
+    ? { body: req.raw, content_type: header(req, "content-type"), content_length: contentLength(req) }
+    : {}),
+});
+
+const respond = (reply: FastifyReply, result: unknown) =>
+  isObjectRead(result) ? sendObject(reply, result) : reply.send(result);
+
+const signed = (method: RestRoute["method"], summary: string): RestRoute => ({
+  method,
+  url,
+  op: "storage.signed",
+  from: "custom",
+  input,
+  respond,
+  principal: SIGNED_URL_PRINCIPAL,
+  rawBody: method === "PUT",
+  summary,
+  tag,
+});
+
+/** Credential-free routes: the path token is the capability. */
+export const SIGNED_ROUTES: readonly RestRoute[] = [
+  signed("GET", "Download through a signed URL"),
+  signed("HEAD", "Headers through a signed URL"),
+  signed("PUT", "Upload through a signed URL"),
+];
