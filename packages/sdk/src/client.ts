@@ -1,5 +1,6 @@
 import type { GroupInfo, Manifest, Page, PrimitiveInfo, PrimitiveStats, PrimitiveType } from "@prim/engine";
 import { KvClient } from "./kv.js";
+import { StorageClient } from "./storage.js";
 import { type ClientOptions, Transport } from "./transport.js";
 
 export interface PageOptions {
@@ -48,5 +49,10 @@ export class PrimClient {
   /** The kv routes of primitive `id`. */
   kv(id: string): KvClient {
     return new KvClient(this.transport, id);
+  }
+
+  /** The storage routes of primitive `id`. */
+  storage(id: string): StorageClient {
+    return new StorageClient(this.transport, id);
   }
 }

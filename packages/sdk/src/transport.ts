@@ -30,31 +30,51 @@ export class Transport {
   }
 
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const url = new URL(this.baseUrl + path);
-    for (const [name, value] of Object.entries(options.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, String(value));
-    }
     const headers: Record<string, string> = { accept: "application/json" };
-    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
     let body: string | undefined;
     if (options.body !== undefined) {
       headers["content-type"] = "application/json";
       body = JSON.stringify(options.body);
     }
-    const res = await this.fetchImpl(url, { method, headers, body });
+    const res = await this.send(method, path, { query: options.query, headers, body });
     if (res.status === 204) return undefined as T;
     const text = await res.text();
-    const parsed: unknown = text === "" ? undefined : JSON.parse(text);
-    if (!res.ok) {
-      const error = (parsed as { error?: { code?: ErrorCode; message?: string } } | undefined)?.error;
-      throw new PrimError(
-        res.status,
-        error?.code ?? "internal_error",
-        error?.message ?? `HTTP ${res.status}`,
-        res.headers.get("x-request-id"),
-      );
+    return (text === "" ? undefined : JSON.parse(text)) as T;
+  }
+
+  /**
+   * A request with a raw body (bytes or a stream) and the raw response, for object routes.
+   * Non-2xx answers (other than 304) throw PrimError like `request`.
+   */
+  async send(
+    method: string,
+    path: string,
+    options: { query?: Query; headers?: Record<string, string>; body?: RequestInit["body"] } = {},
+  ): Promise<Response> {
+    const url = new URL(this.baseUrl + path);
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    return parsed as T;
+    const headers: Record<string, string> = { ...options.headers };
+    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
+    const init: RequestInit & { duplex?: "half" } = { method, headers, body: options.body };
+    // A streamed request body needs half-duplex mode in Node's fetch.
+    if (options.body instanceof ReadableStream) init.duplex = "half";
+    const res = await this.fetchImpl(url, init);
+    if (res.ok || res.status === 304) return res;
+    const text = await res.text();
+    let error: { code?: ErrorCode; message?: string } | undefined;
+    try {
+      error = (JSON.parse(text) as { error?: typeof error }).error;
+    } catch {
+      error = undefined;
+    }
+    throw new PrimError(
+      res.status,
+      error?.code ?? "internal_error",
+      error?.message ?? `HTTP ${res.status}`,
+      res.headers.get("x-request-id"),
+    );
   }
 }
 

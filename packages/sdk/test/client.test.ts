@@ -73,3 +73,27 @@ describe("PrimClient", () => {
     expect(err.requestId).toMatch(/^req_/);
   });
 });
+
+describe("PrimClient storage", () => {
+  it("puts, reads, lists, copies, presigns and deletes objects", async () => {
+    await client.groups.create("app");
+    const s = client.storage((await client.primitives.create({ name: "files", type: "storage", group: "app" })).id);
+    const info = await s.put("docs/a.txt", "hello world", { contentType: "text/plain", metadata: { owner: "ada" } });
+    expect(info).toMatchObject({ key: "docs/a.txt", size: 11, content_type: "text/plain", metadata: { owner: "ada" } });
+    expect((await s.bytes("docs/a.txt")).toString()).toBe("hello world");
+    const part = await s.get("docs/a.txt", { range: "bytes=6-" });
+    expect(part.status).toBe(206);
+    expect(await part.text()).toBe("world");
+    expect((await s.get("docs/a.txt", { ifNoneMatch: info.etag })).status).toBe(304);
+    expect((await s.stat("docs/a.txt")).etag).toBe(info.etag);
+    await expect(s.put("docs/a.txt", "x", { createOnly: true })).rejects.toMatchObject({ code: "precondition_failed" });
+    expect((await s.copy("docs/a.txt", "docs/b.txt")).size).toBe(11);
+    expect((await s.list({ prefix: "docs/" })).data.map((o) => o.key)).toEqual(["docs/a.txt", "docs/b.txt"]);
+    const signed = await s.presign("docs/a.txt", { expiresIn: "5m" });
+    expect(await (await fetch(signed.url)).text()).toBe("hello world");
+    await s.revokeSigned();
+    expect((await fetch(signed.url)).status).toBe(403);
+    await s.delete("docs/a.txt");
+    await expect(s.stat("docs/a.txt")).rejects.toMatchObject({ status: 404 });
+  });
+});
