@@ -1,5 +1,5 @@
 import { type Engine, type Principal, prefixedId } from "@prim/engine";
-import Fastify, { type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { installErrorHandling } from "./errors.js";
 import { type LocalAuthOptions, localAuthenticator } from "./local-auth.js";
 import { buildOpenApi } from "./openapi.js";
@@ -54,6 +54,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // Callback style, not async: this hook runs on every request.
   app.addHook("onRequest", (req, reply, done) => {
     reply.header("x-request-id", req.id);
+    if (req.url.startsWith("/v1/signed/")) setSignedCors(reply);
     try {
       const principal = authenticate(req);
       if (principal instanceof Promise) {
@@ -71,6 +72,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
 
   app.get("/health", async () => ({ ok: true, version: VERSION }));
+  // Browsers on any origin may use a signed URL; PUT with a Content-Type needs a preflight.
+  app.options("/v1/signed/:token", (_req, reply) => reply.code(204).send());
 
   for (const route of REST_ROUTES) if (!route.rawBody) mountRoute(app, engine, route);
   // Raw-body routes live in their own context, whose only parser hands the stream on unread.
@@ -84,6 +87,15 @@ export function createServer(options: ServerOptions): FastifyInstance {
   app.get("/v1/openapi.json", async () => openapi);
 
   return app;
+}
+
+/** Signed URLs are capabilities: any origin may use them (and read their errors). */
+function setSignedCors(reply: FastifyReply): void {
+  reply.header("Access-Control-Allow-Origin", "*");
+  reply.header("Access-Control-Allow-Methods", "GET, HEAD, PUT");
+  reply.header("Access-Control-Allow-Headers", "Content-Type, If-None-Match, Range");
+  reply.header("Access-Control-Expose-Headers", "ETag, Content-Length, Content-Range, Accept-Ranges, Last-Modified");
+  reply.header("Access-Control-Max-Age", "600");
 }
 
 /** The local engine's REST server: tokenless on localhost unless a root token is set. */

@@ -114,3 +114,21 @@ describe("scoped credentials over REST", () => {
     expect((await call("GET", `${base}/keys`)).status).toBe(200);
   });
 });
+
+describe("signed URL CORS", () => {
+  it("lets any origin preflight and read signed routes", async () => {
+    const { api } = await startServer();
+    const preflight = await api("OPTIONS", "/v1/signed/anything", undefined, {
+      origin: "https://app.example",
+      "access-control-request-method": "PUT",
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("PUT");
+    const denied = await api("GET", "/v1/signed/not-a-token", undefined, { origin: "https://app.example" });
+    expect(denied.status).toBe(403);
+    expect(denied.headers.get("access-control-allow-origin")).toBe("*");
+    // Everything else stays closed to other sites.
+    expect((await api("GET", "/v1/groups", undefined, { origin: "https://app.example" })).status).toBe(403);
+  });
+});
