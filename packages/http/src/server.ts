@@ -32,6 +32,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
       return typeof given === "string" && REQUEST_ID_RE.test(given) ? given : prefixedId("req");
     },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
+    // Shutdown must not wait for idle keep-alive connections.
+    forceCloseConnections: true,
   });
 
   // JSON only (raw-body routes add their own parsers). An empty JSON body is no body (POST
@@ -73,7 +75,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   app.get("/health", async () => ({ ok: true, version: VERSION }));
   // Browsers on any origin may use a signed URL; PUT with a Content-Type needs a preflight.
-  app.options("/v1/signed/:token", (_req, reply) => reply.code(204).send());
+  app.options("/v1/signed/*", (_req, reply) => reply.code(204).send());
 
   for (const route of REST_ROUTES) if (!route.rawBody) mountRoute(app, engine, route);
   // Raw-body routes live in their own context, whose only parser hands the stream on unread.

@@ -3,7 +3,13 @@ import { existsSync, readdirSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/engine";
+import { afterEach } from "vitest";
 import { startServer, type TestServerOptions } from "./helpers.js";
+
+// A streamed (blob-backed) response finishes on the server a moment after the client has read
+// its last byte; a server closed in that moment keeps the keep-alive connection open until its
+// timeout. This hook runs before helpers.ts closes the server (hooks run as a stack).
+afterEach(() => sleep(50));
 
 export const OBJECT_FIELDS = ["content_type", "created_at", "etag", "key", "metadata", "size", "updated_at"];
 

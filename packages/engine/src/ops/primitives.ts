@@ -99,6 +99,7 @@ export const primitiveUpdate = defineOp({
     const group = input.group === undefined ? null : await resolveGroup(services, ctx.principal, input.group);
     const patch = { name: input.name, group_id: group?.id };
     await services.catalog.updatePrimitive(primitive.id, patch);
+    if (group !== null && group.id !== primitive.group_id) services.files.moved(primitive.id, primitive.type);
     const updated = (await services.catalog.getPrimitive(primitive.id)) as PrimitiveRecord;
     ctx.audit.detail = {
       from: { name: primitive.name, group: primitive.group },

@@ -15,6 +15,8 @@ export interface PrimitiveDefinition<S = unknown> {
   items(store: S): number;
   /** Bytes the primitive holds outside its file (blobs), added to `size_bytes`. */
   externalBytes?(store: S): number;
+  /** Called when the primitive moves to another group (storage: invalidate signed URLs). */
+  onMove?(store: S): void;
   /** Blob hashes the primitive references (kept by blob collection). */
   blobRefs?(store: S): Iterable<string>;
 }

@@ -69,6 +69,11 @@ export class PrimitiveFiles {
     return definition.items(handle.store);
   }
 
+  /** Lets the type react to a move to another group. */
+  moved(id: string, type: PrimitiveType): void {
+    this.definitions.get(type)?.onMove?.(this.handle(id, type).store);
+  }
+
   /** Blob hashes a primitive references. */
   blobRefs(id: string, type: PrimitiveType): Iterable<string> {
     const definition = this.definitions.get(type);

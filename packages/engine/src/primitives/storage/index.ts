@@ -7,6 +7,10 @@ export const storageDefinition: PrimitiveDefinition<StorageStore> = {
   items: (store) => store.count(),
   externalBytes: (store) => store.blobBytes(),
   blobRefs: (store) => store.blobRefs(),
+  // Moving a store invalidates its signed URLs, even if it later moves back.
+  onMove: (store) => {
+    store.revokeSigned();
+  },
 };
 
 export {

@@ -35,8 +35,10 @@ export class UrlSigner {
     const dot = token.indexOf(".");
     if (dot <= 0 || dot !== token.lastIndexOf(".")) return null;
     const payload = token.slice(0, dot);
-    const given = Buffer.from(token.slice(dot + 1), "base64url");
-    const expected = this.mac(payload);
+    // Compare the signature's text, not its decoded bytes: base64url decoding ignores the
+    // unused low bits of the last character, so several texts decode to the same bytes.
+    const given = Buffer.from(token.slice(dot + 1));
+    const expected = Buffer.from(this.mac(payload).toString("base64url"));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     try {
       const grant = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as SignedGrant;
