@@ -4,6 +4,7 @@ import type { BlobCollector } from "./blobs/collector.js";
 import type { Catalog, PrimitiveRecord } from "./catalog/catalog.js";
 import type { Clock } from "./core/clock.js";
 import type { PrimitiveInfo } from "./core/types.js";
+import type { SqlHost } from "./primitives/db/sql-host.js";
 import type { UrlSigner } from "./primitives/storage/signing.js";
 import type { PrimitiveFiles } from "./storage/primitive-files.js";
 
@@ -18,6 +19,7 @@ export interface EngineServices {
   blobs: BlobStore;
   blobCollector: BlobCollector;
   signer: UrlSigner;
+  sqlHost: SqlHost;
 }
 
 export function primitiveInfo(services: EngineServices, p: PrimitiveRecord): PrimitiveInfo {

@@ -16,6 +16,7 @@ import type { EngineServices } from "./engine-services.js";
 import { OPERATIONS } from "./ops/index.js";
 import type { AnyOperation, AuditNote, OpContext } from "./ops/operation.js";
 import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
+import { SqlHost } from "./primitives/db/sql-host.js";
 import type { PrimitiveDefinition } from "./primitives/definition.js";
 import { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
 import { UrlSigner } from "./primitives/storage/signing.js";
@@ -65,12 +66,23 @@ export class Engine {
     const definitions = new Map(
       (options.definitions ?? PRIMITIVE_DEFINITIONS).map((d) => [d.type, d as PrimitiveDefinition]),
     );
-    const files = new PrimitiveFiles(options.dataDir, definitions, clock, options.maxOpenFiles);
+    const sqlHost = new SqlHost();
+    const files = new PrimitiveFiles(options.dataDir, definitions, { clock, sqlHost }, options.maxOpenFiles);
     const audit = new AuditLog(catalog, options.auditFlushMs);
     const blobs = new LocalBlobStore(join(options.dataDir, "blobs"));
     const blobCollector = new BlobCollector(catalog, files, blobs);
     const signer = new UrlSigner(readOrCreateKey(join(options.dataDir, "signing.key")));
-    const services: EngineServices = { catalog, files, audit, clock, namespace: "local", blobs, blobCollector, signer };
+    const services: EngineServices = {
+      catalog,
+      files,
+      audit,
+      clock,
+      namespace: "local",
+      blobs,
+      blobCollector,
+      signer,
+      sqlHost,
+    };
     return new Engine(services, options.operations, () => lock.release());
   }
 
@@ -129,7 +141,8 @@ export class Engine {
     this.closing ??= (async () => {
       this.services.blobCollector.cancel();
       await this.services.audit.flush();
-      this.services.files.closeAll();
+      await this.services.files.closeAll();
+      await this.services.sqlHost.close();
       await this.services.catalog.close();
       this.onClose();
     })();
@@ -143,9 +156,13 @@ export class Engine {
         `this route applies to ${op.type} primitives; primitive '${primitive.name}' is a ${primitive.type}`,
       );
     }
-    const tool = typeof op.tool === "function" && primitive !== undefined ? op.tool(primitive) : op.tool;
-    if (typeof tool === "string" && !toolAllowed(principal, tool)) {
-      throw new ServiceError("tool_not_allowed", `this credential's tool allowlist does not include ${tool}`);
+    const tool = typeof op.tool === "function" ? (primitive === undefined ? undefined : op.tool(primitive)) : op.tool;
+    const anyOf = tool === undefined ? [] : typeof tool === "string" ? [tool] : tool;
+    if (anyOf.length > 0 && !anyOf.some((t) => toolAllowed(principal, t))) {
+      throw new ServiceError(
+        "tool_not_allowed",
+        `this credential's tool allowlist does not include ${anyOf.join(" or ")}`,
+      );
     }
     if (primitive?.paused && (op.refusedWhilePaused ?? op.type !== undefined)) {
       throw new ServiceError("paused", `primitive '${primitive.name}' is paused`);

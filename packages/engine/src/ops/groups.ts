@@ -98,7 +98,7 @@ export const groupDelete = defineOp({
     }
     // Catalog rows go first: once they are gone nothing can reach the files.
     await services.catalog.deleteGroup(group.id);
-    for (const p of primitives) services.files.remove(p.id);
+    for (const p of primitives) await services.files.remove(p.id);
     ctx.audit.detail = { primitives_deleted: primitives.length };
   },
 });

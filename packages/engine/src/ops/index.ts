@@ -1,5 +1,7 @@
+import { DB_OPERATIONS } from "../primitives/db/index.js";
 import { KV_OPERATIONS } from "../primitives/kv/index.js";
 import { STORAGE_OPERATIONS } from "../primitives/storage/index.js";
+import { primitiveExport } from "./export.js";
 import { groupCreate, groupDelete, groupGet, groupList } from "./groups.js";
 import type { AnyOperation } from "./operation.js";
 import {
@@ -23,6 +25,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   primitiveUpdate,
   primitiveDelete,
   primitiveStats,
+  primitiveExport,
   ...KV_OPERATIONS,
+  ...DB_OPERATIONS,
   ...STORAGE_OPERATIONS,
 ];

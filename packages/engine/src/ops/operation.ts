@@ -37,10 +37,11 @@ export interface Operation<I = unknown, O = unknown, S = unknown> {
   /** For data operations: the primitive type the route applies to (else 400 `wrong_type`). */
   type?: PrimitiveType;
   /**
-   * Allowlist tool required of a scoped principal (or a function of the target primitive, for
-   * routes such as stats whose tool depends on the type); absent = any principal reaching the group.
+   * Allowlist tool required of a scoped principal: one name, any of several (`db_query` or
+   * `db_exec`), or a function of the target primitive (stats, export: the type's read tool);
+   * absent = any principal reaching the group.
    */
-  tool?: string | ((primitive: PrimitiveRecord) => string);
+  tool?: string | readonly string[] | ((primitive: PrimitiveRecord) => string);
   /** Rejects scoped principals with 403 `forbidden`. */
   accountOnly?: boolean;
   /** Refused with 423 while the primitive is paused; defaults to true for data routes (`type` set). */

@@ -41,7 +41,7 @@ export const primitiveCreate = defineOp({
     try {
       await services.catalog.createPrimitive(record);
     } catch (err) {
-      services.files.remove(record.id);
+      await services.files.remove(record.id);
       throw err;
     }
     ctx.audit.subject = { id: record.id, type: record.type, name: record.name, group: group.name };
@@ -118,7 +118,7 @@ export const primitiveDelete = defineOp({
   input: z.strictObject({}),
   async run(ctx): Promise<void> {
     await ctx.services.catalog.deletePrimitive(ctx.primitive.id);
-    ctx.services.files.remove(ctx.primitive.id);
+    await ctx.services.files.remove(ctx.primitive.id);
   },
 });
 
@@ -129,14 +129,14 @@ export const primitiveStats = defineOp({
   audited: true,
   metered: true,
   input: z.strictObject({}),
-  run(ctx): PrimitiveStats {
+  async run(ctx): Promise<PrimitiveStats> {
     const { services, primitive: p } = ctx;
     return {
       id: p.id,
       name: p.name,
       type: p.type,
       size_bytes: services.files.sizeBytes(p.id, p.type),
-      items: services.files.items(p.id, p.type),
+      items: await services.files.items(p.id, p.type),
       paused: p.paused,
     };
   },

@@ -1,18 +1,33 @@
 import type Database from "better-sqlite3";
 import type { Clock } from "../core/clock.js";
 import type { PrimitiveType } from "../core/types.js";
+import type { SqlHost } from "./db/sql-host.js";
 
 /**
  * What every primitive type provides over its SQLite file. The engine opens files, keeps them
  * open in an LRU, and hands each operation the type's store; snapshot, fork, export and stats
  * work on the file itself and so stay uniform across types.
  */
+/** What every type's store may use, handed over by the engine. */
+export interface PrimitiveEnv {
+  clock: Clock;
+  /** The process that runs user SQL for `db` primitives (started on first use). */
+  sqlHost: SqlHost;
+}
+
 export interface PrimitiveDefinition<S = unknown> {
   type: PrimitiveType;
+  /**
+   * True when the type keeps its file itself (the `db` type's file is the user's database,
+   * opened only by the SQL host); the engine then opens no connection and passes `db` null.
+   */
+  ownsFile?: boolean;
   /** Creates the type's tables (idempotently) and returns its store over the open file. */
-  open(db: Database.Database, env: { clock: Clock }): S;
+  open(db: Database.Database, env: PrimitiveEnv & { path: string; dir: string }): S;
+  /** Called when the engine closes the primitive (LRU eviction, delete, shutdown). */
+  close?(store: S): void | Promise<void>;
   /** PrimitiveStats `items`, counted as the spec says for the type. */
-  items(store: S): number;
+  items(store: S): number | Promise<number>;
   /** Bytes the primitive holds outside its file (blobs), added to `size_bytes`. */
   externalBytes?(store: S): number;
   /** Called when the primitive moves to another group (storage: invalidate signed URLs). */

@@ -1,3 +1,4 @@
+import { dbDefinition } from "./db/index.js";
 import type { PrimitiveDefinition } from "./definition.js";
 import { kvDefinition } from "./kv/index.js";
 import { storageDefinition } from "./storage/index.js";
@@ -5,5 +6,6 @@ import { storageDefinition } from "./storage/index.js";
 /** Every primitive type this engine serves, one entry per type. */
 export const PRIMITIVE_DEFINITIONS: readonly PrimitiveDefinition[] = [
   kvDefinition as PrimitiveDefinition,
+  dbDefinition as PrimitiveDefinition,
   storageDefinition as PrimitiveDefinition,
 ];

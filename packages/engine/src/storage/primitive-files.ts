@@ -1,15 +1,16 @@
+import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
-import type { Clock } from "../core/clock.js";
 import type { PrimitiveType } from "../core/types.js";
-import type { PrimitiveDefinition } from "../primitives/definition.js";
+import type { PrimitiveDefinition, PrimitiveEnv } from "../primitives/definition.js";
 import { openSqlite } from "./sqlite.js";
 
 export interface PrimitiveHandle {
   id: string;
   type: PrimitiveType;
-  db: Database.Database;
+  /** The engine's connection to the file; null for types that keep their file elsewhere (db). */
+  db: Database.Database | null;
   store: unknown;
 }
 
@@ -25,7 +26,7 @@ export class PrimitiveFiles {
   constructor(
     dataDir: string,
     private readonly definitions: ReadonlyMap<PrimitiveType, PrimitiveDefinition>,
-    private readonly clock: Clock,
+    private readonly env: PrimitiveEnv,
     private readonly maxOpen = 256,
   ) {
     this.dir = join(dataDir, "primitives");
@@ -39,6 +40,18 @@ export class PrimitiveFiles {
 
   path(id: string): string {
     return join(this.dir, `${id}.sqlite`);
+  }
+
+  /** A fresh path for a temporary file (exports), under `<dataDir>/tmp`. */
+  tmpPath(name: string): string {
+    const dir = join(this.dir, "..", "tmp");
+    mkdirSync(dir, { recursive: true });
+    return join(dir, `${name}-${randomBytes(6).toString("hex")}`);
+  }
+
+  /** A directory for a primitive's further files (db branches and metadata). */
+  auxDir(id: string): string {
+    return join(this.dir, `${id}.d`);
   }
 
   definition(type: PrimitiveType): PrimitiveDefinition | undefined {
@@ -56,14 +69,15 @@ export class PrimitiveFiles {
     }
     const definition = this.definitions.get(type);
     if (definition === undefined) throw new Error(`no definition for primitive type ${type}`);
-    const db = openSqlite(this.path(id), { exclusive: true });
-    const handle: PrimitiveHandle = { id, type, db, store: definition.open(db, { clock: this.clock }) };
+    const db = definition.ownsFile ? null : openSqlite(this.path(id), { exclusive: true });
+    const store = definition.open(db as Database.Database, { ...this.env, path: this.path(id), dir: this.auxDir(id) });
+    const handle: PrimitiveHandle = { id, type, db, store };
     this.open.set(id, handle);
     this.evict();
     return handle;
   }
 
-  items(id: string, type: PrimitiveType): number {
+  items(id: string, type: PrimitiveType): number | Promise<number> {
     const handle = this.handle(id, type);
     const definition = this.definitions.get(type) as PrimitiveDefinition;
     return definition.items(handle.store);
@@ -99,28 +113,30 @@ export class PrimitiveFiles {
     return total;
   }
 
-  /** Closes the file and deletes it with its WAL and shared-memory files. */
-  remove(id: string): void {
-    this.closeOne(id);
+  /** Closes the file and deletes it with its WAL, shared-memory files and further files. */
+  async remove(id: string): Promise<void> {
+    await this.closeOne(id);
     const base = this.path(id);
     for (const file of [base, `${base}-wal`, `${base}-shm`]) rmSync(file, { force: true });
+    rmSync(this.auxDir(id), { recursive: true, force: true });
   }
 
-  closeAll(): void {
-    for (const id of [...this.open.keys()]) this.closeOne(id);
+  async closeAll(): Promise<void> {
+    for (const id of [...this.open.keys()]) await this.closeOne(id);
   }
 
-  private closeOne(id: string): void {
+  private async closeOne(id: string): Promise<void> {
     const handle = this.open.get(id);
     if (handle === undefined) return;
     this.open.delete(id);
-    handle.db.close();
+    handle.db?.close();
+    await this.definitions.get(handle.type)?.close?.(handle.store);
   }
 
   private evict(): void {
     while (this.open.size > this.maxOpen) {
       const oldest = this.open.keys().next().value as string;
-      this.closeOne(oldest);
+      void this.closeOne(oldest);
     }
   }
 }

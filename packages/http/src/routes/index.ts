@@ -1,4 +1,5 @@
 import type { RestRoute } from "../route.js";
+import { DB_ROUTES } from "./db.js";
 import { GROUP_ROUTES } from "./groups.js";
 import { KV_ROUTES } from "./kv.js";
 import { PRIMITIVE_ROUTES } from "./primitives.js";
@@ -9,6 +10,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
   ...GROUP_ROUTES,
   ...PRIMITIVE_ROUTES,
   ...KV_ROUTES,
+  ...DB_ROUTES,
   ...STORAGE_ROUTES,
   ...SIGNED_ROUTES,
 ];

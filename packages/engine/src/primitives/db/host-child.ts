@@ -1,0 +1,165 @@
+// The SQL host: a child process that runs user SQL with better-sqlite3. It exists so that a
+// runaway statement can be stopped for real (the engine kills the process; WAL keeps the file
+// intact) and so user SQL never blocks the engine's event loop.
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { type ExecError, execute } from "./host-exec.js";
+import type { BranchInfo, DbLocation, HostReply, HostRequest } from "./protocol.js";
+
+const open = new Map<string, Database.Database>();
+
+function connect(path: string): Database.Database {
+  let db = open.get(path);
+  if (db === undefined) {
+    db = new Database(path);
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.pragma("busy_timeout = 5000");
+    db.pragma("foreign_keys = ON");
+    open.set(path, db);
+  }
+  return db;
+}
+
+function closePath(path: string): void {
+  open.get(path)?.close();
+  open.delete(path);
+}
+
+const branchPath = (at: DbLocation, name: string) => join(at.dir, "branches", `${name}.sqlite`);
+
+/** Per-database metadata: branches and a counter of writes to main (for promote conflicts). */
+function meta(at: DbLocation): Database.Database {
+  const path = join(at.dir, "meta.sqlite");
+  if (!open.has(path)) {
+    mkdirSync(join(at.dir, "branches"), { recursive: true });
+    connect(path).exec(`
+      CREATE TABLE IF NOT EXISTS branches (name TEXT PRIMARY KEY, created_at INTEGER NOT NULL, base_version INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), main_version INTEGER NOT NULL);
+      INSERT OR IGNORE INTO state (id, main_version) VALUES (1, 0);`);
+  }
+  return connect(path);
+}
+
+const mainVersion = (at: DbLocation) => meta(at).prepare("SELECT main_version FROM state").pluck().get() as number;
+const bumpMain = (at: DbLocation) => meta(at).prepare("UPDATE state SET main_version = main_version + 1").run();
+
+function fail(code: string, message: string): never {
+  throw { code, message } satisfies ExecError;
+}
+
+function branchRow(at: DbLocation, name: string) {
+  return meta(at).prepare("SELECT * FROM branches WHERE name = ?").get(name) as
+    | { name: string; created_at: number; base_version: number }
+    | undefined;
+}
+
+/** The connection a request addresses: main, or an existing branch (404 otherwise). */
+function target(at: DbLocation): Database.Database {
+  if (at.branch === undefined) return connect(at.file);
+  if (branchRow(at, at.branch) === undefined) fail("not_found", `branch '${at.branch}' not found`);
+  return connect(branchPath(at, at.branch));
+}
+
+async function handle(req: HostRequest): Promise<unknown> {
+  switch (req.kind) {
+    case "exec": {
+      const result = execute(target(req.at), req.statements, req.batch, req.readOnly);
+      if (result.wrote && req.at.branch === undefined) bumpMain(req.at);
+      return result.value;
+    }
+    case "tables":
+      return target(req.at)
+        .prepare(
+          "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )
+        .all();
+    case "table": {
+      const db = target(req.at);
+      const row = db
+        .prepare("SELECT name, type, sql FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ?")
+        .get(req.name) as { name: string; type: string; sql: string } | undefined;
+      if (row === undefined) fail("not_found", `table '${req.name}' not found`);
+      const columns = (db.prepare("SELECT * FROM pragma_table_info(?)").all(req.name) as Record<string, unknown>[]).map(
+        (c) => ({
+          name: c.name,
+          type: c.type,
+          notnull: c.notnull === 1,
+          default: c.dflt_value,
+          pk: c.pk,
+        }),
+      );
+      return { ...row, columns };
+    }
+    case "branch.create": {
+      if (branchRow(req.at, req.name) !== undefined) fail("already_exists", `branch '${req.name}' already exists`);
+      const path = branchPath(req.at, req.name);
+      rmSync(path, { force: true });
+      await connect(req.at.file).backup(path);
+      meta(req.at)
+        .prepare("INSERT INTO branches (name, created_at, base_version) VALUES (?, ?, ?)")
+        .run(req.name, req.now, mainVersion(req.at));
+      return { name: req.name, created_at: req.now, main_changed: false } satisfies BranchInfo;
+    }
+    case "branch.list": {
+      const version = mainVersion(req.at);
+      return (
+        meta(req.at).prepare("SELECT * FROM branches ORDER BY name").all() as {
+          name: string;
+          created_at: number;
+          base_version: number;
+        }[]
+      ).map(
+        (b) =>
+          ({ name: b.name, created_at: b.created_at, main_changed: b.base_version !== version }) satisfies BranchInfo,
+      );
+    }
+    case "branch.promote": {
+      const branch = branchRow(req.at, req.name);
+      if (branch === undefined) fail("not_found", `branch '${req.name}' not found`);
+      if (!req.force && branch.base_version !== mainVersion(req.at)) {
+        fail("branch_conflict", `main changed since branch '${req.name}' was created; pass force to promote anyway`);
+      }
+      // The backup API copies the branch into main page by page, in one transaction of main.
+      const path = branchPath(req.at, req.name);
+      closePath(req.at.file);
+      await connect(path).backup(req.at.file);
+      closePath(path);
+      rmSync(path, { force: true });
+      meta(req.at).prepare("DELETE FROM branches WHERE name = ?").run(req.name);
+      bumpMain(req.at);
+      return { promoted: req.name };
+    }
+    case "branch.delete": {
+      if (branchRow(req.at, req.name) === undefined) fail("not_found", `branch '${req.name}' not found`);
+      const path = branchPath(req.at, req.name);
+      closePath(path);
+      for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+      meta(req.at).prepare("DELETE FROM branches WHERE name = ?").run(req.name);
+      return { deleted: req.name };
+    }
+    case "backup":
+      await target(req.at).backup(req.dest);
+      return { path: req.dest };
+    case "close":
+      for (const path of [...open.keys()]) if (path === req.at.file || path.startsWith(req.at.dir)) closePath(path);
+      return { closed: true };
+  }
+}
+
+// Requests run strictly one after another, in arrival order (the engine relies on it).
+let queue: Promise<unknown> = Promise.resolve();
+
+process.on("message", (message: { id: number; req: HostRequest }) => {
+  const reply = (r: HostReply) => process.send?.(r);
+  queue = queue
+    .then(() => handle(message.req))
+    .then(
+      (value) => reply({ id: message.id, ok: true, value }),
+      (err: unknown) => {
+        const e = err as Partial<ExecError> & { message?: string };
+        reply({ id: message.id, ok: false, code: e.code ?? "internal_error", message: e.message ?? String(err) });
+      },
+    );
+});

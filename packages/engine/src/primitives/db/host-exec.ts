@@ -1,0 +1,145 @@
+import type Database from "better-sqlite3";
+import { MAX_RESULT_BYTES, MAX_RESULT_ROWS, type QueryResult, type Statement } from "./protocol.js";
+import { leadingKeyword } from "./sql-safety.js";
+
+/** An error the host reports with a spec code (mapped to a ServiceError by the engine). */
+export interface ExecError {
+  code: string;
+  message: string;
+}
+
+/** JSON-safe values: integers beyond 2^53 as strings, BLOBs as base64. */
+function outValue(value: unknown): unknown {
+  if (typeof value === "bigint") {
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value.toString();
+  }
+  if (Buffer.isBuffer(value)) return value.toString("base64");
+  return value;
+}
+
+/** Parameters as SQLite binds them: booleans as 0/1, `{ base64 }` as a BLOB. */
+function inValue(value: unknown, where: string): unknown {
+  if (value === null || typeof value === "string" || typeof value === "number") return value;
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "object" && value !== null && typeof (value as { base64?: unknown }).base64 === "string") {
+    return Buffer.from((value as { base64: string }).base64, "base64");
+  }
+  throw {
+    code: "invalid_request",
+    message: `${where}: parameters must be strings, numbers, booleans, null or { base64 }`,
+  };
+}
+
+function bindings(params: unknown, where: string): unknown[] {
+  if (params === undefined || params === null) return [];
+  if (Array.isArray(params)) return [params.map((v, i) => inValue(v, `${where}[${i}]`))];
+  if (typeof params === "object") {
+    // `:name`, `@name` and `$name` all bind the key `name`.
+    const named: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(params)) named[k.replace(/^[:@$]/, "")] = inValue(v, `${where}.${k}`);
+    return [named];
+  }
+  throw { code: "invalid_request", message: `${where}: params must be an array or an object` };
+}
+
+function toExecError(err: unknown, where: string): ExecError {
+  const e = err as { code?: string; message?: string; name?: string };
+  if (typeof e.code === "string" && !e.code.startsWith("SQLITE_")) return e as ExecError; // already ours
+  const message = `${where}: ${e.message ?? String(err)}`;
+  if (e.code?.startsWith("SQLITE_CONSTRAINT")) return { code: "conflict", message };
+  if (e.code === "SQLITE_TOOBIG") return { code: "payload_too_large", message };
+  if (e.code === "SQLITE_ERROR" || e.code === "SQLITE_RANGE" || e.code === "SQLITE_MISMATCH") {
+    return { code: "invalid_request", message };
+  }
+  if (e.name === "RangeError" || e.name === "TypeError") return { code: "invalid_request", message };
+  return { code: "internal_error", message };
+}
+
+function runOne(
+  db: Database.Database,
+  st: Statement,
+  readOnly: boolean,
+  where: string,
+): { result: QueryResult; wrote: boolean } {
+  if (typeof st.sql !== "string" || st.sql.trim() === "")
+    throw { code: "invalid_request", message: `${where}: sql is empty` };
+  const stmt = db.prepare(st.sql); // refuses more than one statement
+  if (readOnly && !stmt.readonly) {
+    throw {
+      code: "forbidden",
+      message: `${where}: this statement writes; the credential allows only reads (db_query without db_exec)`,
+    };
+  }
+  stmt.safeIntegers(true);
+  const args = bindings(st.params, `${where}.params`);
+  const insert = ["INSERT", "REPLACE"].includes(leadingKeyword(st.sql));
+  if (!stmt.reader) {
+    const info = stmt.run(...args);
+    return {
+      result: {
+        columns: [],
+        rows: [],
+        rows_affected: info.changes,
+        last_insert_rowid: insert && info.changes > 0 ? (outValue(info.lastInsertRowid) as number) : null,
+        truncated: false,
+      },
+      wrote: !stmt.readonly,
+    };
+  }
+  const columns = stmt.columns().map((c) => c.name);
+  const rows: Record<string, unknown>[] = [];
+  let bytes = 0;
+  let truncated = false;
+  for (const raw of stmt.iterate(...args) as Iterable<Record<string, unknown>>) {
+    if (rows.length >= MAX_RESULT_ROWS || bytes >= MAX_RESULT_BYTES) {
+      truncated = true;
+      break;
+    }
+    const row: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(raw)) {
+      const out = outValue(v);
+      row[k] = out;
+      bytes += typeof out === "string" ? out.length + 8 : 16;
+    }
+    rows.push(row);
+  }
+  const changes = stmt.readonly ? 0 : (db.prepare("SELECT changes()").pluck().get() as number);
+  const lastId = insert && changes > 0 ? (db.prepare("SELECT last_insert_rowid()").pluck().get() as number) : null;
+  return {
+    result: { columns, rows, rows_affected: changes, last_insert_rowid: lastId, truncated },
+    wrote: !stmt.readonly,
+  };
+}
+
+/** Runs one statement, or a batch in one transaction (any failure rolls all back, naming its index). */
+export function execute(
+  db: Database.Database,
+  statements: Statement[],
+  batch: boolean,
+  readOnly: boolean,
+): { value: unknown; wrote: boolean } {
+  if (!batch) {
+    try {
+      const { result, wrote } = runOne(db, statements[0] as Statement, readOnly, "sql");
+      return { value: result, wrote };
+    } catch (err) {
+      throw toExecError(err, "sql");
+    }
+  }
+  let wrote = false;
+  const results = db.transaction(() =>
+    statements.map((st, i) => {
+      try {
+        const out = runOne(db, st, readOnly, `statements[${i}]`);
+        wrote ||= out.wrote;
+        return out.result;
+      } catch (err) {
+        const e = toExecError(err, `statements[${i}]`);
+        throw { ...e, message: `${e.message}; the batch was rolled back` };
+      }
+    }),
+  )();
+  return { value: { results }, wrote };
+}

@@ -1,0 +1,164 @@
+import { z } from "zod";
+import { nameSchema } from "../../core/names.js";
+import { queryBoolean } from "../../core/pagination.js";
+import { toolAllowed } from "../../core/principal.js";
+import { defineOp, type OpContext, type Operation } from "../../ops/operation.js";
+import type { BranchInfo, QueryResult } from "./protocol.js";
+import { checkStatementAllowed } from "./sql-safety.js";
+import type { DbStore, TableDetail, TableSummary } from "./store.js";
+
+/** Most statements in one batch. */
+export const MAX_BATCH_STATEMENTS = 100;
+/** Longest SQL text of one statement. */
+export const MAX_SQL_CHARS = 100_000;
+
+const sqlSchema = z
+  .string()
+  .min(1, "must not be empty")
+  .max(MAX_SQL_CHARS, `must be at most ${MAX_SQL_CHARS} characters`);
+const paramsSchema = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]).optional();
+const branchSchema = nameSchema.optional();
+
+/** Any db tool reaches query and batch; writing needs `db_exec` (SQLite decides what writes). */
+const DB_TOOLS = ["db_query", "db_exec"];
+const readOnly = (ctx: OpContext) => !toolAllowed(ctx.principal, "db_exec");
+
+function checkAll(statements: { sql: string }[], prefix: (i: number) => string): void {
+  statements.forEach((s, i) => {
+    checkStatementAllowed(s.sql, prefix(i));
+  });
+}
+
+export const dbQuery = defineOp({
+  name: "db.query",
+  target: "primitive",
+  type: "db",
+  tool: DB_TOOLS,
+  audited: true,
+  metered: true,
+  input: z.strictObject({ sql: sqlSchema, params: paramsSchema, branch: branchSchema }),
+  run(ctx, input): Promise<QueryResult> {
+    checkStatementAllowed(input.sql, "sql");
+    ctx.audit.target = input.branch ?? null;
+    return (ctx.store as DbStore).query(
+      { sql: input.sql, params: input.params },
+      { branch: input.branch, readOnly: readOnly(ctx) },
+    );
+  },
+});
+
+export const dbBatch = defineOp({
+  name: "db.batch",
+  target: "primitive",
+  type: "db",
+  tool: DB_TOOLS,
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    statements: z
+      .array(z.strictObject({ sql: sqlSchema, params: paramsSchema }))
+      .min(1, "at least one statement")
+      .max(MAX_BATCH_STATEMENTS, `at most ${MAX_BATCH_STATEMENTS} statements per batch`),
+    branch: branchSchema,
+  }),
+  run(ctx, input): Promise<{ results: QueryResult[] }> {
+    checkAll(input.statements, (i) => `statements[${i}]`);
+    ctx.audit.target = input.branch ?? null;
+    ctx.audit.detail = { statements: input.statements.length };
+    return (ctx.store as DbStore).batch(input.statements, { branch: input.branch, readOnly: readOnly(ctx) });
+  },
+});
+
+export const dbTables = defineOp({
+  name: "db.tables",
+  target: "primitive",
+  type: "db",
+  tool: DB_TOOLS,
+  audited: true,
+  metered: true,
+  input: z.strictObject({ branch: branchSchema }),
+  async run(ctx, input): Promise<{ data: TableSummary[] }> {
+    return { data: await (ctx.store as DbStore).tables(input.branch) };
+  },
+});
+
+export const dbTable = defineOp({
+  name: "db.table",
+  target: "primitive",
+  type: "db",
+  tool: DB_TOOLS,
+  audited: true,
+  metered: true,
+  input: z.strictObject({ table: z.string().min(1), branch: branchSchema }),
+  run(ctx, input): Promise<TableDetail> {
+    ctx.audit.target = input.table;
+    return (ctx.store as DbStore).table(input.table, input.branch);
+  },
+});
+
+export const dbBranchCreate = defineOp({
+  name: "db.branch.create",
+  target: "primitive",
+  type: "db",
+  tool: "db_branch",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ name: nameSchema }),
+  run(ctx, input): Promise<BranchInfo> {
+    ctx.audit.target = input.name;
+    return (ctx.store as DbStore).createBranch(input.name, ctx.services.clock.now());
+  },
+});
+
+export const dbBranchList = defineOp({
+  name: "db.branch.list",
+  target: "primitive",
+  type: "db",
+  tool: "db_branch",
+  audited: true,
+  metered: true,
+  input: z.strictObject({}),
+  async run(ctx): Promise<{ data: BranchInfo[] }> {
+    return { data: await (ctx.store as DbStore).branches() };
+  },
+});
+
+export const dbBranchPromote = defineOp({
+  name: "db.branch.promote",
+  target: "primitive",
+  type: "db",
+  tool: "db_branch",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ branch: nameSchema, force: z.union([z.boolean(), queryBoolean]).default(false) }),
+  run(ctx, input): Promise<{ promoted: string }> {
+    ctx.audit.target = input.branch;
+    ctx.audit.detail = { force: input.force };
+    return (ctx.store as DbStore).promote(input.branch, input.force);
+  },
+});
+
+export const dbBranchDelete = defineOp({
+  name: "db.branch.delete",
+  target: "primitive",
+  type: "db",
+  tool: "db_branch",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ branch: nameSchema }),
+  run(ctx, input): Promise<{ deleted: string }> {
+    ctx.audit.target = input.branch;
+    return (ctx.store as DbStore).deleteBranch(input.branch);
+  },
+});
+
+export const DB_OPERATIONS: readonly Operation[] = [
+  dbQuery,
+  dbBatch,
+  dbTables,
+  dbTable,
+  dbBranchCreate,
+  dbBranchList,
+  dbBranchPromote,
+  dbBranchDelete,
+] as Operation[];

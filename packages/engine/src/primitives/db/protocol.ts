@@ -1,0 +1,51 @@
+/** Messages between the engine and its SQL host process (see sql-host.ts). */
+
+export interface Statement {
+  sql: string;
+  params?: unknown;
+}
+
+/** Where a database lives: its main file and its directory of branches and metadata. */
+export interface DbLocation {
+  file: string;
+  dir: string;
+  /** A branch name, or undefined for main. */
+  branch?: string | undefined;
+}
+
+export type HostRequest =
+  | { kind: "exec"; at: DbLocation; statements: Statement[]; batch: boolean; readOnly: boolean }
+  | { kind: "tables"; at: DbLocation }
+  | { kind: "table"; at: DbLocation; name: string }
+  | { kind: "branch.create"; at: DbLocation; name: string; now: number }
+  | { kind: "branch.list"; at: DbLocation }
+  | { kind: "branch.promote"; at: DbLocation; name: string; force: boolean }
+  | { kind: "branch.delete"; at: DbLocation; name: string }
+  | { kind: "backup"; at: DbLocation; dest: string }
+  | { kind: "close"; at: DbLocation };
+
+export interface QueryResult {
+  columns: string[];
+  rows: Record<string, unknown>[];
+  rows_affected: number;
+  last_insert_rowid: number | null;
+  truncated: boolean;
+}
+
+export interface BranchInfo {
+  name: string;
+  created_at: number;
+  /** Whether main changed since the branch was made (promote would need `force`). */
+  main_changed: boolean;
+}
+
+export type HostReply = { id: number } & (
+  | { ok: true; value: unknown }
+  | { ok: false; code: string; message: string; status?: number }
+);
+
+/** Caps on what one statement may return; past them `truncated` is true. */
+export const MAX_RESULT_ROWS = 10_000;
+export const MAX_RESULT_BYTES = 10 * 1024 * 1024;
+/** A statement (or a whole batch) is stopped after this long. */
+export const STATEMENT_TIMEOUT_MS = 5_000;

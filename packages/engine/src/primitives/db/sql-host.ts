@@ -1,0 +1,124 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { ERROR_STATUS, type ErrorCode, ServiceError } from "../../core/errors.js";
+import { type HostReply, type HostRequest, STATEMENT_TIMEOUT_MS } from "./protocol.js";
+
+// Under vitest the engine runs from its TypeScript sources; the child then runs through tsx.
+const here = import.meta.url;
+const childPath = fileURLToPath(new URL(here.endsWith(".ts") ? "./host-child.ts" : "./host-child.js", here));
+const childExecArgv = here.endsWith(".ts") ? ["--import", "tsx"] : [];
+
+interface Pending {
+  id: number;
+  req: HostRequest;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+function toServiceError(code: string, message: string): ServiceError {
+  const known = code in ERROR_STATUS ? (code as ErrorCode) : "internal_error";
+  return new ServiceError(known, known === "internal_error" ? "internal error; safe to retry" : message);
+}
+
+/**
+ * The engine's side of the SQL host process. Requests are pipelined and answered in order; the
+ * oldest unanswered request is the one running, and only it is timed. When it overruns, the
+ * process is killed (SQLite's WAL keeps every file intact), the request fails, and the ones
+ * queued behind it — which had not started — are sent to a fresh process.
+ */
+export class SqlHost {
+  private child: ChildProcess | null = null;
+  private readonly pending: Pending[] = [];
+  private nextId = 1;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly timeoutMs = STATEMENT_TIMEOUT_MS) {}
+
+  request<T>(req: HostRequest): Promise<T> {
+    if (this.closed) return Promise.reject(new ServiceError("internal_error", "internal error; safe to retry"));
+    return new Promise<T>((resolve, reject) => {
+      const entry: Pending = { id: this.nextId++, req, resolve: resolve as (v: unknown) => void, reject };
+      this.pending.push(entry);
+      this.ensureChild().send({ id: entry.id, req });
+      if (this.pending.length === 1) this.armTimer();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.clearTimer();
+    const child = this.child;
+    this.child = null;
+    if (child === null || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once("exit", () => resolve());
+      child.kill("SIGTERM");
+    });
+  }
+
+  private ensureChild(): ChildProcess {
+    if (this.child !== null) return this.child;
+    const child = fork(childPath, [], {
+      execArgv: childExecArgv,
+      serialization: "advanced",
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    child.on("message", (reply: HostReply) => this.onReply(reply));
+    child.on("exit", () => this.onExit(child));
+    child.unref();
+    (child.channel as unknown as { unref?: () => void } | undefined)?.unref?.();
+    this.child = child;
+    return child;
+  }
+
+  private onReply(reply: HostReply): void {
+    const head = this.pending[0];
+    if (head === undefined || head.id !== reply.id) return; // a reply from before a restart
+    this.pending.shift();
+    this.clearTimer();
+    if (this.pending.length > 0) this.armTimer();
+    if (reply.ok) head.resolve(reply.value);
+    else head.reject(toServiceError(reply.code, reply.message));
+  }
+
+  private armTimer(): void {
+    this.timer = setTimeout(() => this.onTimeout(), this.timeoutMs);
+    this.timer.unref();
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private onTimeout(): void {
+    const head = this.pending.shift();
+    this.restart();
+    head?.reject(
+      new ServiceError("invalid_request", `the statement ran longer than ${this.timeoutMs} ms and was interrupted`),
+    );
+  }
+
+  /** Kills the process and resends what was queued behind the request it was running. */
+  private restart(): void {
+    const old = this.child;
+    this.child = null;
+    old?.removeAllListeners("message");
+    old?.kill("SIGKILL");
+    if (this.pending.length === 0) return;
+    const child = this.ensureChild();
+    for (const p of this.pending) child.send({ id: p.id, req: p.req });
+    this.armTimer();
+  }
+
+  private onExit(child: ChildProcess): void {
+    if (child !== this.child) return; // killed on purpose
+    this.child = null;
+    this.clearTimer();
+    // The process died on its own: the running request may have done anything; fail it.
+    const head = this.pending.shift();
+    head?.reject(new ServiceError("internal_error", "internal error; safe to retry"));
+    if (this.pending.length > 0 && !this.closed) this.restart();
+  }
+}
