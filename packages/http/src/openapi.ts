@@ -49,7 +49,11 @@ function inputSchema(engine: Engine, route: RestRoute): JsonSchema {
 /** The OpenAPI 3.1 document, generated from the route table and the operations' schemas. */
 export function buildOpenApi(engine: Engine, routes: readonly RestRoute[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const seen = new Map<string, number>();
   for (const route of routes) {
+    // Aliases (`/exec` for `/query`) and HEAD twins share an operation: keep ids unique.
+    const count = (seen.get(route.op) ?? 0) + 1;
+    seen.set(route.op, count);
     const path = openApiPath(route);
     const schema = inputSchema(engine, route);
     const parameters: unknown[] = pathParams(route).map((name) => ({
@@ -59,7 +63,7 @@ export function buildOpenApi(engine: Engine, routes: readonly RestRoute[], versi
       schema: { type: "string" },
     }));
     const operation: Record<string, unknown> = {
-      operationId: route.op,
+      operationId: count === 1 ? route.op : `${route.op}.${count}`,
       summary: route.summary,
       tags: [route.tag],
       parameters,
