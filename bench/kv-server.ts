@@ -45,6 +45,15 @@ async function main(): Promise<void> {
     }
     reply.type("application/json").send(putBody);
   });
+  // POST ceiling for benchmarks whose routes take a JSON body (db): parse it, answer the
+  // captured "put" bytes.
+  bare.post("/bare", (req, reply) => {
+    if (req.body === null || typeof req.body !== "object") {
+      reply.code(400).send({ error: "expected a JSON object" });
+      return;
+    }
+    reply.type("application/json").send(putBody);
+  });
   await bare.listen({ port: 0, host: HOST });
   const address = bare.server.address();
   const barePort = typeof address === "object" && address !== null ? address.port : 0;

@@ -43,7 +43,16 @@ function meta(at: DbLocation): Database.Database {
 }
 
 const mainVersion = (at: DbLocation) => meta(at).prepare("SELECT main_version FROM state").pluck().get() as number;
-const bumpMain = (at: DbLocation) => meta(at).prepare("UPDATE state SET main_version = main_version + 1").run();
+const bumps = new WeakMap<Database.Database, Database.Statement>();
+function bumpMain(at: DbLocation): void {
+  const db = meta(at);
+  let stmt = bumps.get(db);
+  if (stmt === undefined) {
+    stmt = db.prepare("UPDATE state SET main_version = main_version + 1");
+    bumps.set(db, stmt);
+  }
+  stmt.run();
+}
 
 function fail(code: string, message: string): never {
   throw { code, message } satisfies ExecError;
@@ -72,7 +81,7 @@ async function handle(req: HostRequest): Promise<unknown> {
     case "tables":
       return target(req.at)
         .prepare(
-          "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
+          "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name",
         )
         .all();
     case "table": {
@@ -151,8 +160,20 @@ async function handle(req: HostRequest): Promise<unknown> {
 // Requests run strictly one after another, in arrival order (the engine relies on it).
 let queue: Promise<unknown> = Promise.resolve();
 
-process.on("message", (message: { id: number; req: HostRequest }) => {
-  const reply = (r: HostReply) => process.send?.(r);
+// Replies made in one turn of the event loop go back as one message: under load this saves a
+// write and a wake-up per request.
+let outbox: HostReply[] = [];
+function reply(r: HostReply): void {
+  if (outbox.length === 0) setImmediate(flush);
+  outbox.push(r);
+}
+function flush(): void {
+  const batch = outbox;
+  outbox = [];
+  process.send?.(batch);
+}
+
+function receive(message: { id: number; req: HostRequest }): void {
   queue = queue
     .then(() => handle(message.req))
     .then(
@@ -162,4 +183,8 @@ process.on("message", (message: { id: number; req: HostRequest }) => {
         reply({ id: message.id, ok: false, code: e.code ?? "internal_error", message: e.message ?? String(err) });
       },
     );
+}
+
+process.on("message", (messages: { id: number; req: HostRequest }[]) => {
+  for (const message of messages) receive(message);
 });

@@ -1,6 +1,5 @@
 import type Database from "better-sqlite3";
 import { MAX_RESULT_BYTES, MAX_RESULT_ROWS, type QueryResult, type Statement } from "./protocol.js";
-import { leadingKeyword } from "./sql-safety.js";
 
 /** An error the host reports with a spec code (mapped to a ServiceError by the engine). */
 export interface ExecError {
@@ -57,6 +56,43 @@ function toExecError(err: unknown, where: string): ExecError {
   return { code: "internal_error", message };
 }
 
+// Prepared statements per connection, most recently used last (preparing costs more than a
+// point query). A cached statement is reused only when no other use of it is running.
+const cache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+const CACHE_SIZE = 256;
+
+function prepare(db: Database.Database, sql: string): Database.Statement {
+  let stmts = cache.get(db);
+  if (stmts === undefined) {
+    stmts = new Map();
+    cache.set(db, stmts);
+  }
+  const hit = stmts.get(sql);
+  if (hit !== undefined && !hit.busy) {
+    stmts.delete(sql);
+    stmts.set(sql, hit);
+    return hit;
+  }
+  const stmt = db.prepare(sql); // refuses more than one statement
+  stmts.set(sql, stmt);
+  if (stmts.size > CACHE_SIZE) stmts.delete(stmts.keys().next().value as string);
+  return stmt;
+}
+
+// The engine's own statements, kept apart from the cache of user statements.
+const internals = new WeakMap<Database.Database, { changes: Database.Statement; lastId: Database.Statement }>();
+function internal(db: Database.Database) {
+  let own = internals.get(db);
+  if (own === undefined) {
+    own = {
+      changes: db.prepare("SELECT changes()").pluck(),
+      lastId: db.prepare("SELECT last_insert_rowid()").pluck(),
+    };
+    internals.set(db, own);
+  }
+  return own;
+}
+
 function runOne(
   db: Database.Database,
   st: Statement,
@@ -65,7 +101,7 @@ function runOne(
 ): { result: QueryResult; wrote: boolean } {
   if (typeof st.sql !== "string" || st.sql.trim() === "")
     throw { code: "invalid_request", message: `${where}: sql is empty` };
-  const stmt = db.prepare(st.sql); // refuses more than one statement
+  const stmt = prepare(db, st.sql);
   if (readOnly && !stmt.readonly) {
     throw {
       code: "forbidden",
@@ -74,7 +110,14 @@ function runOne(
   }
   stmt.safeIntegers(true);
   const args = bindings(st.params, `${where}.params`);
-  const insert = ["INSERT", "REPLACE"].includes(leadingKeyword(st.sql));
+  // last_insert_rowid is reported when this statement inserted a row: SQLite's value moved.
+  const own = internal(db);
+  const rowidBefore = stmt.readonly ? null : (own.lastId.get() as number);
+  const insertedRowid = (): number | null => {
+    if (rowidBefore === null) return null;
+    const after = own.lastId.get() as number;
+    return after !== rowidBefore ? after : null;
+  };
   if (!stmt.reader) {
     const info = stmt.run(...args);
     return {
@@ -82,7 +125,7 @@ function runOne(
         columns: [],
         rows: [],
         rows_affected: info.changes,
-        last_insert_rowid: insert && info.changes > 0 ? (outValue(info.lastInsertRowid) as number) : null,
+        last_insert_rowid: info.changes > 0 ? insertedRowid() : null,
         truncated: false,
       },
       wrote: !stmt.readonly,
@@ -101,12 +144,12 @@ function runOne(
     for (const [k, v] of Object.entries(raw)) {
       const out = outValue(v);
       row[k] = out;
-      bytes += typeof out === "string" ? out.length + 8 : 16;
+      bytes += typeof out === "string" ? Buffer.byteLength(out) + 8 : 16;
     }
     rows.push(row);
   }
-  const changes = stmt.readonly ? 0 : (db.prepare("SELECT changes()").pluck().get() as number);
-  const lastId = insert && changes > 0 ? (db.prepare("SELECT last_insert_rowid()").pluck().get() as number) : null;
+  const changes = stmt.readonly ? 0 : (own.changes.get() as number);
+  const lastId = changes > 0 ? insertedRowid() : null;
   return {
     result: { columns, rows, rows_affected: changes, last_insert_rowid: lastId, truncated },
     wrote: !stmt.readonly,

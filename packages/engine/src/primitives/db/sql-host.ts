@@ -40,7 +40,7 @@ export class SqlHost {
     return new Promise<T>((resolve, reject) => {
       const entry: Pending = { id: this.nextId++, req, resolve: resolve as (v: unknown) => void, reject };
       this.pending.push(entry);
-      this.ensureChild().send({ id: entry.id, req });
+      this.post({ id: entry.id, req });
       if (this.pending.length === 1) this.armTimer();
     });
   }
@@ -57,6 +57,21 @@ export class SqlHost {
     });
   }
 
+  // Requests made in one turn of the event loop go to the host as one message.
+  private outbox: { id: number; req: HostRequest }[] = [];
+
+  private post(message: { id: number; req: HostRequest }): void {
+    if (this.outbox.length === 0) setImmediate(() => this.flushOutbox());
+    this.outbox.push(message);
+  }
+
+  private flushOutbox(): void {
+    const batch = this.outbox;
+    this.outbox = [];
+    if (batch.length > 0 && this.child !== null) this.child.send(batch);
+    else if (batch.length > 0) this.ensureChild().send(batch);
+  }
+
   private ensureChild(): ChildProcess {
     if (this.child !== null) return this.child;
     const child = fork(childPath, [], {
@@ -64,7 +79,9 @@ export class SqlHost {
       serialization: "advanced",
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
-    child.on("message", (reply: HostReply) => this.onReply(reply));
+    child.on("message", (replies: HostReply[]) => {
+      for (const reply of replies) this.onReply(reply);
+    });
     child.on("exit", () => this.onExit(child));
     child.unref();
     (child.channel as unknown as { unref?: () => void } | undefined)?.unref?.();
@@ -106,9 +123,9 @@ export class SqlHost {
     this.child = null;
     old?.removeAllListeners("message");
     old?.kill("SIGKILL");
+    this.outbox = [];
     if (this.pending.length === 0) return;
-    const child = this.ensureChild();
-    for (const p of this.pending) child.send({ id: p.id, req: p.req });
+    this.ensureChild().send(this.pending.map((p) => ({ id: p.id, req: p.req })));
     this.armTimer();
   }
 

@@ -1,14 +1,14 @@
 import { ServiceError } from "../../core/errors.js";
 
 /**
- * The first keyword of a statement, after whitespace, comments and an `EXPLAIN [QUERY PLAN]`
- * prefix. A statement's kind is fixed by its first keyword, so this is enough to refuse whole
- * statement kinds; which statements *write* is decided by SQLite itself (`stmt.readonly`).
+ * The leading tokens of a statement (up to `max`), skipping whitespace and comments: words
+ * upper-cased, other characters one by one. Enough to tell a statement's kind, which its first
+ * keyword fixes; which statements *write* is decided by SQLite itself (`stmt.readonly`).
  */
-export function leadingKeyword(sql: string): string {
+export function leadingTokens(sql: string, max: number): string[] {
+  const tokens: string[] = [];
   let i = 0;
-  const words: string[] = [];
-  while (i < sql.length && words.length < 3) {
+  while (i < sql.length && tokens.length < max) {
     const c = sql[i] as string;
     if (/\s/.test(c)) {
       i++;
@@ -19,15 +19,28 @@ export function leadingKeyword(sql: string): string {
       const end = sql.indexOf("*/", i + 2);
       i = end === -1 ? sql.length : end + 2;
     } else {
-      const match = /^[A-Za-z_]+/.exec(sql.slice(i, i + 64));
-      if (match === null) break;
-      words.push(match[0].toUpperCase());
-      i += match[0].length;
-      if (words[0] !== "EXPLAIN") break;
+      const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i, i + 128));
+      const quoted = /^("[^"]*"|`[^`]*`|\[[^\]]*\])/.exec(sql.slice(i, i + 256));
+      if (word !== null) {
+        tokens.push(word[0].toUpperCase());
+        i += word[0].length;
+      } else if (quoted !== null) {
+        tokens.push(quoted[0].slice(1, -1).toUpperCase());
+        i += quoted[0].length;
+      } else {
+        tokens.push(c);
+        i++;
+      }
     }
   }
-  if (words[0] === "EXPLAIN") return words[1] === "QUERY" ? (words[3] ?? "") : (words[1] ?? "");
-  return words[0] ?? "";
+  return tokens;
+}
+
+/** The statement's kind: its first keyword after an `EXPLAIN [QUERY PLAN]` prefix. */
+export function leadingKeyword(sql: string): string {
+  const t = leadingTokens(sql, 4);
+  if (t[0] === "EXPLAIN") return t[1] === "QUERY" ? (t[3] ?? "") : (t[1] ?? "");
+  return t[0] ?? "";
 }
 
 /** Statement kinds user SQL may not run, and why. */
@@ -43,8 +56,8 @@ const REFUSED: Readonly<Record<string, string>> = {
   RELEASE: "transaction control is not allowed in /query; use /batch, which runs in one transaction",
 };
 
-/** PRAGMAs that only read (schema introspection and checks); everything else is refused. */
-const READ_PRAGMAS = new Set([
+/** PRAGMAs that only read and may take an argument (a table or index name). */
+const READ_PRAGMA_FUNCTIONS = new Set([
   "table_info",
   "table_xinfo",
   "table_list",
@@ -55,6 +68,10 @@ const READ_PRAGMAS = new Set([
   "foreign_key_check",
   "integrity_check",
   "quick_check",
+]);
+
+/** PRAGMAs that read a value; with an argument or `=` some would set it, so neither is allowed. */
+const READ_PRAGMA_VALUES = new Set([
   "collation_list",
   "function_list",
   "pragma_list",
@@ -76,14 +93,21 @@ export function checkStatementAllowed(sql: string, field: string): void {
   const keyword = leadingKeyword(sql);
   const refused = REFUSED[keyword];
   if (refused !== undefined) throw new ServiceError("forbidden", `${field}: ${refused}`);
-  if (keyword === "PRAGMA") {
-    const match = /pragma\s+(?:main\s*\.\s*)?([a-z_]+)\s*(=)?/i.exec(sql);
-    const name = match?.[1]?.toLowerCase() ?? "";
-    if (!READ_PRAGMAS.has(name) || match?.[2] !== undefined) {
-      throw new ServiceError(
-        "forbidden",
-        `${field}: PRAGMA ${name || "?"} is not allowed; only read-only introspection pragmas are`,
-      );
-    }
+  if (keyword !== "PRAGMA") return;
+  // PRAGMA [schema .] name [= value | (arg)]
+  let t = leadingTokens(sql, 6);
+  if (t[0] === "EXPLAIN") t = t.slice(t[1] === "QUERY" ? 3 : 1);
+  let rest = t.slice(1);
+  if (rest[1] === ".") rest = rest.slice(2);
+  const name = (rest[0] ?? "").toLowerCase();
+  const next = rest[1];
+  const allowed =
+    (READ_PRAGMA_FUNCTIONS.has(name) && next !== "=") || (READ_PRAGMA_VALUES.has(name) && next === undefined) || false;
+  const plain = next === undefined || next === ";";
+  if (!allowed && !(READ_PRAGMA_VALUES.has(name) && plain)) {
+    throw new ServiceError(
+      "forbidden",
+      `${field}: PRAGMA ${name || "?"} is not allowed here; only read-only introspection pragmas are, without arguments that set values`,
+    );
   }
 }
