@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { MAX_RESULT_BYTES, MAX_RESULT_ROWS, type QueryResult, type Statement } from "./protocol.js";
+import { leadingTokens } from "./sql-safety.js";
 
 /** An error the host reports with a spec code (mapped to a ServiceError by the engine). */
 export interface ExecError {
@@ -86,11 +87,32 @@ function internal(db: Database.Database) {
   if (own === undefined) {
     own = {
       changes: db.prepare("SELECT changes()").pluck(),
-      lastId: db.prepare("SELECT last_insert_rowid()").pluck(),
+      lastId: db.prepare("SELECT last_insert_rowid()").pluck().safeIntegers(true),
     };
     internals.set(db, own);
   }
   return own;
+}
+
+/**
+ * Whether a statement inserts (its verb, after any `WITH …` list, is INSERT or REPLACE) and
+ * whether it is an upsert (`ON CONFLICT … DO UPDATE`), by its tokens.
+ */
+function insertKind(sql: string): "insert" | "upsert" | null {
+  const tokens = leadingTokens(sql, 4096);
+  let depth = 0;
+  let verb: string | undefined = tokens[0] === "WITH" ? undefined : tokens[0];
+  for (const t of verb === undefined ? tokens : []) {
+    if (t === "(") depth++;
+    else if (t === ")") depth--;
+    else if (depth === 0 && ["SELECT", "INSERT", "REPLACE", "UPDATE", "DELETE", "VALUES"].includes(t)) {
+      verb = t;
+      break;
+    }
+  }
+  if (verb !== "INSERT" && verb !== "REPLACE") return null;
+  const text = tokens.join(" ");
+  return text.includes("DO UPDATE") ? "upsert" : "insert";
 }
 
 function runOne(
@@ -110,13 +132,15 @@ function runOne(
   }
   stmt.safeIntegers(true);
   const args = bindings(st.params, `${where}.params`);
-  // last_insert_rowid is reported when this statement inserted a row: SQLite's value moved.
+  // last_insert_rowid: for an INSERT/REPLACE that changed rows, SQLite's value after it; an
+  // upsert may have only updated, so it counts only if the value moved.
   const own = internal(db);
-  const rowidBefore = stmt.readonly ? null : (own.lastId.get() as number);
-  const insertedRowid = (): number | null => {
-    if (rowidBefore === null) return null;
-    const after = own.lastId.get() as number;
-    return after !== rowidBefore ? after : null;
+  const kind = stmt.readonly ? null : insertKind(st.sql);
+  const rowidBefore = kind === "upsert" ? (own.lastId.get() as bigint) : null;
+  const insertedRowid = (): number | string | null => {
+    if (kind === null) return null;
+    const after = own.lastId.get() as bigint;
+    return kind === "upsert" && after === rowidBefore ? null : (outValue(after) as number | string);
   };
   if (!stmt.reader) {
     const info = stmt.run(...args);
@@ -131,7 +155,6 @@ function runOne(
       wrote: !stmt.readonly,
     };
   }
-  const columns = stmt.columns().map((c) => c.name);
   const rows: Record<string, unknown>[] = [];
   let bytes = 0;
   let truncated = false;
@@ -148,7 +171,9 @@ function runOne(
     }
     rows.push(row);
   }
-  const changes = stmt.readonly ? 0 : (own.changes.get() as number);
+  // Read after running: a cached statement is recompiled when the schema changed.
+  const columns = stmt.columns().map((c) => c.name);
+  const changes = stmt.readonly ? 0 : Number(own.changes.get());
   const lastId = changes > 0 ? insertedRowid() : null;
   return {
     result: { columns, rows, rows_affected: changes, last_insert_rowid: lastId, truncated },

@@ -28,7 +28,7 @@ export interface QueryResult {
   columns: string[];
   rows: Record<string, unknown>[];
   rows_affected: number;
-  last_insert_rowid: number | null;
+  last_insert_rowid: number | string | null;
   truncated: boolean;
 }
 

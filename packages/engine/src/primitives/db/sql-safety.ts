@@ -18,6 +18,12 @@ export function leadingTokens(sql: string, max: number): string[] {
     } else if (sql.startsWith("/*", i)) {
       const end = sql.indexOf("*/", i + 2);
       i = end === -1 ? sql.length : end + 2;
+    } else if (c === "'") {
+      // A string literal ('' escapes a quote) is one token, whatever it contains.
+      let end = i + 1;
+      while (end < sql.length && !(sql[end] === "'" && sql[end + 1] !== "'")) end += sql[end] === "'" ? 2 : 1;
+      tokens.push("'");
+      i = end + 1;
     } else {
       const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i, i + 128));
       const quoted = /^("[^"]*"|`[^`]*`|\[[^\]]*\])/.exec(sql.slice(i, i + 256));
