@@ -1,5 +1,9 @@
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import { LOCAL_PRINCIPAL } from "@prim/engine";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { blobFiles, OBJECT_FIELDS, pattern, sha256, sleep, withStorage } from "./storage-helpers.js";
 
@@ -246,5 +250,36 @@ describe("storage: blobs", () => {
     await sleep(20);
     expect(await engine.services.blobCollector.collect(0)).toBe(1);
     expect(blobFiles(dataDir)).toEqual([]);
+  });
+});
+
+describe("storage: export", () => {
+  it("exports a self-contained SQLite file with every object's bytes and metadata", async () => {
+    const { base, put, url, dataDir } = await withStorage();
+    const big = pattern(100 * 1024);
+    await put("small.txt", Buffer.from("tiny"), { "content-type": "text/plain", "x-object-meta-owner": "ada" });
+    await put("big.bin", big);
+    const res = await fetch(`${url}${base}/export`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/vnd.sqlite3");
+    const file = join(mkdtempSync(join(tmpdir(), "prim-export-")), "store.sqlite");
+    writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    const db = new Database(file, { readonly: true });
+    const rows = db.prepare("SELECT key, size, content_type, metadata, body, blob FROM objects ORDER BY key").all() as {
+      key: string;
+      content_type: string;
+      metadata: string;
+      body: Buffer;
+      blob: string | null;
+    }[];
+    db.close();
+    expect(rows.map((r) => r.key)).toEqual(["big.bin", "small.txt"]);
+    expect(rows[0]?.blob).toBeNull();
+    expect(rows[0]?.body.equals(big)).toBe(true);
+    expect(rows[1]).toMatchObject({ content_type: "text/plain", metadata: JSON.stringify({ owner: "ada" }) });
+    expect(rows[1]?.body.toString()).toBe("tiny");
+    // The temporary export is deleted once it has been sent.
+    for (let i = 0; i < 50 && readdirSync(join(dataDir, "tmp")).length > 0; i++) await sleep(20);
+    expect(readdirSync(join(dataDir, "tmp"))).toEqual([]);
   });
 });

@@ -1,4 +1,7 @@
+import { rmSync } from "node:fs";
+import Database from "better-sqlite3";
 import { z } from "zod";
+import type { BlobStore } from "../blobs/blob-store.js";
 import { ServiceError } from "../core/errors.js";
 import type { PrimitiveType } from "../core/types.js";
 import type { DbStore } from "../primitives/db/store.js";
@@ -9,7 +12,36 @@ export interface FileDownload {
   download: { path: string; filename: string; contentType: string };
 }
 
-const EXPORT_TOOL: Partial<Record<PrimitiveType, string>> = { db: "db_query", kv: "kv_get" };
+const EXPORT_TOOL: Partial<Record<PrimitiveType, string>> = { db: "db_query", kv: "kv_get", storage: "storage_read" };
+
+/** Largest object a storage export carries (its bytes go into one SQLite BLOB). */
+export const MAX_EXPORT_OBJECT_BYTES = 512 * 1024 * 1024;
+
+/** Makes a copy of a store's file self-contained: blob-backed objects get their bytes inline. */
+async function inlineBlobs(path: string, blobs: BlobStore): Promise<void> {
+  const db = new Database(path);
+  try {
+    const rows = db.prepare("SELECT key, size, blob FROM objects WHERE blob IS NOT NULL").all() as {
+      key: string;
+      size: number;
+      blob: string;
+    }[];
+    const update = db.prepare("UPDATE objects SET body = ?, blob = NULL WHERE key = ?");
+    for (const row of rows) {
+      if (row.size > MAX_EXPORT_OBJECT_BYTES) {
+        throw new ServiceError(
+          "payload_too_large",
+          `object '${row.key}' (${row.size} bytes) is too large to export; the limit per object is ${MAX_EXPORT_OBJECT_BYTES}`,
+        );
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of blobs.read(row.blob)) chunks.push(chunk as Buffer);
+      update.run(Buffer.concat(chunks), row.key);
+    }
+  } finally {
+    db.close();
+  }
+}
 
 /**
  * `GET /primitives/{id}/export` (and the db's own `/export`): a consistent SQLite file made
@@ -18,6 +50,7 @@ const EXPORT_TOOL: Partial<Record<PrimitiveType, string>> = { db: "db_query", kv
 export const primitiveExport = defineOp({
   name: "primitive.export",
   target: "primitive",
+  // Other types have no export tool: the handler answers wrong_type for them.
   tool: (p) => EXPORT_TOOL[p.type] ?? "storage_read",
   refusedWhilePaused: true,
   audited: true,
@@ -29,8 +62,13 @@ export const primitiveExport = defineOp({
     const handle = services.files.handle(p.id, p.type);
     if (p.type === "db") {
       await (handle.store as DbStore).backup(path);
-    } else if (p.type === "kv" && handle.db !== null) {
+    } else if ((p.type === "kv" || p.type === "storage") && handle.db !== null) {
       await handle.db.backup(path);
+      if (p.type === "storage")
+        await inlineBlobs(path, services.blobs).catch((err) => {
+          rmSync(path, { force: true });
+          throw err;
+        });
     } else {
       throw new ServiceError(
         "wrong_type",
