@@ -3,7 +3,7 @@ import type { GroupRecord } from "../catalog/catalog.js";
 import { ServiceError } from "../core/errors.js";
 import { prefixedId } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
-import { decodeCursor, encodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean } from "../core/pagination.js";
+import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean, toPage } from "../core/pagination.js";
 import type { GroupInfo, Manifest } from "../core/types.js";
 import { type EngineServices, primitiveInfo } from "../engine-services.js";
 import { defineOp } from "./operation.js";
@@ -61,12 +61,7 @@ export const groupList = defineOp({
   async run(ctx, input): Promise<Page<Manifest>> {
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, z.object({ n: z.string() })).n;
     const rows = await ctx.services.catalog.listGroups({ after, limit: input.limit + 1 });
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
-    return {
-      data: page.map(manifest),
-      next_cursor: rows.length > input.limit && last ? encodeCursor({ n: last.name }) : null,
-    };
+    return toPage(rows, input.limit, manifest, (g) => ({ n: g.name }));
   },
 });
 

@@ -3,7 +3,7 @@ import type { PrimitiveRecord } from "../catalog/catalog.js";
 import { invalid } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
-import { decodeCursor, encodeCursor, LIST_PAGE, limitSchema, type Page } from "../core/pagination.js";
+import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
 import { PRIMITIVE_TYPES, type PrimitiveInfo, type PrimitiveStats, READ_TOOL } from "../core/types.js";
 import { primitiveInfo } from "../engine-services.js";
 import { defineOp } from "./operation.js";
@@ -69,12 +69,12 @@ export const primitiveList = defineOp({
         : (principal.groupId ?? undefined);
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, z.object({ i: z.string() })).i;
     const rows = await services.catalog.listPrimitives({ groupId, type: input.type, after, limit: input.limit + 1 });
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
-    return {
-      data: page.map((p) => primitiveInfo(services, p)),
-      next_cursor: rows.length > input.limit && last ? encodeCursor({ i: last.id }) : null,
-    };
+    return toPage(
+      rows,
+      input.limit,
+      (p) => primitiveInfo(services, p),
+      (p) => ({ i: p.id }),
+    );
   },
 });
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { durationString } from "../../core/duration.js";
 import { notFound } from "../../core/errors.js";
-import { decodeCursor, encodeCursor, KEY_PAGE, limitSchema, type Page, queryBoolean } from "../../core/pagination.js";
+import { decodeCursor, KEY_PAGE, limitSchema, type Page, queryBoolean, toPage } from "../../core/pagination.js";
 import type { KvEntry } from "../../core/types.js";
 import { defineOp, type Operation } from "../../ops/operation.js";
 import { checkKeySize, encodeValue, keySchema, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS } from "./limits.js";
@@ -52,12 +52,12 @@ export const kvList = defineOp({
     const after = input.cursor === undefined ? "" : decodeCursor(input.cursor, cursorSchema).k;
     const rows = store.list({ prefix: input.prefix, after, limit: input.limit, values: input.values });
     ctx.audit.target = input.prefix || null;
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
-    return {
-      data: page,
-      next_cursor: rows.length > input.limit && last !== undefined ? encodeCursor({ k: last.key }) : null,
-    };
+    return toPage(
+      rows,
+      input.limit,
+      (e) => e,
+      (e) => ({ k: e.key }),
+    );
   },
 });
 
