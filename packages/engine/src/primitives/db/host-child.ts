@@ -71,7 +71,36 @@ function target(at: DbLocation): Database.Database {
   return connect(branchPath(at, at.branch));
 }
 
-async function handle(req: HostRequest): Promise<unknown> {
+async function createBranch(at: DbLocation, name: string, now: number): Promise<BranchInfo> {
+  if (branchRow(at, name) !== undefined) fail("already_exists", `branch '${name}' already exists`);
+  const path = branchPath(at, name);
+  rmSync(path, { force: true });
+  await connect(at.file).backup(path);
+  meta(at)
+    .prepare("INSERT INTO branches (name, created_at, base_version) VALUES (?, ?, ?)")
+    .run(name, now, mainVersion(at));
+  return { name, created_at: now, main_changed: false };
+}
+
+async function promote(at: DbLocation, name: string, force: boolean): Promise<{ promoted: string }> {
+  const branch = branchRow(at, name);
+  if (branch === undefined) fail("not_found", `branch '${name}' not found`);
+  if (!force && branch.base_version !== mainVersion(at)) {
+    fail("branch_conflict", `main changed since branch '${name}' was created; pass force to promote anyway`);
+  }
+  // The backup API copies the branch into main page by page, in one transaction of main.
+  const path = branchPath(at, name);
+  closePath(at.file);
+  await connect(path).backup(at.file);
+  closePath(path);
+  rmSync(path, { force: true });
+  meta(at).prepare("DELETE FROM branches WHERE name = ?").run(name);
+  bumpMain(at);
+  return { promoted: name };
+}
+
+/** Answers a request: a value, or a promise of one for the few that wait on the backup API. */
+function handle(req: HostRequest): unknown {
   switch (req.kind) {
     case "exec": {
       const result = execute(target(req.at), req.statements, req.batch, req.readOnly);
@@ -101,16 +130,8 @@ async function handle(req: HostRequest): Promise<unknown> {
       );
       return { ...row, columns };
     }
-    case "branch.create": {
-      if (branchRow(req.at, req.name) !== undefined) fail("already_exists", `branch '${req.name}' already exists`);
-      const path = branchPath(req.at, req.name);
-      rmSync(path, { force: true });
-      await connect(req.at.file).backup(path);
-      meta(req.at)
-        .prepare("INSERT INTO branches (name, created_at, base_version) VALUES (?, ?, ?)")
-        .run(req.name, req.now, mainVersion(req.at));
-      return { name: req.name, created_at: req.now, main_changed: false } satisfies BranchInfo;
-    }
+    case "branch.create":
+      return createBranch(req.at, req.name, req.now);
     case "branch.list": {
       const version = mainVersion(req.at);
       return (
@@ -124,22 +145,8 @@ async function handle(req: HostRequest): Promise<unknown> {
           ({ name: b.name, created_at: b.created_at, main_changed: b.base_version !== version }) satisfies BranchInfo,
       );
     }
-    case "branch.promote": {
-      const branch = branchRow(req.at, req.name);
-      if (branch === undefined) fail("not_found", `branch '${req.name}' not found`);
-      if (!req.force && branch.base_version !== mainVersion(req.at)) {
-        fail("branch_conflict", `main changed since branch '${req.name}' was created; pass force to promote anyway`);
-      }
-      // The backup API copies the branch into main page by page, in one transaction of main.
-      const path = branchPath(req.at, req.name);
-      closePath(req.at.file);
-      await connect(path).backup(req.at.file);
-      closePath(path);
-      rmSync(path, { force: true });
-      meta(req.at).prepare("DELETE FROM branches WHERE name = ?").run(req.name);
-      bumpMain(req.at);
-      return { promoted: req.name };
-    }
+    case "branch.promote":
+      return promote(req.at, req.name, req.force);
     case "branch.delete": {
       if (branchRow(req.at, req.name) === undefined) fail("not_found", `branch '${req.name}' not found`);
       const path = branchPath(req.at, req.name);
@@ -149,42 +156,62 @@ async function handle(req: HostRequest): Promise<unknown> {
       return { deleted: req.name };
     }
     case "backup":
-      await target(req.at).backup(req.dest);
-      return { path: req.dest };
+      return target(req.at)
+        .backup(req.dest)
+        .then(() => ({ path: req.dest }));
     case "close":
       for (const path of [...open.keys()]) if (path === req.at.file || path.startsWith(req.at.dir)) closePath(path);
       return { closed: true };
   }
 }
 
-// Requests run strictly one after another, in arrival order (the engine relies on it).
-let queue: Promise<unknown> = Promise.resolve();
-
-// Replies made in one turn of the event loop go back as one message: under load this saves a
-// write and a wake-up per request.
+// Requests run strictly one after another, in arrival order (the engine relies on it). Most
+// answer synchronously; while one waits (a backup), later ones queue behind it.
+let waitingOn: Promise<void> | null = null;
+const queued: { id: number; req: HostRequest }[] = [];
 let outbox: HostReply[] = [];
-function reply(r: HostReply): void {
-  if (outbox.length === 0) setImmediate(flush);
-  outbox.push(r);
-}
-function flush(): void {
-  const batch = outbox;
-  outbox = [];
-  process.send?.(batch);
+
+function fromError(id: number, err: unknown): HostReply {
+  const e = err as Partial<ExecError> & { message?: string };
+  return { id, ok: false, code: e.code ?? "internal_error", message: e.message ?? String(err) };
 }
 
-function receive(message: { id: number; req: HostRequest }): void {
-  queue = queue
-    .then(() => handle(message.req))
-    .then(
-      (value) => reply({ id: message.id, ok: true, value }),
-      (err: unknown) => {
-        const e = err as Partial<ExecError> & { message?: string };
-        reply({ id: message.id, ok: false, code: e.code ?? "internal_error", message: e.message ?? String(err) });
-      },
-    );
+function run(message: { id: number; req: HostRequest }): void {
+  let value: unknown;
+  try {
+    value = handle(message.req);
+  } catch (err) {
+    outbox.push(fromError(message.id, err));
+    return;
+  }
+  if (!(value instanceof Promise)) {
+    outbox.push({ id: message.id, ok: true, value });
+    return;
+  }
+  waitingOn = value.then(
+    (v) => {
+      outbox.push({ id: message.id, ok: true, value: v });
+    },
+    (err) => {
+      outbox.push(fromError(message.id, err));
+    },
+  );
+  void waitingOn.then(() => {
+    waitingOn = null;
+    drain();
+  });
+}
+
+/** Runs what can run now, then sends every reply made as one message. */
+function drain(): void {
+  while (waitingOn === null && queued.length > 0) run(queued.shift() as { id: number; req: HostRequest });
+  if (outbox.length > 0) {
+    process.send?.(outbox);
+    outbox = [];
+  }
 }
 
 process.on("message", (messages: { id: number; req: HostRequest }[]) => {
-  for (const message of messages) receive(message);
+  queued.push(...messages);
+  drain();
 });
