@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
 import { forkTs } from "./lib/child.js";
-import { type Measured, measure, type Phase, printTable } from "./lib/load.js";
+import { failOnErrors, type Phase, runPhases } from "./lib/load.js";
 
 type PhaseName = "bare_post" | "db_select" | "db_insert";
 
@@ -110,18 +110,12 @@ export async function run(): Promise<void> {
       const usage = await child.next("cpu");
       return usage.user + usage.system;
     };
-    const results = {} as Record<PhaseName, Measured<PhaseName>>;
-    for (const phase of phases) {
-      process.stdout.write(`running ${phase.name}… `);
-      results[phase.name] = await measure(phase, {
-        connections: CONNECTIONS,
-        warmupSeconds,
-        durationSeconds,
-        serverCpuMicros,
-      });
-      console.log(`${results[phase.name].rps.toFixed(0)} req/s`);
-    }
-    printTable(phases.map((p) => results[p.name]));
+    const results = await runPhases(phases, {
+      connections: CONNECTIONS,
+      warmupSeconds,
+      durationSeconds,
+      serverCpuMicros,
+    });
     const sqlite = direct(Math.min(3, durationSeconds));
 
     for (const name of ["db_select", "db_insert", "bare_post"] as const) {
@@ -138,11 +132,7 @@ export async function run(): Promise<void> {
     console.log(`RATIO db_select_vs_sqlite_direct ${ratio(results.db_select.rps, sqlite.select)} (target none)`);
     console.log(`RATIO db_insert_vs_sqlite_direct ${ratio(results.db_insert.rps, sqlite.insert)} (target none)`);
 
-    const failed = Object.values(results).filter((r) => r.ok === 0 || r.non2xx + r.errors + r.timeouts > 0);
-    for (const r of failed) {
-      console.error(`FAIL ${r.name}: ${r.ok} 2xx, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
-    }
-    if (failed.length > 0) process.exitCode = 1;
+    failOnErrors(results);
   } finally {
     await child.stop();
   }

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
 import { forkTs } from "./lib/child.js";
-import { type Measured, measure, type Phase, printTable } from "./lib/load.js";
+import { failOnErrors, type Measured, type Phase, runPhases } from "./lib/load.js";
 
 type PhaseName = "bare_get" | "kv_get" | "bare_put" | "kv_put";
 
@@ -82,14 +82,12 @@ export async function run(): Promise<void> {
       const usage = await child.next("cpu");
       return usage.user + usage.system;
     };
-    const results = {} as Record<PhaseName, Measured<PhaseName>>;
-    for (const phase of phases) {
-      process.stdout.write(`running ${phase.name}… `);
-      const options = { connections: CONNECTIONS, warmupSeconds, durationSeconds, serverCpuMicros };
-      results[phase.name] = await measure(phase, options);
-      console.log(`${results[phase.name].rps.toFixed(0)} req/s`);
-    }
-    printTable(phases.map((p) => results[p.name]));
+    const results = await runPhases(phases, {
+      connections: CONNECTIONS,
+      warmupSeconds,
+      durationSeconds,
+      serverCpuMicros,
+    });
 
     for (const name of ["kv_get", "kv_put", "bare_get", "bare_put"] as const) {
       const m = results[name];
@@ -103,12 +101,7 @@ export async function run(): Promise<void> {
     console.log(`RATIO kv_get_vs_bare ${getRatio.toFixed(2)} (target ${TARGETS.get.toFixed(2)})`);
     console.log(`RATIO kv_put_vs_bare ${putRatio.toFixed(2)} (target ${TARGETS.put.toFixed(2)})`);
 
-    // A benchmark of error responses would be meaningless: every phase must be all-2xx.
-    const failed = Object.values(results).filter((r) => r.ok === 0 || r.non2xx + r.errors + r.timeouts > 0);
-    for (const r of failed) {
-      console.error(`FAIL ${r.name}: ${r.ok} 2xx, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
-    }
-    if (failed.length > 0) process.exitCode = 1;
+    failOnErrors(results);
   } finally {
     await child.stop();
   }

@@ -121,3 +121,27 @@ export function printTable(rows: readonly Measured[]): void {
   }
   console.log("");
 }
+
+/** Runs the phases in order against a server child that reports its CPU time over IPC. */
+export async function runPhases<Name extends string>(
+  phases: readonly Phase<Name>[],
+  options: Omit<LoadOptions, "serverCpuMicros"> & { serverCpuMicros: () => Promise<number> },
+): Promise<Record<Name, Measured<Name>>> {
+  const results = {} as Record<Name, Measured<Name>>;
+  for (const phase of phases) {
+    process.stdout.write(`running ${phase.name}… `);
+    results[phase.name] = await measure(phase, options);
+    console.log(`${results[phase.name].rps.toFixed(0)} req/s`);
+  }
+  printTable(phases.map((p) => results[p.name]));
+  return results;
+}
+
+/** A benchmark of error responses would be meaningless: every phase must be all-2xx. */
+export function failOnErrors(results: Record<string, Measured>): void {
+  const failed = Object.values(results).filter((r) => r.ok === 0 || r.non2xx + r.errors + r.timeouts > 0);
+  for (const r of failed) {
+    console.error(`FAIL ${r.name}: ${r.ok} 2xx, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+  }
+  if (failed.length > 0) process.exitCode = 1;
+}
