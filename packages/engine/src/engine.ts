@@ -156,13 +156,16 @@ export class Engine {
         `this route applies to ${op.type} primitives; primitive '${primitive.name}' is a ${primitive.type}`,
       );
     }
-    const tool = typeof op.tool === "function" ? (primitive === undefined ? undefined : op.tool(primitive)) : op.tool;
-    const anyOf = tool === undefined ? [] : typeof tool === "string" ? [tool] : tool;
-    if (anyOf.length > 0 && !anyOf.some((t) => toolAllowed(principal, t))) {
-      throw new ServiceError(
-        "tool_not_allowed",
-        `this credential's tool allowlist does not include ${anyOf.join(" or ")}`,
-      );
+    // Principals without an allowlist (local, account) skip the check: it sits on the hot path.
+    if (op.tool !== undefined && (principal.tools !== null || principal.narrowed !== undefined)) {
+      const tool = typeof op.tool === "function" ? (primitive === undefined ? undefined : op.tool(primitive)) : op.tool;
+      const anyOf = tool === undefined ? [] : typeof tool === "string" ? [tool] : tool;
+      if (anyOf.length > 0 && !anyOf.some((t) => toolAllowed(principal, t))) {
+        throw new ServiceError(
+          "tool_not_allowed",
+          `this credential's tool allowlist does not include ${anyOf.join(" or ")}`,
+        );
+      }
     }
     if (primitive?.paused && (op.refusedWhilePaused ?? op.type !== undefined)) {
       throw new ServiceError("paused", `primitive '${primitive.name}' is paused`);
