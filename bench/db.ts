@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
-import { forkTs } from "./lib/child.js";
+import { childCpuMicros, forkTs } from "./lib/child.js";
 import { failOnErrors, type Phase, runPhases } from "./lib/load.js";
 
 type PhaseName = "bare_post" | "db_select" | "db_insert";
@@ -105,11 +105,7 @@ export async function run(): Promise<void> {
       { name: "db_select", url: base, requests: indexes.map((i) => post(query, selectBody(i))) },
       { name: "db_insert", url: base, requests: indexes.map((i) => post(query, insertBody(i))) },
     ];
-    const serverCpuMicros = async () => {
-      child.send({ type: "cpu" });
-      const usage = await child.next("cpu");
-      return usage.user + usage.system;
-    };
+    const serverCpuMicros = () => childCpuMicros(child);
     const results = await runPhases(phases, {
       connections: CONNECTIONS,
       warmupSeconds,

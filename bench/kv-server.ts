@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDevServer } from "@prim/cli";
 import Fastify from "fastify";
+import { serveParent } from "./lib/serve-parent.js";
 
 export type ParentMessage = { type: "bodies"; get: string; put: string } | { type: "cpu" } | { type: "stop" };
 
@@ -67,22 +68,16 @@ async function main(): Promise<void> {
     process.exit(0);
   };
 
-  process.on("message", (raw: unknown) => {
-    const message = raw as ParentMessage;
-    if (message.type === "bodies") {
-      getBody = message.get;
-      putBody = message.put;
+  serveParent({
+    stop,
+    onMessage: (message) => {
+      const bodies = message as Extract<ParentMessage, { type: "bodies" }>;
+      if (bodies.type !== "bodies") return;
+      getBody = bodies.get;
+      putBody = bodies.put;
       send({ type: "bodies-set" });
-    } else if (message.type === "cpu") {
-      const usage = process.cpuUsage();
-      send({ type: "cpu", user: usage.user, system: usage.system });
-    } else if (message.type === "stop") {
-      void stop();
-    }
+    },
   });
-  // If the parent goes away, do not linger.
-  process.on("disconnect", () => void stop());
-  process.on("SIGTERM", () => void stop());
 
   send({ type: "ready", enginePort: engine.port, barePort, dataDir });
 }

@@ -4,7 +4,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
-import { forkTs } from "./lib/child.js";
+import { childCpuMicros, forkTs } from "./lib/child.js";
 import { failOnErrors, type Measured, type Phase, runPhases } from "./lib/load.js";
 
 type PhaseName = "bare_get" | "kv_get" | "bare_put" | "kv_put";
@@ -77,11 +77,7 @@ export async function run(): Promise<void> {
       { name: "bare_put", url: bare, requests: [{ ...put, path: "/bare" }] },
       { name: "kv_put", url: base, requests: indexes.map((i) => ({ ...put, path: keyPath(i) })) },
     ];
-    const serverCpuMicros = async () => {
-      child.send({ type: "cpu" });
-      const usage = await child.next("cpu");
-      return usage.user + usage.system;
-    };
+    const serverCpuMicros = () => childCpuMicros(child);
     const results = await runPhases(phases, {
       connections: CONNECTIONS,
       warmupSeconds,

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDevServer } from "@prim/cli";
+import { serveParent } from "./lib/serve-parent.js";
 
 export type ParentMessage = { type: "cpu" } | { type: "stop" };
 
@@ -33,18 +34,7 @@ async function main(): Promise<void> {
     process.exit(0);
   };
 
-  process.on("message", (raw: unknown) => {
-    const message = raw as ParentMessage;
-    if (message.type === "cpu") {
-      const usage = process.cpuUsage();
-      send({ type: "cpu", user: usage.user, system: usage.system });
-    } else if (message.type === "stop") {
-      void stop();
-    }
-  });
-  // If the parent goes away, do not linger.
-  process.on("disconnect", () => void stop());
-  process.on("SIGTERM", () => void stop());
+  serveParent({ stop });
 
   send({ type: "ready", port: engine.port, dataDir });
 }

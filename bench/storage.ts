@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { forkTs } from "./lib/child.js";
+import { childCpuMicros, forkTs } from "./lib/child.js";
 import { leanGetClient } from "./lib/lean-get.js";
 import { measure } from "./lib/load.js";
 import * as io from "./lib/objects.js";
@@ -184,11 +184,7 @@ export async function run(): Promise<void> {
     console.log(`storage bench: engine data in ${dataDir}, file baseline in ${fsDir}`);
     console.log(`  4 KiB: ${SMALL_KEYS} keys, ${CONNECTIONS} connections/workers, ${warmup}s warm-up + ${seconds}s`);
     console.log(`  16 MiB: ${rounds} PUTs, then ${rounds} GETs, at concurrency ${LARGE_CONCURRENCY.join(" and ")}\n`);
-    const serverCpuMicros = async () => {
-      child.send({ type: "cpu" });
-      const usage = await child.next("cpu");
-      return usage.user + usage.system;
-    };
+    const serverCpuMicros = () => childCpuMicros(child);
     await call("POST", `${base}/v1/groups`, { name: "bench" });
     const created = await call("POST", `${base}/v1/primitives`, { name: "bench", type: "storage", group: "bench" });
     const objects = `/v1/primitives/${(JSON.parse(created) as { id: string }).id}/objects`;

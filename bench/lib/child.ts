@@ -58,3 +58,13 @@ export function forkTs<In extends { type: string }, Out extends { type: string }
     },
   };
 }
+
+/** A server child's CPU time so far (user + system, µs); every bench server answers `cpu`. */
+export async function childCpuMicros(child: {
+  send(message: { type: "cpu" }): void;
+  next(type: "cpu"): Promise<{ user: number; system: number }>;
+}): Promise<number> {
+  child.send({ type: "cpu" });
+  const usage = await child.next("cpu");
+  return usage.user + usage.system;
+}
