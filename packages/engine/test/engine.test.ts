@@ -90,6 +90,10 @@ describe("engine.invoke policy", () => {
     expect(err).toMatchObject({ code: "wrong_type", status: 400 });
     expect(err.message).toContain("memory");
     expect(err.message).toContain("kv");
+    // Export exists for db, kv and storage only: any other type is wrong_type, whatever the allowlist.
+    const group = (await engine.invoke<{ id: string }>(local, "group.get", "app", {})).id;
+    const noTools: Principal = { kind: "scoped", actor: "key:k", groupId: group, tools: [] };
+    await expect(engine.invoke(noTools, "primitive.export", mem.id, {})).rejects.toMatchObject({ code: "wrong_type" });
   });
 
   it("refuses data operations on a paused primitive with 423 but still serves info and stats", async () => {

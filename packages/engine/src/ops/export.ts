@@ -50,8 +50,8 @@ async function inlineBlobs(path: string, blobs: BlobStore): Promise<void> {
 export const primitiveExport = defineOp({
   name: "primitive.export",
   target: "primitive",
-  // Other types have no export tool: the handler answers wrong_type for them.
-  tool: (p) => EXPORT_TOOL[p.type] ?? "storage_read",
+  // Other types have no export tool: no allowlist check, the handler answers wrong_type.
+  tool: (p) => EXPORT_TOOL[p.type],
   refusedWhilePaused: true,
   audited: true,
   metered: true,

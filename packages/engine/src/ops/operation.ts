@@ -41,7 +41,7 @@ export interface Operation<I = unknown, O = unknown, S = unknown> {
    * `db_exec`), or a function of the target primitive (stats, export: the type's read tool);
    * absent = any principal reaching the group.
    */
-  tool?: string | readonly string[] | ((primitive: PrimitiveRecord) => string);
+  tool?: string | readonly string[] | ((primitive: PrimitiveRecord) => string | undefined);
   /** Rejects scoped principals with 403 `forbidden`. */
   accountOnly?: boolean;
   /** Refused with 423 while the primitive is paused; defaults to true for data routes (`type` set). */

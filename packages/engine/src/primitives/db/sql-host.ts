@@ -15,7 +15,8 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-function toServiceError(code: string, message: string): ServiceError {
+/** A host reply's error as a ServiceError; unknown codes become a plain internal error. */
+function hostError(code: string, message: string): ServiceError {
   const known = code in ERROR_STATUS ? (code as ErrorCode) : "internal_error";
   return new ServiceError(known, known === "internal_error" ? "internal error; safe to retry" : message);
 }
@@ -98,7 +99,7 @@ export class SqlHost {
     this.clearTimer();
     if (this.pending.length > 0) this.armTimer();
     if (reply.ok) head.resolve(reply.value);
-    else head.reject(toServiceError(reply.code, reply.message));
+    else head.reject(hostError(reply.code, reply.message));
   }
 
   private armTimer(): void {
