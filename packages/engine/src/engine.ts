@@ -39,6 +39,8 @@ export interface LocalEngineOptions {
 
 export interface InvokeMeta {
   requestId?: string;
+  /** Aborted when the caller has gone away (ends a long poll early). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -108,6 +110,7 @@ export class Engine {
       services: this.services,
       audit: { target: null, detail: null } as AuditNote,
       requestId: meta.requestId,
+      signal: meta.signal,
     } as OpContext;
 
     if (op.target === "primitive") {

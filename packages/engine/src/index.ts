@@ -36,6 +36,17 @@ export { MAX_RESULT_BYTES, MAX_RESULT_ROWS, STATEMENT_TIMEOUT_MS } from "./primi
 export { MAX_BATCH_STATEMENTS, MAX_SQL_CHARS } from "./primitives/db/ops.js";
 export type { PrimitiveDefinition } from "./primitives/definition.js";
 export { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
+export {
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_ATTEMPTS,
+  type Job,
+  type JobStatus,
+  MAX_BODY_BYTES,
+  MAX_LEASE_MS,
+  MAX_RECEIVE,
+  MAX_WAIT_MS,
+  type QueueCounts,
+} from "./primitives/queue/index.js";
 export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, MAX_VALUE_BYTES } from "./primitives/kv/index.js";
 export {
   INLINE_OBJECT_BYTES,

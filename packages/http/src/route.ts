@@ -27,6 +27,8 @@ export interface RestRoute {
   respond?: (reply: FastifyReply, result: unknown, req: FastifyRequest) => FastifyReply;
   /** The request body is a raw byte stream handed to the operation unread. */
   rawBody?: boolean;
+  /** The operation gets an AbortSignal that fires if the client goes away (long polls). */
+  abortable?: boolean;
   /** Calls the operation as this principal instead of the caller's (signed URLs). */
   principal?: Principal;
   /** Success status; 204 sends no body. */
@@ -63,6 +65,15 @@ export function routeInput(route: RestRoute, req: FastifyRequest): Record<string
   return input;
 }
 
+/** Aborts when the response's connection closes before the response was sent. */
+function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once("close", () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
 export function mountRoute(app: FastifyInstance, engine: Engine, route: RestRoute): void {
   if (engine.operation(route.op) === undefined) throw new Error(`route ${route.url}: unknown operation ${route.op}`);
   app.route({
@@ -75,6 +86,7 @@ export function mountRoute(app: FastifyInstance, engine: Engine, route: RestRout
       const target = route.target === undefined ? null : (params[route.target] ?? null);
       const result = await engine.invoke(route.principal ?? req.principal, route.op, target, routeInput(route, req), {
         requestId: req.id,
+        ...(route.abortable ? { signal: clientGone(reply) } : {}),
       });
       if (route.respond !== undefined) return route.respond(reply, result, req);
       reply.code(route.status ?? 200);

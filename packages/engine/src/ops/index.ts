@@ -1,5 +1,6 @@
 import { DB_OPERATIONS } from "../primitives/db/index.js";
 import { KV_OPERATIONS } from "../primitives/kv/index.js";
+import { QUEUE_OPERATIONS } from "../primitives/queue/index.js";
 import { STORAGE_OPERATIONS } from "../primitives/storage/index.js";
 import { primitiveExport } from "./export.js";
 import { groupCreate, groupDelete, groupGet, groupList } from "./groups.js";
@@ -29,4 +30,5 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...KV_OPERATIONS,
   ...DB_OPERATIONS,
   ...STORAGE_OPERATIONS,
+  ...QUEUE_OPERATIONS,
 ];

@@ -23,6 +23,8 @@ export interface OpContext<S = unknown> {
   store: S;
   audit: AuditNote;
   requestId: string | undefined;
+  /** Aborted when the caller goes away (a long poll stops waiting). */
+  signal?: AbortSignal | undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { dbDefinition } from "./db/index.js";
 import type { PrimitiveDefinition } from "./definition.js";
 import { kvDefinition } from "./kv/index.js";
+import { queueDefinition } from "./queue/index.js";
 import { storageDefinition } from "./storage/index.js";
 
 /** Every primitive type this engine serves, one entry per type. */
@@ -8,4 +9,5 @@ export const PRIMITIVE_DEFINITIONS: readonly PrimitiveDefinition[] = [
   kvDefinition as PrimitiveDefinition,
   dbDefinition as PrimitiveDefinition,
   storageDefinition as PrimitiveDefinition,
+  queueDefinition as PrimitiveDefinition,
 ];

@@ -3,6 +3,7 @@ import { DB_ROUTES } from "./db.js";
 import { GROUP_ROUTES } from "./groups.js";
 import { KV_ROUTES } from "./kv.js";
 import { PRIMITIVE_ROUTES } from "./primitives.js";
+import { QUEUE_ROUTES } from "./queue.js";
 import { SIGNED_ROUTES } from "./signed.js";
 import { STORAGE_ROUTES } from "./storage.js";
 
@@ -12,5 +13,6 @@ export const REST_ROUTES: readonly RestRoute[] = [
   ...KV_ROUTES,
   ...DB_ROUTES,
   ...STORAGE_ROUTES,
+  ...QUEUE_ROUTES,
   ...SIGNED_ROUTES,
 ];

@@ -1,0 +1,31 @@
+import type { PrimitiveDefinition } from "../definition.js";
+import { QueueStore } from "./store.js";
+import { Waiters } from "./waiters.js";
+
+/** What queue operations get as their store: the jobs and the parked long polls over them. */
+export interface QueueHandle {
+  store: QueueStore;
+  waiters: Waiters;
+}
+
+export const queueDefinition: PrimitiveDefinition<QueueHandle> = {
+  type: "queue",
+  open: (db, env) => {
+    const store = new QueueStore(db, env.clock);
+    return { store, waiters: new Waiters(store) };
+  },
+  close: (handle) => handle.waiters.close(),
+  // Pending jobs: ready or leased.
+  items: (handle) => handle.store.pendingCount(),
+};
+
+export {
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_ATTEMPTS,
+  MAX_BODY_BYTES,
+  MAX_LEASE_MS,
+  MAX_RECEIVE,
+  MAX_WAIT_MS,
+} from "./limits.js";
+export { QUEUE_OPERATIONS } from "./ops.js";
+export type { Job, JobStatus, QueueCounts } from "./store.js";

@@ -1,0 +1,244 @@
+import { z } from "zod";
+import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../../core/pagination.js";
+import { defineOp, type Operation } from "../../ops/operation.js";
+import type { QueueHandle } from "./index.js";
+import {
+  bodySchema,
+  boundedDuration,
+  DEFAULT_LEASE_MS,
+  DEFAULT_MAX_ATTEMPTS,
+  encodeBody,
+  MAX_ATTEMPTS_LIMIT,
+  MAX_DEDUPE_KEY,
+  MAX_DELAY_MS,
+  MAX_LEASE_MS,
+  MAX_PRIORITY,
+  MAX_RECEIVE,
+  MAX_WAIT_MS,
+  queueNameSchema,
+} from "./limits.js";
+import type { Job, QueueCounts } from "./store.js";
+
+const queueOp = { target: "primitive", type: "queue", audited: true, metered: true } as const;
+const jobIdSchema = z.string().min(1).max(64);
+const leaseToken = z.string().min(1, "required").max(128);
+const leaseDuration = boundedDuration(1, MAX_LEASE_MS, "lease");
+
+export const queueSend = defineOp({
+  ...queueOp,
+  name: "queue.send",
+  tool: "queue_send",
+  input: z.strictObject({
+    queue: queueNameSchema,
+    body: bodySchema,
+    delay: boundedDuration(0, MAX_DELAY_MS, "delay").default(0),
+    dedupe_key: z.string().min(1).max(MAX_DEDUPE_KEY).optional(),
+    priority: z.number().int().min(-MAX_PRIORITY).max(MAX_PRIORITY).default(0),
+    max_attempts: z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT).default(DEFAULT_MAX_ATTEMPTS),
+  }),
+  async run(ctx, input): Promise<Job & { deduplicated: boolean }> {
+    ctx.audit.target = input.queue;
+    const { job, deduplicated } = await (ctx.store as QueueHandle).store.send(input.queue, {
+      body: encodeBody(input.body),
+      delayMs: input.delay,
+      priority: input.priority,
+      maxAttempts: input.max_attempts,
+      dedupeKey: input.dedupe_key ?? null,
+    });
+    ctx.audit.target = `${input.queue}/${job.id}`;
+    if (deduplicated) ctx.audit.detail = { deduplicated: true };
+    return { ...job, deduplicated };
+  },
+});
+
+export const queueReceive = defineOp({
+  ...queueOp,
+  name: "queue.receive",
+  tool: "queue_receive",
+  input: z.strictObject({
+    queue: queueNameSchema,
+    lease: leaseDuration.default(DEFAULT_LEASE_MS),
+    wait: boundedDuration(0, MAX_WAIT_MS, "wait").default(0),
+    max: z.number().int().min(1).max(MAX_RECEIVE).default(1),
+  }),
+  async run(ctx, input): Promise<{ data: Job[] }> {
+    ctx.audit.target = input.queue;
+    const { store, waiters } = ctx.store as QueueHandle;
+    let jobs = await store.receive(input.queue, input.max, input.lease);
+    if (jobs.length === 0 && input.wait > 0) {
+      jobs = await waiters.park(input.queue, input.max, input.lease, input.wait, ctx.signal);
+    }
+    ctx.audit.detail = { received: jobs.map((j) => j.id) };
+    return { data: jobs };
+  },
+});
+
+export const queueSettle = defineOp({
+  ...queueOp,
+  name: "queue.ack",
+  tool: "queue_ack",
+  input: z.strictObject({
+    queue: queueNameSchema,
+    job: jobIdSchema,
+    lease_token: leaseToken,
+    action: z.enum(["ack", "retry", "fail", "dead"]).default("ack"),
+    in: boundedDuration(0, MAX_DELAY_MS, "in").optional(),
+    error: z
+      .string()
+      .max(64 * 1024)
+      .optional(),
+  }),
+  run(ctx, input): Promise<Job> {
+    ctx.audit.target = `${input.queue}/${input.job}`;
+    ctx.audit.detail = { action: input.action };
+    return (ctx.store as QueueHandle).store.settle(
+      input.queue,
+      input.job,
+      input.lease_token,
+      input.action,
+      input.in,
+      input.error,
+    );
+  },
+});
+
+export const queueHeartbeat = defineOp({
+  ...queueOp,
+  name: "queue.heartbeat",
+  tool: "queue_ack",
+  input: z.strictObject({
+    queue: queueNameSchema,
+    job: jobIdSchema,
+    lease_token: leaseToken,
+    extend: leaseDuration.optional(),
+  }),
+  run(ctx, input): Promise<Job> {
+    ctx.audit.target = `${input.queue}/${input.job}`;
+    return (ctx.store as QueueHandle).store.heartbeat(input.queue, input.job, input.lease_token, input.extend);
+  },
+});
+
+export const queueRequeue = defineOp({
+  ...queueOp,
+  name: "queue.requeue",
+  tool: "queue_ack",
+  input: z.strictObject({ queue: queueNameSchema, job: jobIdSchema }),
+  run(ctx, input): Promise<Job> {
+    ctx.audit.target = `${input.queue}/${input.job}`;
+    return (ctx.store as QueueHandle).store.requeue(input.queue, input.job);
+  },
+});
+
+export const queuePurge = defineOp({
+  ...queueOp,
+  name: "queue.purge",
+  tool: "queue_ack",
+  input: z.strictObject({
+    queue: queueNameSchema,
+    status: z.enum(["done", "dead"]),
+    older_than: boundedDuration(0, Number.MAX_SAFE_INTEGER, "older_than").default(0),
+  }),
+  async run(ctx, input): Promise<{ purged: number }> {
+    ctx.audit.target = input.queue;
+    ctx.audit.detail = { status: input.status };
+    const purged = await (ctx.store as QueueHandle).store.purge(input.queue, input.status, input.older_than);
+    return { purged };
+  },
+});
+
+export const queueList = defineOp({
+  ...queueOp,
+  name: "queue.queues",
+  tool: "queue_receive",
+  input: z.strictObject({}),
+  run(ctx): { data: QueueCounts[] } {
+    return { data: (ctx.store as QueueHandle).store.counts() };
+  },
+});
+
+const cursorSchema = z.object({ s: z.number().int() });
+
+export const queueMessages = defineOp({
+  ...queueOp,
+  name: "queue.messages",
+  tool: "queue_receive",
+  input: z.strictObject({
+    queue: queueNameSchema,
+    status: z.enum(["ready", "leased", "done", "dead"]).optional(),
+    limit: limitSchema(LIST_PAGE),
+    cursor: z.string().optional(),
+  }),
+  run(ctx, input): Page<Job> {
+    ctx.audit.target = input.queue;
+    const after = input.cursor === undefined ? 0 : decodeCursor(input.cursor, cursorSchema).s;
+    const rows = (ctx.store as QueueHandle).store.list(input.queue, input.status, after, input.limit);
+    return toPage(
+      rows,
+      input.limit,
+      ({ seq: _seq, ...job }) => job,
+      (row) => ({ s: row.seq }),
+    );
+  },
+});
+
+export const queueGetJob = defineOp({
+  ...queueOp,
+  name: "queue.get",
+  tool: "queue_receive",
+  input: z.strictObject({ queue: queueNameSchema, job: jobIdSchema }),
+  run(ctx, input): Job {
+    ctx.audit.target = `${input.queue}/${input.job}`;
+    return (ctx.store as QueueHandle).store.get(input.queue, input.job);
+  },
+});
+
+export const queueSubscribe = defineOp({
+  ...queueOp,
+  name: "queue.subscribe",
+  tool: "queue_receive",
+  input: z.strictObject({ topic: queueNameSchema, queue: queueNameSchema }),
+  async run(ctx, input) {
+    ctx.audit.target = `${input.topic}/${input.queue}`;
+    const { created, created_at } = await (ctx.store as QueueHandle).store.subscribe(input.topic, input.queue);
+    return { topic: input.topic, queue: input.queue, created_at, created };
+  },
+});
+
+export const queueUnsubscribe = defineOp({
+  ...queueOp,
+  name: "queue.unsubscribe",
+  tool: "queue_receive",
+  input: z.strictObject({ topic: queueNameSchema, queue: queueNameSchema }),
+  run(ctx, input): Promise<void> {
+    ctx.audit.target = `${input.topic}/${input.queue}`;
+    return (ctx.store as QueueHandle).store.unsubscribe(input.topic, input.queue);
+  },
+});
+
+export const queuePublish = defineOp({
+  ...queueOp,
+  name: "queue.publish",
+  tool: "queue_send",
+  input: z.strictObject({ topic: queueNameSchema, body: bodySchema }),
+  async run(ctx, input): Promise<{ delivered: number }> {
+    ctx.audit.target = input.topic;
+    const { delivered, queues } = await (ctx.store as QueueHandle).store.publish(input.topic, encodeBody(input.body));
+    ctx.audit.detail = { queues };
+    return { delivered };
+  },
+});
+
+export const QUEUE_OPERATIONS: readonly Operation<any, any, any>[] = [
+  queueSend,
+  queueReceive,
+  queueSettle,
+  queueHeartbeat,
+  queueRequeue,
+  queuePurge,
+  queueList,
+  queueMessages,
+  queueGetJob,
+  queueSubscribe,
+  queueUnsubscribe,
+  queuePublish,
+];

@@ -1,0 +1,421 @@
+import { randomBytes } from "node:crypto";
+import type Database from "better-sqlite3";
+import type { Clock } from "../../core/clock.js";
+import { notFound, ServiceError } from "../../core/errors.js";
+import { prefixedId } from "../../core/ids.js";
+import { GroupCommit } from "../../storage/group-commit.js";
+import { backoffMs, DEFAULT_MAX_ATTEMPTS, MAX_ERROR_CHARS } from "./limits.js";
+import { SCHEMA } from "./schema.js";
+
+export type JobStatus = "ready" | "leased" | "done" | "dead";
+export type SettleAction = "ack" | "retry" | "fail" | "dead";
+
+interface JobRow {
+  seq: number;
+  id: string;
+  queue: string;
+  body: string;
+  status: JobStatus;
+  priority: number;
+  attempts: number;
+  max_attempts: number;
+  deliveries: number;
+  available_at: number;
+  lease_ms: number | null;
+  lease_expires_at: number | null;
+  lease_token: string | null;
+  dedupe_key: string | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The job record on the wire (ARCHITECTURE.md); received jobs add `lease_token`. */
+export interface Job {
+  id: string;
+  queue: string;
+  body: unknown;
+  status: JobStatus;
+  priority: number;
+  attempts: number;
+  max_attempts: number;
+  available_at: number;
+  lease_expires_at: number | null;
+  last_error: string | null;
+  dedupe_key: string | null;
+  created_at: number;
+  updated_at: number;
+  lease_token?: string;
+}
+
+export interface SendRequest {
+  body: string;
+  delayMs: number;
+  priority: number;
+  maxAttempts: number;
+  dedupeKey: string | null;
+}
+
+export interface QueueCounts {
+  name: string;
+  ready: number;
+  /** Ready jobs whose `delay` or retry backoff has not yet passed (included in `ready`). */
+  delayed: number;
+  leased: number;
+  done: number;
+  dead: number;
+}
+
+function toJob(row: JobRow, withToken = false): Job {
+  const job: Job = {
+    id: row.id,
+    queue: row.queue,
+    body: JSON.parse(row.body),
+    status: row.status,
+    priority: row.priority,
+    attempts: row.attempts,
+    max_attempts: row.max_attempts,
+    available_at: row.available_at,
+    lease_expires_at: row.status === "leased" ? row.lease_expires_at : null,
+    last_error: row.last_error,
+    dedupe_key: row.dedupe_key,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+  if (withToken && row.lease_token !== null) job.lease_token = row.lease_token;
+  return job;
+}
+
+/** Lease tokens name the delivery they belong to, so a stale one is told apart from a wrong one. */
+function newLeaseToken(delivery: number): string {
+  return `${delivery}.${randomBytes(16).toString("base64url")}`;
+}
+
+/**
+ * Jobs of every queue of one queue primitive, in its SQLite file. All writes go through group
+ * commit; a lease that ran out is turned back into a ready (or dead) job by `reap`, which every
+ * operation runs first, so the state read is always the state at the clock's `now`.
+ */
+export class QueueStore {
+  private readonly commit: GroupCommit;
+  private readonly stmts;
+  /** Called after a commit that may have made jobs of `queue` ready (long-poll wake-up). */
+  onReady: (queue: string) => void = () => {};
+  private notified = new Set<string>();
+
+  constructor(
+    private readonly db: Database.Database,
+    readonly clock: Clock,
+  ) {
+    db.exec(SCHEMA);
+    this.commit = new GroupCommit(db);
+    this.stmts = {
+      byId: db.prepare<[string, string], JobRow>("SELECT * FROM jobs WHERE id = ? AND queue = ?"),
+      byDedupe: db.prepare<[string, string], JobRow>(
+        "SELECT * FROM jobs WHERE queue = ? AND dedupe_key = ? AND status IN ('ready', 'leased')",
+      ),
+      insert: db.prepare(
+        `INSERT INTO jobs (id, queue, body, status, priority, attempts, max_attempts, deliveries, available_at,
+           dedupe_key, created_at, updated_at)
+         VALUES (@id, @queue, @body, 'ready', @priority, 0, @max_attempts, 0, @available_at, @dedupe_key, @now, @now)
+         RETURNING *`,
+      ),
+      touchQueue: db.prepare("INSERT OR IGNORE INTO queues (name, created_at) VALUES (?, ?)"),
+      ready: db.prepare<[string, number, number], JobRow>(
+        `SELECT * FROM jobs WHERE queue = ? AND status = 'ready' AND available_at <= ?
+         ORDER BY priority DESC, available_at, seq LIMIT ?`,
+      ),
+      lease: db.prepare<[number, number, string, number, number, number, number], JobRow>(
+        `UPDATE jobs SET status = 'leased', attempts = attempts + 1, deliveries = ?, lease_ms = ?,
+           lease_token = ?, lease_expires_at = ?, updated_at = ?
+         WHERE seq = ? AND deliveries = ? RETURNING *`,
+      ),
+      anyExpired: db.prepare<[number], { seq: number }>(
+        "SELECT seq FROM jobs WHERE status = 'leased' AND lease_expires_at <= ? LIMIT 1",
+      ),
+      reap: db.prepare<[number, number], { queue: string }>(
+        `UPDATE jobs SET
+           status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END,
+           last_error = CASE WHEN attempts >= max_attempts
+             THEN 'lease expired on the last of ' || max_attempts || ' attempts' ELSE last_error END,
+           available_at = lease_expires_at, updated_at = ?
+         WHERE status = 'leased' AND lease_expires_at <= ? RETURNING queue`,
+      ),
+      settle: db.prepare(
+        `UPDATE jobs SET status = @status, available_at = @available_at, last_error = @last_error,
+           lease_token = NULL, lease_expires_at = NULL, updated_at = @now WHERE seq = @seq RETURNING *`,
+      ),
+      heartbeat: db.prepare<[number, number, number, number], JobRow>(
+        "UPDATE jobs SET lease_expires_at = ?, lease_ms = ?, updated_at = ? WHERE seq = ? RETURNING *",
+      ),
+      requeue: db.prepare<[number, number, number], JobRow>(
+        `UPDATE jobs SET status = 'ready', attempts = 0, available_at = ?, updated_at = ?, lease_token = NULL
+         WHERE seq = ? RETURNING *`,
+      ),
+      purge: db.prepare<[string, string, number], void>(
+        "DELETE FROM jobs WHERE queue = ? AND status = ? AND updated_at <= ?",
+      ),
+      list: db.prepare<[string, number, number], JobRow>(
+        "SELECT * FROM jobs WHERE queue = ? AND seq > ? ORDER BY seq LIMIT ?",
+      ),
+      listStatus: db.prepare<[string, string, number, number], JobRow>(
+        "SELECT * FROM jobs WHERE queue = ? AND status = ? AND seq > ? ORDER BY seq LIMIT ?",
+      ),
+      queues: db.prepare<[], { name: string }>("SELECT name FROM queues ORDER BY name"),
+      counts: db.prepare<[number], { queue: string; status: JobStatus; n: number; delayed: number }>(
+        `SELECT queue, status, count(*) AS n, sum(status = 'ready' AND available_at > ?) AS delayed
+         FROM jobs GROUP BY queue, status`,
+      ),
+      pending: db.prepare<[], { n: number }>("SELECT count(*) AS n FROM jobs WHERE status IN ('ready', 'leased')"),
+      nextEvent: db.prepare<[string, number, string], { at: number | null }>(
+        `SELECT min(at) AS at FROM (
+           SELECT min(available_at) AS at FROM jobs WHERE queue = ? AND status = 'ready' AND available_at > ?
+           UNION ALL SELECT min(lease_expires_at) FROM jobs WHERE queue = ? AND status = 'leased')`,
+      ),
+      subscribers: db.prepare<[string], { queue: string }>(
+        "SELECT queue FROM subscriptions WHERE topic = ? ORDER BY queue",
+      ),
+      subscribe: db.prepare<[string, string, number], { created_at: number }>(
+        "INSERT INTO subscriptions (topic, queue, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING created_at",
+      ),
+      subscription: db.prepare<[string, string], { created_at: number }>(
+        "SELECT created_at FROM subscriptions WHERE topic = ? AND queue = ?",
+      ),
+      unsubscribe: db.prepare<[string, string], void>("DELETE FROM subscriptions WHERE topic = ? AND queue = ?"),
+    };
+  }
+
+  /** Turns leases that ran out into ready jobs (or dead ones, when attempts are exhausted). */
+  reap(): void {
+    const now = this.clock.now();
+    if (this.stmts.anyExpired.get(now) === undefined) return;
+    for (const { queue } of this.stmts.reap.all(now, now)) this.notify(queue);
+  }
+
+  /**
+   * Tells `onReady` about `queue` once the current synchronous work is over — after the commit
+   * that is running, since group commit flushes synchronously.
+   */
+  private notify(queue: string): void {
+    if (this.notified.size === 0) {
+      queueMicrotask(() => {
+        const queues = [...this.notified];
+        this.notified.clear();
+        for (const q of queues) this.onReady(q);
+      });
+    }
+    this.notified.add(queue);
+  }
+
+  /** Writes `work` in the next group commit, after reaping expired leases. */
+  private write<T>(work: (now: number) => T): Promise<T> {
+    return this.commit.run(() => {
+      this.reap();
+      return work(this.clock.now());
+    });
+  }
+
+  send(queue: string, req: SendRequest): Promise<{ job: Job; deduplicated: boolean }> {
+    return this.write((now) => {
+      if (req.dedupeKey !== null) {
+        const existing = this.stmts.byDedupe.get(queue, req.dedupeKey);
+        if (existing !== undefined) return { job: toJob(existing), deduplicated: true };
+      }
+      return { job: toJob(this.insert(queue, req, now)), deduplicated: false };
+    });
+  }
+
+  private insert(queue: string, req: SendRequest, now: number): JobRow {
+    this.stmts.touchQueue.run(queue, now);
+    this.notify(queue);
+    return this.stmts.insert.get({
+      id: prefixedId("job", now),
+      queue,
+      body: req.body,
+      priority: req.priority,
+      max_attempts: req.maxAttempts,
+      available_at: now + req.delayMs,
+      dedupe_key: req.dedupeKey,
+      now,
+    }) as JobRow;
+  }
+
+  /** Leases up to `max` ready jobs, synchronously (inside a commit). */
+  leaseNow(queue: string, max: number, leaseMs: number): Job[] {
+    const now = this.clock.now();
+    const jobs: Job[] = [];
+    for (const row of this.stmts.ready.all(queue, now, max)) {
+      const delivery = row.deliveries + 1;
+      const leased = this.stmts.lease.get(
+        delivery,
+        leaseMs,
+        newLeaseToken(delivery),
+        now + leaseMs,
+        now,
+        row.seq,
+        row.deliveries,
+      );
+      if (leased !== undefined) jobs.push(toJob(leased, true));
+    }
+    return jobs;
+  }
+
+  /** Runs `work` in the next group commit (the long-poll waiters lease through this). */
+  inCommit<T>(work: () => T): Promise<T> {
+    return this.write(() => work());
+  }
+
+  receive(queue: string, max: number, leaseMs: number): Promise<Job[]> {
+    return this.write(() => this.leaseNow(queue, max, leaseMs));
+  }
+
+  /** The job if `token` holds its current, unexpired lease; else the error the spec names. */
+  private leased(queue: string, jobId: string, token: string, now: number): JobRow {
+    const row = this.stmts.byId.get(jobId, queue);
+    if (row === undefined) throw notFound(`job '${jobId}' in queue '${queue}'`);
+    if (row.lease_token === token) {
+      if (row.status === "leased" && (row.lease_expires_at ?? 0) > now) return row;
+      // The lease this token held ran out (the job went back to ready, or died).
+      throw new ServiceError("lease_expired", `the lease on job '${jobId}' ran out before this call`);
+    }
+    const delivery = Number.parseInt(token.split(".")[0] ?? "", 10);
+    if (Number.isSafeInteger(delivery) && delivery >= 1 && delivery < row.deliveries) {
+      throw new ServiceError("lease_expired", `the lease on job '${jobId}' ended; the job was delivered again since`);
+    }
+    if (Number.isSafeInteger(delivery) && delivery === row.deliveries && row.lease_token === null) {
+      throw new ServiceError("conflict", `job '${jobId}' was already settled (status ${row.status})`);
+    }
+    throw new ServiceError("conflict", `lease_token does not hold the lease on job '${jobId}'`);
+  }
+
+  settle(
+    queue: string,
+    jobId: string,
+    token: string,
+    action: SettleAction,
+    inMs: number | undefined,
+    error: string | undefined,
+  ): Promise<Job> {
+    return this.write((now) => {
+      const row = this.leased(queue, jobId, token, now);
+      const lastError = error === undefined ? row.last_error : error.slice(0, MAX_ERROR_CHARS);
+      let status: JobStatus = "done";
+      let availableAt = row.available_at;
+      if (action === "dead") status = "dead";
+      else if (action === "retry" || action === "fail") {
+        status = row.attempts >= row.max_attempts ? "dead" : "ready";
+        availableAt = now + (inMs ?? backoffMs(row.attempts));
+      }
+      const settled = this.stmts.settle.get({
+        status,
+        available_at: availableAt,
+        last_error: lastError,
+        now,
+        seq: row.seq,
+      }) as JobRow;
+      if (status === "ready") this.notify(queue);
+      return toJob(settled);
+    });
+  }
+
+  heartbeat(queue: string, jobId: string, token: string, extendMs: number | undefined): Promise<Job> {
+    return this.write((now) => {
+      const row = this.leased(queue, jobId, token, now);
+      const leaseMs = extendMs ?? row.lease_ms ?? 0;
+      return toJob(this.stmts.heartbeat.get(now + leaseMs, leaseMs, now, row.seq) as JobRow, true);
+    });
+  }
+
+  requeue(queue: string, jobId: string): Promise<Job> {
+    return this.write((now) => {
+      const row = this.stmts.byId.get(jobId, queue);
+      if (row === undefined) throw notFound(`job '${jobId}' in queue '${queue}'`);
+      if (row.status !== "dead") {
+        throw new ServiceError("conflict", `job '${jobId}' is ${row.status}; only a dead job can be requeued`);
+      }
+      if (row.dedupe_key !== null && this.stmts.byDedupe.get(queue, row.dedupe_key) !== undefined) {
+        throw new ServiceError(
+          "conflict",
+          `a pending job in queue '${queue}' already has dedupe_key '${row.dedupe_key}'`,
+        );
+      }
+      this.notify(queue);
+      return toJob(this.stmts.requeue.get(now, now, row.seq) as JobRow);
+    });
+  }
+
+  purge(queue: string, status: "done" | "dead", olderThanMs: number): Promise<number> {
+    return this.write((now) => this.stmts.purge.run(queue, status, now - olderThanMs).changes);
+  }
+
+  get(queue: string, jobId: string): Job {
+    this.reap();
+    const row = this.stmts.byId.get(jobId, queue);
+    if (row === undefined) throw notFound(`job '${jobId}' in queue '${queue}'`);
+    return toJob(row);
+  }
+
+  /** Jobs in send order after `afterSeq`; `limit + 1` rows so the caller can tell a next page. */
+  list(queue: string, status: JobStatus | undefined, afterSeq: number, limit: number): (Job & { seq: number })[] {
+    this.reap();
+    const rows =
+      status === undefined
+        ? this.stmts.list.all(queue, afterSeq, limit + 1)
+        : this.stmts.listStatus.all(queue, status, afterSeq, limit + 1);
+    return rows.map((row) => ({ ...toJob(row), seq: row.seq }));
+  }
+
+  counts(): QueueCounts[] {
+    this.reap();
+    const byQueue = new Map<string, QueueCounts>();
+    for (const { name } of this.stmts.queues.all()) {
+      byQueue.set(name, { name, ready: 0, delayed: 0, leased: 0, done: 0, dead: 0 });
+    }
+    for (const row of this.stmts.counts.all(this.clock.now())) {
+      const counts = byQueue.get(row.queue);
+      if (counts === undefined) continue;
+      counts[row.status] = row.n;
+      if (row.status === "ready") counts.delayed = row.delayed;
+    }
+    return [...byQueue.values()];
+  }
+
+  /** PrimitiveStats items: pending (ready or leased) jobs. */
+  pendingCount(): number {
+    this.reap();
+    return this.stmts.pending.get()?.n ?? 0;
+  }
+
+  /** When the next job of `queue` becomes ready by time alone (a delay or a lease running out). */
+  nextEventAt(queue: string): number | null {
+    return this.stmts.nextEvent.get(queue, this.clock.now(), queue)?.at ?? null;
+  }
+
+  subscribe(topic: string, queue: string): Promise<{ created: boolean; created_at: number }> {
+    return this.write((now) => {
+      this.stmts.touchQueue.run(queue, now);
+      const inserted = this.stmts.subscribe.get(topic, queue, now);
+      if (inserted !== undefined) return { created: true, created_at: inserted.created_at };
+      return { created: false, created_at: this.stmts.subscription.get(topic, queue)?.created_at ?? now };
+    });
+  }
+
+  unsubscribe(topic: string, queue: string): Promise<void> {
+    return this.write(() => {
+      if (this.stmts.unsubscribe.run(topic, queue).changes === 0) {
+        throw notFound(`subscription of queue '${queue}' to topic '${topic}'`);
+      }
+    });
+  }
+
+  /** One job in each subscribed queue, all in the same commit. */
+  publish(topic: string, body: string): Promise<{ delivered: number; queues: string[] }> {
+    return this.write((now) => {
+      const queues = this.stmts.subscribers.all(topic).map((s) => s.queue);
+      for (const queue of queues) {
+        this.insert(queue, { body, delayMs: 0, priority: 0, maxAttempts: DEFAULT_MAX_ATTEMPTS, dedupeKey: null }, now);
+      }
+      return { delivered: queues.length, queues };
+    });
+  }
+}
