@@ -106,7 +106,10 @@ export class Waiters {
 
   /** Keeps one clock timer per queue with waiters, at its next time-driven change. */
   private arm(queue: string): void {
-    if (!this.byQueue.has(queue)) return this.disarm(queue);
+    if (!this.byQueue.has(queue)) {
+      this.disarm(queue);
+      return;
+    }
     const at = this.store.nextEventAt(queue);
     const current = this.timers.get(queue);
     if (current?.at === at) return;
