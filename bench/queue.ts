@@ -16,6 +16,8 @@ const CONSUMERS = 8;
 const durationEnv = Number(process.env.BENCH_DURATION);
 // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
 const redisUrl = new URL(process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379");
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
+const cpuProfile = Boolean(process.env.BENCH_CPU_PROF);
 
 interface Outcome {
   jobsPerSec: number;
@@ -153,7 +155,9 @@ async function bullmq(seconds: number, warmup: number): Promise<Outcome> {
 export async function run(): Promise<void> {
   const seconds = Number.isFinite(durationEnv) && durationEnv > 0 ? durationEnv : 10;
   const warmup = Math.min(2, seconds);
-  const child = forkTs<ParentMessage, ChildMessage>(join(benchDir, "kv-server.ts"));
+  const child = forkTs<ParentMessage, ChildMessage>(join(benchDir, "kv-server.ts"), {
+    cpuProfileDir: cpuProfile ? join(benchDir, "results") : undefined,
+  });
   let primOut: Outcome;
   try {
     const ready = await child.next("ready");

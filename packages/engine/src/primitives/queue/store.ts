@@ -6,7 +6,7 @@ import { prefixedId } from "../../core/ids.js";
 import { GroupCommit } from "../../storage/group-commit.js";
 import { backoffMs, DEFAULT_MAX_ATTEMPTS, MAX_ERROR_CHARS } from "./limits.js";
 import { SCHEMA } from "./schema.js";
-import { type JobRow, type JobStatus, prepareStatements } from "./statements.js";
+import { type JobRow, type JobStatus, prepareStatements, type QueueStatements } from "./statements.js";
 
 export type { JobStatus };
 
@@ -80,7 +80,7 @@ function newLeaseToken(delivery: number): string {
  */
 export class QueueStore {
   private readonly commit: GroupCommit;
-  private readonly stmts: ReturnType<typeof prepareStatements>;
+  private readonly stmts: QueueStatements;
   /** Called after a commit that may have made jobs of `queue` ready (long-poll wake-up). */
   onReady: (queue: string) => void = () => {};
   private notified = new Set<string>();
