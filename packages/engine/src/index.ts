@@ -35,7 +35,9 @@ export { type AnyOperation, defineOp, type OpContext, type Operation } from "./o
 export { MAX_RESULT_BYTES, MAX_RESULT_ROWS, STATEMENT_TIMEOUT_MS } from "./primitives/db/index.js";
 export { MAX_BATCH_STATEMENTS, MAX_SQL_CHARS } from "./primitives/db/ops.js";
 export type { PrimitiveDefinition } from "./primitives/definition.js";
+export { FS_CREATED, type FsEntry, type FsRead, MAX_FILE_BYTES, MAX_PATH_BYTES } from "./primitives/fs/index.js";
 export { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
+export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, MAX_VALUE_BYTES } from "./primitives/kv/index.js";
 export {
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_ATTEMPTS,
@@ -47,7 +49,6 @@ export {
   MAX_WAIT_MS,
   type QueueCounts,
 } from "./primitives/queue/index.js";
-export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, MAX_VALUE_BYTES } from "./primitives/kv/index.js";
 export {
   INLINE_OBJECT_BYTES,
   MAX_METADATA_BYTES,

@@ -1,4 +1,5 @@
 import { DB_OPERATIONS } from "../primitives/db/index.js";
+import { FS_OPERATIONS } from "../primitives/fs/index.js";
 import { KV_OPERATIONS } from "../primitives/kv/index.js";
 import { QUEUE_OPERATIONS } from "../primitives/queue/index.js";
 import { STORAGE_OPERATIONS } from "../primitives/storage/index.js";
@@ -30,5 +31,6 @@ export const OPERATIONS: readonly AnyOperation[] = [
   ...KV_OPERATIONS,
   ...DB_OPERATIONS,
   ...STORAGE_OPERATIONS,
+  ...FS_OPERATIONS,
   ...QUEUE_OPERATIONS,
 ];

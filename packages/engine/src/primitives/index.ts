@@ -1,5 +1,6 @@
 import { dbDefinition } from "./db/index.js";
 import type { PrimitiveDefinition } from "./definition.js";
+import { fsDefinition } from "./fs/index.js";
 import { kvDefinition } from "./kv/index.js";
 import { queueDefinition } from "./queue/index.js";
 import { storageDefinition } from "./storage/index.js";
@@ -9,5 +10,6 @@ export const PRIMITIVE_DEFINITIONS: readonly PrimitiveDefinition[] = [
   kvDefinition as PrimitiveDefinition,
   dbDefinition as PrimitiveDefinition,
   storageDefinition as PrimitiveDefinition,
+  fsDefinition as PrimitiveDefinition,
   queueDefinition as PrimitiveDefinition,
 ];

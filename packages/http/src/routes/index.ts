@@ -1,5 +1,6 @@
 import type { RestRoute } from "../route.js";
 import { DB_ROUTES } from "./db.js";
+import { FS_ROUTES } from "./fs.js";
 import { GROUP_ROUTES } from "./groups.js";
 import { KV_ROUTES } from "./kv.js";
 import { PRIMITIVE_ROUTES } from "./primitives.js";
@@ -13,6 +14,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
   ...KV_ROUTES,
   ...DB_ROUTES,
   ...STORAGE_ROUTES,
+  ...FS_ROUTES,
   ...QUEUE_ROUTES,
   ...SIGNED_ROUTES,
 ];

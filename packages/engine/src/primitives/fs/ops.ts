@@ -1,0 +1,204 @@
+import { z } from "zod";
+import { ServiceError } from "../../core/errors.js";
+import { LIST_PAGE, limitSchema, queryBoolean } from "../../core/pagination.js";
+import { defineOp, type Operation } from "../../ops/operation.js";
+import { type FsRead, readPath, writeFile } from "./files.js";
+import { Glob } from "./glob.js";
+import type { FsHandle } from "./handle.js";
+import { GLOB_PAGE, MAX_FILE_BYTES, modeSchema, normalizePath, pathSchema, ROOT } from "./limits.js";
+import type { SearchHit } from "./search.js";
+import { type EntryRow, type FsEntry, toEntry } from "./store.js";
+
+/**
+ * Marks an entry that a write or mkdir created (REST answers 201) rather than replaced or
+ * found (200). A symbol, so it never shows in the JSON.
+ */
+export const FS_CREATED: unique symbol = Symbol("fs.created");
+export type MaybeCreated = FsEntry & { [FS_CREATED]?: boolean };
+
+function entryOf(row: EntryRow, created: boolean): MaybeCreated {
+  const entry: MaybeCreated = toEntry(row);
+  if (created) entry[FS_CREATED] = true;
+  return entry;
+}
+
+const handle = (ctx: { store: unknown }) => ctx.store as FsHandle;
+
+export const fsRead = defineOp({
+  name: "fs.read",
+  target: "primitive",
+  type: "fs",
+  tool: "fs_read",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    path: pathSchema.default(ROOT),
+    list: queryBoolean.default(false),
+    recursive: queryBoolean.default(false),
+    stat: queryBoolean.default(false),
+    head: z.boolean().default(false),
+  }),
+  run(ctx, input): FsRead {
+    const path = normalizePath(input.path);
+    ctx.audit.target = path;
+    return readPath(handle(ctx), ctx.services.blobs, path, input);
+  },
+});
+
+export const fsWrite = defineOp({
+  name: "fs.write",
+  target: "primitive",
+  type: "fs",
+  tool: "fs_write",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    path: pathSchema,
+    body: z.custom<AsyncIterable<Buffer>>((v) => typeof v === "object" && v !== null && Symbol.asyncIterator in v),
+    mode: modeSchema.optional(),
+    content_length: z.number().int().min(0).optional(),
+  }),
+  async run(ctx, input): Promise<MaybeCreated> {
+    const path = normalizePath(input.path);
+    ctx.audit.target = path;
+    if (input.content_length !== undefined && input.content_length > MAX_FILE_BYTES) {
+      throw new ServiceError(
+        "payload_too_large",
+        `file is ${input.content_length} bytes; the limit is ${MAX_FILE_BYTES}`,
+      );
+    }
+    const { row, created } = await writeFile(handle(ctx), ctx.services, {
+      path,
+      body: input.body,
+      mode: input.mode ?? null,
+      contentLength: input.content_length,
+    });
+    ctx.audit.detail = { size: row.size, created };
+    return entryOf(row, created);
+  },
+});
+
+export const fsDelete = defineOp({
+  name: "fs.delete",
+  target: "primitive",
+  type: "fs",
+  tool: "fs_write",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ path: pathSchema, recursive: queryBoolean.default(false) }),
+  run(ctx, input): void {
+    const path = normalizePath(input.path);
+    ctx.audit.target = path;
+    if (path === ROOT) throw new ServiceError("invalid_request", "path: the root cannot be deleted");
+    const { blobs } = handle(ctx).store.remove(path, input.recursive);
+    if (blobs > 0) ctx.services.blobCollector.schedule();
+    if (input.recursive) ctx.audit.detail = { recursive: true };
+  },
+});
+
+export const fsMkdir = defineOp({
+  name: "fs.mkdir",
+  target: "primitive",
+  type: "fs",
+  tool: "fs_write",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ path: pathSchema }),
+  run(ctx, input): MaybeCreated {
+    const path = normalizePath(input.path);
+    ctx.audit.target = path;
+    const { row, created } = handle(ctx).store.mkdir(path);
+    ctx.audit.detail = { created };
+    return entryOf(row, created);
+  },
+});
+
+export const fsMove = defineOp({
+  name: "fs.move",
+  target: "primitive",
+  type: "fs",
+  tool: "fs_write",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ from: pathSchema, to: pathSchema, overwrite: z.boolean().default(false) }),
+  run(ctx, input): FsEntry {
+    const from = normalizePath(input.from, "from");
+    const to = normalizePath(input.to, "to");
+    ctx.audit.target = to;
+    ctx.audit.detail = { from };
+    const { row, droppedBlob } = handle(ctx).tree.move(from, to, input.overwrite);
+    if (droppedBlob) ctx.services.blobCollector.schedule();
+    return toEntry(row);
+  },
+});
+
+export const fsGlob = defineOp({
+  name: "fs.glob",
+  target: "primitive",
+  type: "fs",
+  tool: "fs_search",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ pattern: z.string(), limit: limitSchema(GLOB_PAGE) }),
+  run(ctx, input): { data: string[] } {
+    ctx.audit.target = input.pattern;
+    const glob = new Glob(input.pattern);
+    const data: string[] = [];
+    for (const path of handle(ctx).store.treePaths(glob.base)) {
+      if (path === ROOT || !glob.matches(path)) continue;
+      data.push(path);
+      if (data.length === input.limit) break;
+    }
+    return { data };
+  },
+});
+
+export const fsSearch = defineOp({
+  name: "fs.search",
+  target: "primitive",
+  type: "fs",
+  tool: "fs_search",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    q: z.string().min(1).max(1024),
+    path: pathSchema.default(ROOT),
+    limit: limitSchema(LIST_PAGE),
+  }),
+  run(ctx, input): { data: SearchHit[] } {
+    const path = normalizePath(input.path);
+    ctx.audit.target = path;
+    return { data: handle(ctx).search.search(input.q, path, input.limit) };
+  },
+});
+
+export const fsFork = defineOp({
+  name: "fs.fork",
+  target: "primitive",
+  type: "fs",
+  tool: "fs_fork",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ from: pathSchema, to: pathSchema.optional() }),
+  run(ctx, input): { path: string; files: number } {
+    const from = normalizePath(input.from, "from");
+    const to = input.to === undefined ? undefined : normalizePath(input.to, "to");
+    ctx.audit.target = to ?? null;
+    ctx.audit.detail = { from };
+    const result = handle(ctx).tree.fork(from, to);
+    ctx.audit.target = result.path;
+    ctx.audit.detail = { from, files: result.files };
+    return result;
+  },
+});
+
+export const FS_OPERATIONS: readonly Operation[] = [
+  fsRead,
+  fsWrite,
+  fsDelete,
+  fsMkdir,
+  fsMove,
+  fsGlob,
+  fsSearch,
+  fsFork,
+] as Operation[];
