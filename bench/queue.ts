@@ -12,6 +12,8 @@ import { forkTs } from "./lib/child.js";
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const PRODUCERS = 8;
 const CONSUMERS = 8;
+/** Jobs a consumer leases per receive (the API's batch size; each job is still acked on its own). */
+const RECEIVE_MAX = 10;
 // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
 const durationEnv = Number(process.env.BENCH_DURATION);
 // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
@@ -92,7 +94,7 @@ async function prim(port: number, seconds: number, warmup: number): Promise<Outc
   };
   const consumer = async () => {
     while (performance.now() < end) {
-      const got = await post(`${base}/receive`, { wait: "1s", lease: "30s" });
+      const got = await post(`${base}/receive`, { wait: "1s", lease: "30s", max: RECEIVE_MAX });
       if (got.status !== 200) {
         errors++;
         continue;
