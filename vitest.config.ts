@@ -6,7 +6,7 @@ const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/inde
 export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources, so no build is needed first.
-    alias: [{ find: /^@prim\/(engine|http|sdk|cli)$/, replacement: pkg("$1") }],
+    alias: [{ find: /^@prim\/(engine|http|mcp|sdk|cli)$/, replacement: pkg("$1") }],
   },
   test: {
     include: ["packages/*/test/**/*.test.ts", "bench/**/*.test.ts"],

@@ -1,6 +1,8 @@
 import { resolve } from "node:path";
-import { type Clock, Engine } from "@prim/engine";
+import { type Clock, type Embedder, Engine } from "@prim/engine";
 import { createLocalServer } from "@prim/http";
+import { mountMcp } from "@prim/mcp";
+import { removeEngineFile, writeEngineFile } from "./engine-file.js";
 
 export interface DevServerOptions {
   port?: number;
@@ -9,6 +11,8 @@ export interface DevServerOptions {
   dataDir: string;
   rootToken?: string;
   clock?: Clock;
+  /** Embeddings for memory recall; none by default. */
+  embedder?: Embedder;
   logger?: boolean;
 }
 
@@ -21,8 +25,13 @@ export interface DevServer {
 
 /** Starts the local engine: REST under `/v1` over data in `dataDir`. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
-  const engine = Engine.openLocal({ dataDir: resolve(options.dataDir), clock: options.clock });
+  const engine = Engine.openLocal({
+    dataDir: resolve(options.dataDir),
+    clock: options.clock,
+    embedder: options.embedder,
+  });
   const app = createLocalServer({ engine, rootToken: options.rootToken, logger: options.logger });
+  mountMcp(app, engine);
   try {
     await app.listen({ port: options.port ?? 7777, host: options.host ?? "localhost" });
   } catch (err) {
@@ -31,6 +40,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   }
   const address = app.server.address();
   const port = typeof address === "object" && address !== null ? address.port : (options.port ?? 7777);
+  const dataDir = resolve(options.dataDir);
+  writeEngineFile(dataDir, { pid: process.pid, url: `http://localhost:${port}` });
   let closing: Promise<void> | null = null;
   return {
     url: `http://localhost:${port}`,
@@ -38,6 +49,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     engine,
     close() {
       closing ??= (async () => {
+        removeEngineFile(dataDir);
         await app.close();
         await engine.close();
       })();

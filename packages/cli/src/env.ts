@@ -5,6 +5,10 @@ const schema = z.object({
   PRIM_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PRIM_DATA_DIR: z.string().min(1).optional(),
   PRIM_ROOT_TOKEN: z.string().min(1).optional(),
+  // Memory recall's embeddings endpoint (OpenAI-compatible); unset = no embeddings, no network.
+  PRIM_EMBEDDINGS_URL: z.url().optional(),
+  PRIM_EMBEDDINGS_MODEL: z.string().min(1).optional(),
+  PRIM_EMBEDDINGS_KEY: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof schema>;

@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
+import { embedderFromSettings } from "@prim/engine";
 import { startDevServer } from "./dev-server.js";
 import { readEnv } from "./env.js";
+import { mcp } from "./mcp-command.js";
 
 const USAGE = `Usage: prim <command> [options]
 
@@ -10,6 +12,13 @@ Commands:
           --host H          interface (default localhost)
           --data DIR        data directory (default ./.prim, env PRIM_DATA_DIR)
           --root-token T    require this Bearer token (env PRIM_ROOT_TOKEN)
+          MCP (Streamable HTTP) is served at /mcp/<group>
+  mcp     An MCP server on stdio for one group
+          --group G         the group (created on first use)
+          --data DIR        data directory (default ./.prim, env PRIM_DATA_DIR)
+          --tools P         comma-separated tool patterns to offer (kv_*,db_query)
+          --root-token T    token of the running prim dev, if it has one
+          Relays to the prim dev that owns DIR; without one, opens DIR itself.
 `;
 
 async function dev(args: string[]): Promise<void> {
@@ -31,6 +40,11 @@ async function dev(args: string[]): Promise<void> {
     host: values.host,
     dataDir: values.data ?? env.PRIM_DATA_DIR ?? ".prim",
     rootToken: values["root-token"] ?? env.PRIM_ROOT_TOKEN,
+    embedder: embedderFromSettings({
+      url: env.PRIM_EMBEDDINGS_URL,
+      model: env.PRIM_EMBEDDINGS_MODEL,
+      apiKey: env.PRIM_EMBEDDINGS_KEY,
+    }),
   });
   console.log(`prim dev: listening on ${server.url} (data in ${values.data ?? env.PRIM_DATA_DIR ?? ".prim"})`);
   const stop = (signal: string) => {
@@ -52,6 +66,8 @@ export async function main(argv: string[]): Promise<void> {
   switch (command) {
     case "dev":
       return dev(rest);
+    case "mcp":
+      return mcp(rest);
     case undefined:
     case "help":
     case "--help":

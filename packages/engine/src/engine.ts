@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { AuditLog } from "./audit/audit-log.js";
+import { AUDIT_RETENTION_MS, AuditLog } from "./audit/audit-log.js";
 import { BlobCollector } from "./blobs/collector.js";
 import { LocalBlobStore } from "./blobs/local-blob-store.js";
 import type { PrimitiveRecord } from "./catalog/catalog.js";
@@ -19,7 +19,9 @@ import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
 import { SqlHost } from "./primitives/db/sql-host.js";
 import type { PrimitiveDefinition } from "./primitives/definition.js";
 import { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
+import type { Embedder } from "./primitives/memory/embedder.js";
 import { UrlSigner } from "./primitives/storage/signing.js";
+import { LocalKeyRing } from "./primitives/vault/keyring.js";
 import { DataDirLock } from "./storage/data-dir-lock.js";
 import { PrimitiveFiles } from "./storage/primitive-files.js";
 
@@ -29,12 +31,18 @@ export interface LocalEngineOptions {
   clock?: Clock;
   /** Audit buffer window in ms (default 10). */
   auditFlushMs?: number;
+  /** How long audit entries are kept (default 30 days); older ones are pruned hourly. */
+  auditRetentionMs?: number;
   /** Handles kept open (default 256). */
   maxOpenFiles?: number;
   /** Primitive types served (default: every implemented type). */
   definitions?: readonly PrimitiveDefinition[];
+  /** Embeddings for memory recall (off by default: without it nothing calls the network). */
+  embedder?: Embedder;
   /** Operations served (default: every built-in operation). */
   operations?: readonly AnyOperation[];
+  /** Test-only: vault fetch may reach loopback addresses (127.0.0.0/8, ::1), nothing else private. */
+  allowLoopbackFetch?: boolean;
 }
 
 export interface InvokeMeta {
@@ -69,8 +77,16 @@ export class Engine {
       (options.definitions ?? PRIMITIVE_DEFINITIONS).map((d) => [d.type, d as PrimitiveDefinition]),
     );
     const sqlHost = new SqlHost();
-    const files = new PrimitiveFiles(options.dataDir, definitions, { clock, sqlHost }, options.maxOpenFiles);
+    const keyRing = new LocalKeyRing(options.dataDir, clock);
+    const vault = { keyRing, allowLoopbackFetch: options.allowLoopbackFetch ?? false };
+    const files = new PrimitiveFiles(
+      options.dataDir,
+      definitions,
+      { clock, sqlHost, embedder: options.embedder, vault },
+      options.maxOpenFiles,
+    );
     const audit = new AuditLog(catalog, options.auditFlushMs);
+    audit.keep(options.auditRetentionMs ?? AUDIT_RETENTION_MS, clock);
     const blobs = new LocalBlobStore(join(options.dataDir, "blobs"));
     const blobCollector = new BlobCollector(catalog, files, blobs);
     const signer = new UrlSigner(readOrCreateKey(join(options.dataDir, "signing.key")));
@@ -85,7 +101,10 @@ export class Engine {
       signer,
       sqlHost,
     };
-    return new Engine(services, options.operations, () => lock.release());
+    return new Engine(services, options.operations, () => {
+      keyRing.close();
+      lock.release();
+    });
   }
 
   operation(name: string): AnyOperation | undefined {
@@ -143,6 +162,7 @@ export class Engine {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.services.blobCollector.cancel();
+      this.services.audit.stopPruning();
       await this.services.audit.flush();
       await this.services.files.closeAll();
       await this.services.sqlHost.close();

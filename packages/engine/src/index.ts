@@ -39,6 +39,17 @@ export { FS_CREATED, type FsEntry, type FsRead, MAX_FILE_BYTES, MAX_PATH_BYTES }
 export { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
 export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, MAX_VALUE_BYTES } from "./primitives/kv/index.js";
 export {
+  CONSOLIDATE_THRESHOLD,
+  type Embedder,
+  embedderFromSettings,
+  MAX_MEMORY_METADATA_BYTES,
+  MAX_TAGS,
+  MAX_TEXT_BYTES,
+  type MemoryRecord,
+  OpenAiEmbedder,
+  type RecalledMemory,
+} from "./primitives/memory/index.js";
+export {
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_ATTEMPTS,
   type Job,
@@ -59,3 +70,20 @@ export {
   type PresignResult,
   SIGNED_URL_PRINCIPAL,
 } from "./primitives/storage/index.js";
+export {
+  type FetchResult,
+  type Grant,
+  type GrantSummary,
+  type KeyRing,
+  LocalKeyRing,
+  MAX_FETCH_TIMEOUT_MS,
+  MAX_GRANT_HOSTS,
+  MAX_REDIRECTS,
+  MAX_REQUEST_BODY_BYTES,
+  MAX_RESPONSE_BYTES,
+  MAX_SECRET_BYTES,
+  SECRET_NAME_RE,
+  type SecretInfo,
+  type SecretListing,
+  type VaultEnv,
+} from "./primitives/vault/index.js";

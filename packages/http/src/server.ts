@@ -45,7 +45,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
     try {
       done(null, JSON.parse(text));
     } catch (err) {
-      const error = new Error(`body: invalid JSON (${(err as Error).message})`) as Error & { statusCode: number };
+      // V8's message can quote part of the body (a secret's value): keep only where it broke.
+      const at = /at position \d+/.exec((err as Error).message)?.[0];
+      const message = `body: invalid JSON${at === undefined ? "" : ` (${at})`}`;
+      const error = new Error(message) as Error & { statusCode: number };
       error.statusCode = 400;
       done(error, undefined);
     }

@@ -1,7 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Engine, LOCAL_PRINCIPAL, ManualClock, type PrimitiveInfo, type Principal } from "@prim/engine";
+import {
+  Engine,
+  LOCAL_PRINCIPAL,
+  type LocalEngineOptions,
+  ManualClock,
+  type PrimitiveInfo,
+  type Principal,
+} from "@prim/engine";
 import type { FastifyRequest } from "fastify";
 import { afterEach } from "vitest";
 import { createLocalServer, createServer } from "../src/index.js";
@@ -35,6 +42,8 @@ export interface TestServerOptions {
   authenticate?: (req: FastifyRequest) => Principal;
   dataDir?: string;
   clock?: ManualClock;
+  /** Further engine options (e.g. the vault's test-only `allowLoopbackFetch`). */
+  engineOptions?: Partial<LocalEngineOptions>;
 }
 
 /** The real REST server on a free loopback port, over a fresh data directory. */
@@ -42,7 +51,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "prim-http-"));
   if (options.dataDir === undefined) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
   const clock = options.clock ?? new ManualClock(1_800_000_000_000);
-  const engine = Engine.openLocal({ dataDir, clock });
+  const engine = Engine.openLocal({ ...options.engineOptions, dataDir, clock });
   const app = options.authenticate
     ? createServer({ engine, authenticate: options.authenticate })
     : createLocalServer({ engine, rootToken: options.rootToken });

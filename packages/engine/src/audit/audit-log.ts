@@ -1,5 +1,10 @@
 import type { Catalog } from "../catalog/catalog.js";
+import type { Clock } from "../core/clock.js";
 import type { AuditEntry } from "../core/types.js";
+
+/** Default audit retention: 30 days, as the cloud serves. */
+export const AUDIT_RETENTION_MS = 30 * 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
 
 /**
  * Buffers audit entries and writes them in batches off the request path. A crash can lose
@@ -24,6 +29,30 @@ export class AuditLog {
       this.timer.unref();
     }
   }
+
+  private pruneTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * Deletes entries older than `retentionMs` now (shortly after start) and every hour after.
+   * `prune()` runs one pass and resolves with how many entries went.
+   */
+  keep(retentionMs: number, clock: Clock): void {
+    const pass = () => void this.prune(retentionMs, clock).catch(this.onError);
+    this.pruneTimer = setTimeout(pass, 1000);
+    this.pruneTimer.unref();
+    const every = setInterval(pass, PRUNE_EVERY_MS);
+    every.unref();
+    this.stopPruning = () => {
+      if (this.pruneTimer !== null) clearTimeout(this.pruneTimer);
+      clearInterval(every);
+    };
+  }
+
+  prune(retentionMs: number, clock: Clock): Promise<number> {
+    return this.catalog.pruneAudit(clock.now() - retentionMs);
+  }
+
+  stopPruning: () => void = () => {};
 
   /** Writes everything buffered so far; resolves once it is stored. */
   flush(): Promise<void> {

@@ -42,7 +42,9 @@ export class BlobCollector {
   }
 
   private async sweep(graceMs: number): Promise<number> {
-    const referenced = new Set<string>();
+    // Snapshots' blobs first: a restore between the two reads moves names from a snapshot
+    // into a live file, never the other way.
+    const referenced = await this.catalog.snapshotBlobRefs();
     let after: string | undefined;
     for (;;) {
       const page = await this.catalog.listPrimitives({ after, limit: 500 });

@@ -19,6 +19,17 @@ export interface PrimitiveRecord {
   forked_from: ForkedFrom | null;
 }
 
+/** A snapshot of a primitive: its file lives under the engine's snapshot directory. */
+export interface SnapshotRecord {
+  id: string;
+  primitive_id: string;
+  /** The caller's label, or null. Unique per primitive. */
+  name: string | null;
+  created_at: number;
+  /** Blob hashes the snapshot's file names (kept by blob collection). */
+  blob_refs: string[];
+}
+
 /** An audit entry with its position in the trail (for cursors). */
 export interface AuditRecord extends AuditEntry {
   seq: number;
@@ -67,8 +78,20 @@ export interface Catalog {
   updatePrimitive(id: string, patch: { name?: string; group_id?: string; paused?: boolean }): Promise<void>;
   deletePrimitive(id: string): Promise<void>;
 
+  /** Throws `already_exists` when the primitive already has a snapshot with that label. */
+  createSnapshot(record: SnapshotRecord): Promise<void>;
+  /** Newest first; `before` is the last id of the previous page. */
+  listSnapshots(primitiveId: string, page: { before?: string; limit: number }): Promise<SnapshotRecord[]>;
+  /** By id or label. */
+  findSnapshot(primitiveId: string, idOrName: string): Promise<SnapshotRecord | null>;
+  deleteSnapshots(primitiveId: string): Promise<void>;
+  /** Every blob hash some snapshot names. */
+  snapshotBlobRefs(): Promise<Set<string>>;
+
   appendAudit(entries: readonly AuditEntry[]): Promise<void>;
   listAudit(filter: AuditFilter): Promise<AuditRecord[]>;
+  /** Deletes audit entries older than `before` (ms); returns how many. */
+  pruneAudit(before: number): Promise<number>;
 
   close(): Promise<void>;
 }

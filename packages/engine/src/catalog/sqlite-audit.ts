@@ -31,6 +31,11 @@ const insert = db.prepare(workerData.insert);
 const appendAll = db.transaction((rows) => { for (const row of rows) insert.run(row); });
 parentPort.on("message", (message) => {
   if (message.close) { db.close(); parentPort.postMessage({ closed: true }); return; }
+  if (message.prune !== undefined) {
+    try { parentPort.postMessage({ seq: message.seq, pruned: db.prepare("DELETE FROM audit WHERE ts < ?").run(message.prune).changes }); }
+    catch (err) { parentPort.postMessage({ seq: message.seq, error: String(err) }); }
+    return;
+  }
   try { appendAll(message.rows); parentPort.postMessage({ seq: message.seq }); }
   catch (err) { parentPort.postMessage({ seq: message.seq, error: String(err) }); }
 });
@@ -45,7 +50,7 @@ export class SqliteAudit {
   private readonly reader: Database.Database;
   private readonly worker: Worker;
   private seq = 0;
-  private readonly pending = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (pruned?: number) => void; reject: (err: Error) => void }>();
   private readonly inflight = new Set<Promise<void>>();
 
   constructor(path: string) {
@@ -57,11 +62,11 @@ export class SqliteAudit {
       workerData: { path, driver, pragmas: SQLITE_PRAGMAS, insert: AUDIT_INSERT },
     });
     this.worker.unref();
-    this.worker.on("message", (message: { seq?: number; error?: string }) => {
+    this.worker.on("message", (message: { seq?: number; error?: string; pruned?: number }) => {
       if (message.seq === undefined) return;
       const waiter = this.pending.get(message.seq);
       this.pending.delete(message.seq);
-      if (message.error === undefined) waiter?.resolve();
+      if (message.error === undefined) waiter?.resolve(message.pruned);
       else waiter?.reject(new Error(message.error));
     });
     this.worker.on("error", (err) => {
@@ -74,13 +79,22 @@ export class SqliteAudit {
     if (entries.length === 0) return Promise.resolve();
     const seq = ++this.seq;
     const stored = new Promise<void>((resolve, reject) => {
-      this.pending.set(seq, { resolve, reject });
+      this.pending.set(seq, { resolve: () => resolve(), reject });
       this.worker.postMessage({ seq, rows: entries.map(toAuditRow) });
     });
     this.inflight.add(stored);
     const done = () => this.inflight.delete(stored);
     stored.then(done, done);
     return stored;
+  }
+
+  /** Deletes entries older than `before` (on the writer thread, like every write). */
+  prune(before: number): Promise<number> {
+    const seq = ++this.seq;
+    return new Promise<number>((resolve, reject) => {
+      this.pending.set(seq, { resolve: (pruned) => resolve(pruned ?? 0), reject });
+      this.worker.postMessage({ seq, prune: before });
+    });
   }
 
   list(filter: AuditFilter): AuditRecord[] {

@@ -3,7 +3,7 @@ import Database from "better-sqlite3";
 import { ServiceError } from "../core/errors.js";
 import type { AuditEntry, PrimitiveType } from "../core/types.js";
 import { openSqlite } from "../storage/sqlite.js";
-import type { AuditFilter, AuditRecord, Catalog, GroupRecord, PrimitiveRecord } from "./catalog.js";
+import type { AuditFilter, AuditRecord, Catalog, GroupRecord, PrimitiveRecord, SnapshotRecord } from "./catalog.js";
 import { SqliteAudit } from "./sqlite-audit.js";
 
 const SCHEMA = `
@@ -23,6 +23,15 @@ CREATE TABLE IF NOT EXISTS primitives (
   forked_from TEXT,
   UNIQUE (group_id, type, name)
 );
+CREATE TABLE IF NOT EXISTS snapshots (
+  id TEXT PRIMARY KEY,
+  primitive_id TEXT NOT NULL,
+  name TEXT,
+  created_at INTEGER NOT NULL,
+  blob_refs TEXT NOT NULL,
+  UNIQUE (primitive_id, name)
+);
+CREATE INDEX IF NOT EXISTS snapshots_by_primitive ON snapshots (primitive_id, id);
 `;
 
 interface PrimitiveRow {
@@ -50,6 +59,18 @@ function toPrimitive(row: PrimitiveRow): PrimitiveRecord {
     paused: row.paused === 1,
     forked_from: row.forked_from === null ? null : JSON.parse(row.forked_from),
   };
+}
+
+interface SnapshotRow {
+  id: string;
+  primitive_id: string;
+  name: string | null;
+  created_at: number;
+  blob_refs: string;
+}
+
+function toSnapshot(row: SnapshotRow): SnapshotRecord {
+  return { ...row, blob_refs: JSON.parse(row.blob_refs) as string[] };
 }
 
 function isUniqueViolation(err: unknown): boolean {
@@ -206,6 +227,47 @@ export class SqliteCatalog implements Catalog {
   async deletePrimitive(id: string): Promise<void> {
     this.cache.clear();
     this.stmts.deletePrimitive.run(id);
+  }
+
+  async createSnapshot(record: SnapshotRecord): Promise<void> {
+    try {
+      this.db
+        .prepare("INSERT INTO snapshots (id, primitive_id, name, created_at, blob_refs) VALUES (?, ?, ?, ?, ?)")
+        .run(record.id, record.primitive_id, record.name, record.created_at, JSON.stringify(record.blob_refs));
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ServiceError("already_exists", `snapshot '${record.name}' already exists`);
+      throw err;
+    }
+  }
+
+  async listSnapshots(primitiveId: string, page: { before?: string; limit: number }): Promise<SnapshotRecord[]> {
+    const rows = this.db
+      .prepare("SELECT * FROM snapshots WHERE primitive_id = ? AND id < ? ORDER BY id DESC LIMIT ?")
+      .all(primitiveId, page.before ?? "\uffff", page.limit) as SnapshotRow[];
+    return rows.map(toSnapshot);
+  }
+
+  async findSnapshot(primitiveId: string, idOrName: string): Promise<SnapshotRecord | null> {
+    const row = this.db
+      .prepare("SELECT * FROM snapshots WHERE primitive_id = ? AND (id = ? OR name = ?) ORDER BY id = ? DESC LIMIT 1")
+      .get(primitiveId, idOrName, idOrName, idOrName) as SnapshotRow | undefined;
+    return row === undefined ? null : toSnapshot(row);
+  }
+
+  async deleteSnapshots(primitiveId: string): Promise<void> {
+    this.db.prepare("DELETE FROM snapshots WHERE primitive_id = ?").run(primitiveId);
+  }
+
+  async snapshotBlobRefs(): Promise<Set<string>> {
+    const refs = new Set<string>();
+    for (const row of this.db.prepare("SELECT blob_refs FROM snapshots WHERE blob_refs != '[]'").pluck().iterate()) {
+      for (const hash of JSON.parse(row as string) as string[]) refs.add(hash);
+    }
+    return refs;
+  }
+
+  async pruneAudit(before: number): Promise<number> {
+    return this.audit.prune(before);
   }
 
   appendAudit(entries: readonly AuditEntry[]): Promise<void> {

@@ -7,6 +7,7 @@ import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean, toPage }
 import type { GroupInfo, Manifest } from "../core/types.js";
 import { type EngineServices, primitiveInfo } from "../engine-services.js";
 import { defineOp } from "./operation.js";
+import { removePrimitive } from "./primitives.js";
 
 function manifest(g: GroupRecord): Manifest {
   return { id: g.id, namespace: g.namespace, name: g.name, created_at: g.created_at };
@@ -93,7 +94,7 @@ export const groupDelete = defineOp({
     }
     // Catalog rows go first: once they are gone nothing can reach the files.
     await services.catalog.deleteGroup(group.id);
-    for (const p of primitives) await services.files.remove(p.id);
+    for (const p of primitives) await removePrimitive(services, p.id);
     ctx.audit.detail = { primitives_deleted: primitives.length };
   },
 });

@@ -5,7 +5,7 @@ import { ulid } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
 import { PRIMITIVE_TYPES, type PrimitiveInfo, type PrimitiveStats, READ_TOOL } from "../core/types.js";
-import { primitiveInfo } from "../engine-services.js";
+import { type EngineServices, primitiveInfo } from "../engine-services.js";
 import { defineOp } from "./operation.js";
 import { resolveGroup } from "./scope.js";
 
@@ -99,7 +99,9 @@ export const primitiveUpdate = defineOp({
     const group = input.group === undefined ? null : await resolveGroup(services, ctx.principal, input.group);
     const patch = { name: input.name, group_id: group?.id };
     await services.catalog.updatePrimitive(primitive.id, patch);
-    if (group !== null && group.id !== primitive.group_id) services.files.moved(primitive.id, primitive.type);
+    if (group !== null && group.id !== primitive.group_id) {
+      services.files.moved(primitive.id, primitive.type, { fromGroupId: primitive.group_id, toGroupId: group.id });
+    }
     const updated = (await services.catalog.getPrimitive(primitive.id)) as PrimitiveRecord;
     ctx.audit.detail = {
       from: { name: primitive.name, group: primitive.group },
@@ -109,6 +111,14 @@ export const primitiveUpdate = defineOp({
   },
 });
 
+/** Deletes a primitive's row, snapshots and files; its blobs go with the next collection. */
+export async function removePrimitive(services: EngineServices, id: string): Promise<void> {
+  await services.catalog.deletePrimitive(id);
+  await services.catalog.deleteSnapshots(id);
+  await services.files.remove(id);
+  services.blobCollector.schedule();
+}
+
 export const primitiveDelete = defineOp({
   name: "primitive.delete",
   target: "primitive",
@@ -117,8 +127,7 @@ export const primitiveDelete = defineOp({
   metered: false,
   input: z.strictObject({}),
   async run(ctx): Promise<void> {
-    await ctx.services.catalog.deletePrimitive(ctx.primitive.id);
-    await ctx.services.files.remove(ctx.primitive.id);
+    await removePrimitive(ctx.services, ctx.primitive.id);
   },
 });
 

@@ -2,6 +2,8 @@ import type Database from "better-sqlite3";
 import type { Clock } from "../core/clock.js";
 import type { PrimitiveType } from "../core/types.js";
 import type { SqlHost } from "./db/sql-host.js";
+import type { Embedder } from "./memory/embedder.js";
+import type { VaultEnv } from "./vault/keyring.js";
 
 /**
  * What every primitive type provides over its SQLite file. The engine opens files, keeps them
@@ -13,6 +15,24 @@ export interface PrimitiveEnv {
   clock: Clock;
   /** The process that runs user SQL for `db` primitives (started on first use). */
   sqlHost: SqlHost;
+  /** Embeddings for memory recall; absent unless configured (nothing calls the network). */
+  embedder?: Embedder | undefined;
+  /** The vault's key ring and fetch settings; absent, vault primitives cannot be opened. */
+  vault?: VaultEnv | undefined;
+}
+
+/** A primitive's move to another group (group ids). */
+export interface PrimitiveMove {
+  fromGroupId: string;
+  toGroupId: string;
+}
+
+/** What a fork hook learns about the copy it adjusts. */
+export interface ForkContext {
+  sourceId: string;
+  /** Group ids of the source and of the copy (a vault re-encrypts when they differ). */
+  fromGroupId: string;
+  toGroupId: string;
 }
 
 export interface PrimitiveDefinition<S = unknown> {
@@ -30,8 +50,20 @@ export interface PrimitiveDefinition<S = unknown> {
   items(store: S): number | Promise<number>;
   /** Bytes the primitive holds outside its file (blobs), added to `size_bytes`. */
   externalBytes?(store: S): number;
-  /** Called when the primitive moves to another group (storage: invalidate signed URLs). */
-  onMove?(store: S): void;
+  /** Called when the primitive moves to another group (storage: invalidate signed URLs; vault: re-encrypt). */
+  onMove?(store: S, move: PrimitiveMove): void;
   /** Blob hashes the primitive references (kept by blob collection). */
   blobRefs?(store: S): Iterable<string>;
+  /**
+   * A consistent copy of the primitive's file at `dest` while writers continue (snapshots,
+   * forks). Default: SQLite's backup API on the engine's connection.
+   */
+  backup?(store: S, dest: string): Promise<unknown>;
+  /**
+   * Makes the primitive's data exactly the copy at `src` (restore). Default: the engine closes
+   * the file and puts the copy in its place.
+   */
+  restore?(store: S, src: string): Promise<unknown>;
+  /** Adjusts a fresh copy made by a fork (queue: release leases; storage: new signing epoch). */
+  onFork?(store: S, fork: ForkContext): void | Promise<void>;
 }

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import type { PrimitiveType } from "../core/types.js";
-import type { PrimitiveDefinition, PrimitiveEnv } from "../primitives/definition.js";
+import type { ForkContext, PrimitiveDefinition, PrimitiveEnv, PrimitiveMove } from "../primitives/definition.js";
 import { openSqlite } from "./sqlite.js";
 
 export interface PrimitiveHandle {
@@ -84,8 +84,8 @@ export class PrimitiveFiles {
   }
 
   /** Lets the type react to a move to another group. */
-  moved(id: string, type: PrimitiveType): void {
-    this.definitions.get(type)?.onMove?.(this.handle(id, type).store);
+  moved(id: string, type: PrimitiveType, move: PrimitiveMove): void {
+    this.definitions.get(type)?.onMove?.(this.handle(id, type).store, move);
   }
 
   /** Blob hashes a primitive references. */
@@ -113,12 +113,66 @@ export class PrimitiveFiles {
     return total;
   }
 
+  /** Where a primitive's snapshot files live: `<dataDir>/snapshots/<id>/`. */
+  snapshotDir(id: string): string {
+    return join(this.dir, "..", "snapshots", id);
+  }
+
+  /** Writes a consistent copy of the primitive's file to `dest` while writers continue. */
+  async backup(id: string, type: PrimitiveType, dest: string): Promise<void> {
+    rmSync(dest, { force: true });
+    const handle = this.handle(id, type);
+    const definition = this.definitions.get(type) as PrimitiveDefinition;
+    if (definition.backup !== undefined) await definition.backup(handle.store, dest);
+    else await (handle.db as Database.Database).backup(dest);
+  }
+
+  /** Replaces the primitive's data with the copy at `src` (which is left in place). */
+  async restore(id: string, type: PrimitiveType, src: string): Promise<void> {
+    const definition = this.definitions.get(type) as PrimitiveDefinition;
+    if (definition.restore !== undefined) {
+      await definition.restore(this.handle(id, type).store, src);
+      return;
+    }
+    const base = this.path(id);
+    const staged = `${base}.restoring`;
+    copyFileSync(src, staged);
+    // From closing the connection to renaming the copy in, nothing yields: no request can
+    // reopen the old file in between. Parked long polls end with the old store.
+    const closing = this.closeOne(id);
+    for (const file of [`${base}-wal`, `${base}-shm`]) rmSync(file, { force: true });
+    renameSync(staged, base);
+    await closing;
+  }
+
+  /** Makes primitive `id` a copy of the file at `src` (a fork) and lets its type adjust it. */
+  async adopt(id: string, type: PrimitiveType, src: string, fork: ForkContext): Promise<void> {
+    copyFileSync(src, this.path(id));
+    const definition = this.definitions.get(type) as PrimitiveDefinition;
+    await definition.onFork?.(this.handle(id, type).store, fork);
+  }
+
+  /** Blob hashes named by a copy of a primitive's file (a snapshot), read through the type. */
+  blobRefsOfFile(type: PrimitiveType, path: string): string[] {
+    const definition = this.definitions.get(type);
+    if (definition?.blobRefs === undefined || definition.ownsFile) return [];
+    const db = openSqlite(path, { exclusive: true });
+    const store = definition.open(db, { ...this.env, path, dir: `${path}.d` });
+    try {
+      return [...definition.blobRefs(store)];
+    } finally {
+      void definition.close?.(store);
+      db.close();
+    }
+  }
+
   /** Closes the file and deletes it with its WAL, shared-memory files and further files. */
   async remove(id: string): Promise<void> {
     await this.closeOne(id);
     const base = this.path(id);
     for (const file of [base, `${base}-wal`, `${base}-shm`]) rmSync(file, { force: true });
     rmSync(this.auxDir(id), { recursive: true, force: true });
+    rmSync(this.snapshotDir(id), { recursive: true, force: true });
   }
 
   async closeAll(): Promise<void> {

@@ -24,4 +24,21 @@ export const GROUP_ROUTES: readonly RestRoute[] = [
     summary: "Delete a group; a non-empty group needs force=true, which deletes its primitives",
     tag,
   },
+  {
+    method: "GET",
+    url: "/v1/groups/:group/audit",
+    op: "audit.group",
+    target: "group",
+    from: "query",
+    summary: "The group's audit trail, newest first",
+    tag,
+  },
+  {
+    method: "GET",
+    url: "/v1/audit",
+    op: "audit.list",
+    from: "query",
+    summary: "The audit trail, newest first",
+    tag: "audit",
+  },
 ];

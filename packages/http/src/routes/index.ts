@@ -3,10 +3,12 @@ import { DB_ROUTES } from "./db.js";
 import { FS_ROUTES } from "./fs.js";
 import { GROUP_ROUTES } from "./groups.js";
 import { KV_ROUTES } from "./kv.js";
+import { MEMORY_ROUTES } from "./memory.js";
 import { PRIMITIVE_ROUTES } from "./primitives.js";
 import { QUEUE_ROUTES } from "./queue.js";
 import { SIGNED_ROUTES } from "./signed.js";
 import { STORAGE_ROUTES } from "./storage.js";
+import { VAULT_ROUTES } from "./vault.js";
 
 export const REST_ROUTES: readonly RestRoute[] = [
   ...GROUP_ROUTES,
@@ -16,5 +18,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
   ...STORAGE_ROUTES,
   ...FS_ROUTES,
   ...QUEUE_ROUTES,
+  ...MEMORY_ROUTES,
+  ...VAULT_ROUTES,
   ...SIGNED_ROUTES,
 ];

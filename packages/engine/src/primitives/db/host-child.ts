@@ -2,10 +2,12 @@
 // runaway statement can be stopped for real (the engine kills the process; WAL keeps the file
 // intact) and so user SQL never blocks the engine's event loop.
 import { mkdirSync, rmSync } from "node:fs";
+import { Socket } from "node:net";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { encodeFrame, FrameReader } from "./frames.js";
 import { type ExecError, execute } from "./host-exec.js";
-import type { BranchInfo, DbLocation, HostReply, HostRequest } from "./protocol.js";
+import type { BranchInfo, DbLocation, HostRequest } from "./protocol.js";
 
 const open = new Map<string, Database.Database>();
 
@@ -159,6 +161,16 @@ function handle(req: HostRequest): unknown {
       return target(req.at)
         .backup(req.dest)
         .then(() => ({ path: req.dest }));
+    case "restore":
+      // Like a forced promote from a snapshot file: branches stay, but main has changed.
+      closePath(req.at.file);
+      return connect(req.src)
+        .backup(req.at.file)
+        .then(() => {
+          closePath(req.src);
+          bumpMain(req.at);
+          return { restored: true };
+        });
     case "close":
       for (const path of [...open.keys()]) if (path === req.at.file || path.startsWith(req.at.dir)) closePath(path);
       return { closed: true };
@@ -169,11 +181,19 @@ function handle(req: HostRequest): unknown {
 // answer synchronously; while one waits (a backup), later ones queue behind it.
 let waitingOn: Promise<void> | null = null;
 const queued: { id: number; req: HostRequest }[] = [];
-let outbox: HostReply[] = [];
+let outbox: Buffer[] = [];
+// fd 3 is a socket pair shared with the engine: requests in, replies out.
+const channel = new Socket({ fd: 3, readable: true, writable: true });
 
-function fromError(id: number, err: unknown): HostReply {
+function reply(id: number, value: unknown): void {
+  outbox.push(encodeFrame(id, 0, JSON.stringify(value) ?? "null"));
+}
+
+function replyError(id: number, err: unknown): void {
   const e = err as Partial<ExecError> & { message?: string };
-  return { id, ok: false, code: e.code ?? "internal_error", message: e.message ?? String(err) };
+  outbox.push(
+    encodeFrame(id, 1, JSON.stringify({ code: e.code ?? "internal_error", message: e.message ?? String(err) })),
+  );
 }
 
 function run(message: { id: number; req: HostRequest }): void {
@@ -181,20 +201,16 @@ function run(message: { id: number; req: HostRequest }): void {
   try {
     value = handle(message.req);
   } catch (err) {
-    outbox.push(fromError(message.id, err));
+    replyError(message.id, err);
     return;
   }
   if (!(value instanceof Promise)) {
-    outbox.push({ id: message.id, ok: true, value });
+    reply(message.id, value);
     return;
   }
   waitingOn = value.then(
-    (v) => {
-      outbox.push({ id: message.id, ok: true, value: v });
-    },
-    (err) => {
-      outbox.push(fromError(message.id, err));
-    },
+    (v) => reply(message.id, v),
+    (err) => replyError(message.id, err),
   );
   void waitingOn.then(() => {
     waitingOn = null;
@@ -202,16 +218,22 @@ function run(message: { id: number; req: HostRequest }): void {
   });
 }
 
-/** Runs what can run now, then sends every reply made as one message. */
+/** Runs what can run now, then writes every reply made in one go. */
 function drain(): void {
   while (waitingOn === null && queued.length > 0) run(queued.shift() as { id: number; req: HostRequest });
   if (outbox.length > 0) {
-    process.send?.(outbox);
+    channel.write(outbox.length === 1 ? (outbox[0] as Buffer) : Buffer.concat(outbox));
     outbox = [];
   }
 }
 
-process.on("message", (messages: { id: number; req: HostRequest }[]) => {
-  queued.push(...messages);
+const reader = new FrameReader();
+channel.on("data", (chunk: Buffer) => {
+  reader.push(chunk, (frame) => {
+    queued.push({ id: frame.id, req: JSON.parse(frame.text) as HostRequest });
+  });
   drain();
 });
+// The engine went away: nothing more to do.
+channel.on("end", () => process.exit(0));
+channel.on("error", () => process.exit(0));

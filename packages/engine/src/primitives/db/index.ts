@@ -8,6 +8,10 @@ export const dbDefinition: PrimitiveDefinition<DbStore> = {
   close: async (store) => {
     await store.close();
   },
+  // Only the SQL host opens the file: snapshots and restores go through it. Branches are not
+  // part of a snapshot; a restore keeps them (their promote then needs `force`).
+  backup: (store, dest) => store.backup(dest),
+  restore: (store, src) => store.restore(src),
   // Tables (and views are not counted).
   items: async (store) => (await store.tables()).filter((t) => t.type === "table").length,
 };

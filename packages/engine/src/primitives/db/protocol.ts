@@ -22,6 +22,7 @@ export type HostRequest =
   | { kind: "branch.promote"; at: DbLocation; name: string; force: boolean }
   | { kind: "branch.delete"; at: DbLocation; name: string }
   | { kind: "backup"; at: DbLocation; dest: string }
+  | { kind: "restore"; at: DbLocation; src: string }
   | { kind: "close"; at: DbLocation };
 
 export interface QueryResult {
@@ -38,11 +39,6 @@ export interface BranchInfo {
   /** Whether main changed since the branch was made (promote would need `force`). */
   main_changed: boolean;
 }
-
-export type HostReply = { id: number } & (
-  | { ok: true; value: unknown }
-  | { ok: false; code: string; message: string; status?: number }
-);
 
 /** Caps on what one statement may return; past them `truncated` is true. */
 export const MAX_RESULT_ROWS = 10_000;

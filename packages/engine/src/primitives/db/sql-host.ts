@@ -1,7 +1,10 @@
-import { type ChildProcess, fork } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import { ERROR_STATUS, type ErrorCode, ServiceError } from "../../core/errors.js";
-import { type HostReply, type HostRequest, STATEMENT_TIMEOUT_MS } from "./protocol.js";
+import { RAW_JSON } from "../../core/raw-json.js";
+import { encodeFrame, type Frame, FrameReader } from "./frames.js";
+import { type HostRequest, STATEMENT_TIMEOUT_MS } from "./protocol.js";
 
 // Under vitest the engine runs from its TypeScript sources; the child then runs through tsx.
 const here = import.meta.url;
@@ -29,6 +32,7 @@ function hostError(code: string, message: string): ServiceError {
  */
 export class SqlHost {
   private child: ChildProcess | null = null;
+  private channel: Socket | null = null;
   private readonly pending: Pending[] = [];
   private nextId = 1;
   private timer: NodeJS.Timeout | null = null;
@@ -51,6 +55,8 @@ export class SqlHost {
     this.clearTimer();
     const child = this.child;
     this.child = null;
+    this.channel?.destroy();
+    this.channel = null;
     if (child === null || child.exitCode !== null) return;
     await new Promise<void>((resolve) => {
       child.once("exit", () => resolve());
@@ -58,48 +64,57 @@ export class SqlHost {
     });
   }
 
-  // Requests made in one turn of the event loop go to the host as one message.
-  private outbox: { id: number; req: HostRequest }[] = [];
+  // Requests made in one turn of the event loop go to the host in one write.
+  private outbox: Buffer[] = [];
 
   private post(message: { id: number; req: HostRequest }): void {
     if (this.outbox.length === 0) setImmediate(() => this.flushOutbox());
-    this.outbox.push(message);
+    this.outbox.push(encodeFrame(message.id, 0, JSON.stringify(message.req)));
   }
 
   private flushOutbox(): void {
-    const batch = this.outbox;
+    const frames = this.outbox;
     this.outbox = [];
-    if (batch.length > 0 && this.child !== null) this.child.send(batch);
-    else if (batch.length > 0) this.ensureChild().send(batch);
+    if (frames.length > 0)
+      this.ensureChannel().write(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));
   }
 
-  private ensureChild(): ChildProcess {
-    if (this.child !== null) return this.child;
-    const child = fork(childPath, [], {
-      execArgv: childExecArgv,
-      // JSON measured faster than the structured-clone serializer for these small messages;
-      // every value crossing is JSON already (BLOBs travel as base64).
-      serialization: "json",
-      stdio: ["ignore", "inherit", "inherit", "ipc"],
+  /** The host process and its socket pair (fd 3), started on first use. */
+  private ensureChannel(): Socket {
+    if (this.channel !== null) return this.channel;
+    const child = spawn(process.execPath, [...childExecArgv, childPath], {
+      stdio: ["ignore", "inherit", "inherit", "pipe"],
     });
-    child.on("message", (replies: HostReply[]) => {
-      for (const reply of replies) this.onReply(reply);
-    });
+    const channel = child.stdio[3] as Socket;
+    const reader = new FrameReader();
+    channel.on("data", (chunk: Buffer) => reader.push(chunk, (frame) => this.onReply(child, frame)));
+    channel.on("error", () => {}); // the exit handler deals with a dead host
     child.on("exit", () => this.onExit(child));
     child.unref();
-    (child.channel as unknown as { unref?: () => void } | undefined)?.unref?.();
+    channel.unref();
     this.child = child;
-    return child;
+    this.channel = channel;
+    return channel;
   }
 
-  private onReply(reply: HostReply): void {
+  private onReply(child: ChildProcess, frame: Frame): void {
     const head = this.pending[0];
-    if (head === undefined || head.id !== reply.id) return; // a reply from before a restart
+    // A reply from a host that was replaced, or for a request that already failed.
+    if (child !== this.child || head === undefined || head.id !== frame.id) return;
     this.pending.shift();
     this.clearTimer();
     if (this.pending.length > 0) this.armTimer();
-    if (reply.ok) head.resolve(reply.value);
-    else head.reject(hostError(reply.code, reply.message));
+    const value = JSON.parse(frame.text) as unknown;
+    if (frame.status !== 0) {
+      const { code, message } = value as { code: string; message: string };
+      head.reject(hostError(code, message));
+      return;
+    }
+    // A statement's result crosses as the JSON text of the response body: REST sends it as is.
+    if (head.req.kind === "exec" && typeof value === "object" && value !== null) {
+      Object.defineProperty(value, RAW_JSON, { value: frame.text });
+    }
+    head.resolve(value);
   }
 
   private armTimer(): void {
@@ -124,17 +139,21 @@ export class SqlHost {
   private restart(): void {
     const old = this.child;
     this.child = null;
-    old?.removeAllListeners("message");
+    this.channel?.destroy();
+    this.channel = null;
     old?.kill("SIGKILL");
     this.outbox = [];
     if (this.pending.length === 0) return;
-    this.ensureChild().send(this.pending.map((p) => ({ id: p.id, req: p.req })));
+    const frames = this.pending.map((p) => encodeFrame(p.id, 0, JSON.stringify(p.req)));
+    this.ensureChannel().write(Buffer.concat(frames));
     this.armTimer();
   }
 
   private onExit(child: ChildProcess): void {
     if (child !== this.child) return; // killed on purpose
     this.child = null;
+    this.channel?.destroy();
+    this.channel = null;
     this.clearTimer();
     // The process died on its own: the running request may have done anything; fail it.
     const head = this.pending.shift();

@@ -72,6 +72,11 @@ export class DbStore {
     return this.host.request({ kind: "backup", at: this.at(), dest });
   }
 
+  /** Makes main exactly the database at `src` (a snapshot); branches are kept. */
+  restore(src: string): Promise<unknown> {
+    return this.host.request({ kind: "restore", at: this.at(), src });
+  }
+
   close(): Promise<unknown> {
     return this.host.request({ kind: "close", at: this.at() });
   }

@@ -90,8 +90,28 @@ const COLUMNS = "id, path, name, type, size, mode, mtime, etag, blob";
 const TREE = "(path = @path OR (path > @lo AND path < @hi))";
 
 /** The tree of one `fs` primitive in its SQLite file: one row per file and directory. */
+/** Names of the store's prepared statements (spelled out: declarations cannot name the inferred type). */
+type StatementName =
+  | "get"
+  | "content"
+  | "children"
+  | "subtree"
+  | "iterateTree"
+  | "hasChild"
+  | "insertDir"
+  | "upsertFile"
+  | "touch"
+  | "treeBlobs"
+  | "deleteTreeText"
+  | "deleteTree"
+  | "deleteText"
+  | "insertText"
+  | "count"
+  | "blobBytes"
+  | "blobRefs";
+
 export class FsStore {
-  readonly stmts;
+  readonly stmts: Record<StatementName, Database.Statement>;
   private readonly writeTx: (file: NewFile) => { row: EntryRow; created: boolean; oldBlob: string | null };
   private readonly mkdirTx: (path: string) => { row: EntryRow; created: boolean };
   private readonly removeTx: (path: string, recursive: boolean) => { blobs: number };

@@ -15,6 +15,8 @@ export const queueDefinition: PrimitiveDefinition<QueueHandle> = {
     return { store, waiters: new Waiters(store) };
   },
   close: (handle) => handle.waiters.close(),
+  // The copy's leased jobs are ready again: nobody holds their leases there.
+  onFork: (handle) => handle.store.releaseLeases(),
   // Pending jobs: ready or leased.
   items: (handle) => handle.store.pendingCount(),
 };

@@ -35,6 +35,7 @@ export interface QueueStatements {
   ready: Database.Statement<[string, number, number], ReadyRow>;
   readyOne: Database.Statement<[string, number], ReadyRow>;
   lease: Database.Statement<[number, number, string, number, number, number, number], JobRow>;
+  releaseLeases: Database.Statement<[number, number], void>;
   anyExpired: Database.Statement<[number], { seq: number }>;
   reap: Database.Statement<[number, number], { queue: string }>;
   settle: Database.Statement<unknown[], unknown>;
@@ -80,6 +81,10 @@ export function prepareStatements(db: Database.Database): QueueStatements {
       `UPDATE jobs SET status = 'leased', attempts = attempts + 1, deliveries = ?, lease_ms = ?,
          lease_token = ?, lease_expires_at = ?, updated_at = ?
        WHERE seq = ? AND deliveries = ? RETURNING *`,
+    ),
+    releaseLeases: prep<[number, number], void>(
+      `UPDATE jobs SET status = 'ready', lease_token = NULL, lease_expires_at = NULL, available_at = ?, updated_at = ?
+       WHERE status = 'leased'`,
     ),
     anyExpired: prep<[number], { seq: number }>(
       "SELECT seq FROM jobs WHERE status = 'leased' AND lease_expires_at <= ? LIMIT 1",

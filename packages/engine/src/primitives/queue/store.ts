@@ -300,6 +300,12 @@ export class QueueStore {
     return [...byQueue.values()];
   }
 
+  /** Makes every leased job ready again, attempts kept (a fork's copy). */
+  releaseLeases(): void {
+    const now = this.clock.now();
+    this.stmts.releaseLeases.run(now, now);
+  }
+
   /** PrimitiveStats items: pending (ready or leased) jobs. */
   pendingCount(): number {
     this.reap();

@@ -11,6 +11,10 @@ export const storageDefinition: PrimitiveDefinition<StorageStore> = {
   onMove: (store) => {
     store.revokeSigned();
   },
+  // A copy's signed URLs start a fresh epoch (they also name the copy's own id).
+  onFork: (store) => {
+    store.revokeSigned();
+  },
 };
 
 export {

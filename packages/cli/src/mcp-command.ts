@@ -1,0 +1,57 @@
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { Engine, isValidName, LOCAL_PRINCIPAL, narrowTools } from "@prim/engine";
+import { proxyStdio, serveStdio } from "@prim/mcp";
+import { runningEngine } from "./engine-file.js";
+import { readEnv } from "./env.js";
+
+/**
+ * `prim mcp --group G [--data DIR] [--tools P] [--root-token T]`: an MCP server on stdio for
+ * one group. If a `prim dev` owns the data directory, every message is relayed to its
+ * `/mcp/<group>` endpoint (one process owns the files, so nothing is opened twice and no
+ * state is missed); otherwise this process opens the engine on the directory itself.
+ */
+export async function mcp(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      group: { type: "string" },
+      data: { type: "string" },
+      tools: { type: "string" },
+      "root-token": { type: "string" },
+    },
+    strict: true,
+  });
+  const env = readEnv();
+  const group = values.group;
+  if (group === undefined || !isValidName(group)) {
+    throw new Error("--group: required, 1-63 characters of a-z, 0-9, '-', '_', '.'");
+  }
+  const dataDir = resolve(values.data ?? env.PRIM_DATA_DIR ?? ".prim");
+  const patterns = (values.tools ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
+  const running = runningEngine(dataDir);
+  if (running !== null) {
+    const query = patterns.length === 0 ? "" : `?tools=${encodeURIComponent(patterns.join(","))}`;
+    const token = values["root-token"] ?? env.PRIM_ROOT_TOKEN;
+    await proxyStdio(
+      `${running.url}/mcp/${group}${query}`,
+      token === undefined ? {} : { authorization: `Bearer ${token}` },
+    );
+    return;
+  }
+  const engine = Engine.openLocal({ dataDir });
+  try {
+    const existing = await engine.services.catalog.getGroup(group);
+    if (existing === null) await engine.invoke(LOCAL_PRINCIPAL, "group.create", null, { name: group });
+    const record = await engine.services.catalog.getGroup(group);
+    if (record === null) throw new Error(`group '${group}' could not be created`);
+    const principal = patterns.length === 0 ? LOCAL_PRINCIPAL : narrowTools(LOCAL_PRINCIPAL, patterns);
+    // Without an HTTP server nothing answers signed URLs: storage_sign gives paths only.
+    await serveStdio({ engine, principal, group: record, baseUrl: "" });
+  } finally {
+    await engine.close();
+  }
+}

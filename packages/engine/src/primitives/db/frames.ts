@@ -1,0 +1,47 @@
+/**
+ * Framing of the engine ↔ SQL host channel (a socket pair): each frame is a 4-byte length, a
+ * 4-byte id, a 1-byte status and a UTF-8 JSON payload. Requests carry `{ req }` with status 0;
+ * replies carry the value (status 0) or `{ code, message }` (status 1). A reply's JSON text is
+ * exactly the result, so the engine can send it on as a response body without serialising it
+ * again — the reason this is not Node's IPC channel (which would escape it inside a message).
+ */
+export const HEADER_BYTES = 9;
+
+export interface Frame {
+  id: number;
+  status: number;
+  text: string;
+}
+
+export function encodeFrame(id: number, status: number, text: string): Buffer {
+  const length = Buffer.byteLength(text, "utf8");
+  const frame = Buffer.allocUnsafe(HEADER_BYTES + length);
+  frame.writeUInt32LE(length, 0);
+  frame.writeUInt32LE(id, 4);
+  frame.writeUInt8(status, 8);
+  frame.write(text, HEADER_BYTES, "utf8");
+  return frame;
+}
+
+/** Collects chunks from a stream and hands out whole frames. */
+export class FrameReader {
+  private buffer: Buffer = Buffer.alloc(0);
+
+  push(chunk: Buffer, onFrame: (frame: Frame) => void): void {
+    let buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    let offset = 0;
+    while (buffer.length - offset >= HEADER_BYTES) {
+      const length = buffer.readUInt32LE(offset);
+      const end = offset + HEADER_BYTES + length;
+      if (buffer.length < end) break;
+      onFrame({
+        id: buffer.readUInt32LE(offset + 4),
+        status: buffer.readUInt8(offset + 8),
+        text: buffer.toString("utf8", offset + HEADER_BYTES, end),
+      });
+      offset = end;
+    }
+    buffer = buffer.subarray(offset);
+    this.buffer = buffer.length === 0 ? Buffer.alloc(0) : Buffer.from(buffer);
+  }
+}

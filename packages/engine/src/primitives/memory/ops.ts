@@ -1,0 +1,208 @@
+import { z } from "zod";
+import { notFound } from "../../core/errors.js";
+import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean, toPage } from "../../core/pagination.js";
+import { defineOp, type Operation } from "../../ops/operation.js";
+import {
+  CONSOLIDATE_THRESHOLD,
+  checkText,
+  encodeMetadata,
+  kindSchema,
+  MAX_QUERY_CHARS,
+  MAX_RECALL_KINDS,
+  metadataSchema,
+  ownerSchema,
+  RECALL_LIMIT,
+  tagSchema,
+  tagsSchema,
+  textSchema,
+} from "./limits.js";
+import { type MemoryRecord, toRecord } from "./record.js";
+import type { ConsolidateResult, MemoryStore } from "./store.js";
+
+/** Memory ids in paths; an id of another shape is simply not found. */
+const idSchema = z.string().min(1, "must not be empty");
+
+const cursorSchema = z.object({ s: z.number().int() });
+
+export type RecalledMemory = MemoryRecord & { score: number };
+
+export const memoryRemember = defineOp({
+  name: "memory.remember",
+  target: "primitive",
+  type: "memory",
+  tool: "memory_remember",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    kind: kindSchema,
+    text: textSchema,
+    tags: tagsSchema.default([]),
+    owner: ownerSchema.optional(),
+    metadata: metadataSchema.default({}),
+  }),
+  async run(ctx, input): Promise<MemoryRecord> {
+    checkText(input.text);
+    const metadata = encodeMetadata(input.metadata);
+    const store = ctx.store as MemoryStore;
+    const { record, embedded } = await store.remember({
+      kind: input.kind,
+      text: input.text,
+      tags: input.tags,
+      owner: input.owner ?? null,
+      metadata,
+    });
+    ctx.audit.target = record.id;
+    ctx.audit.detail = store.hasEmbedder ? { kind: record.kind, embedded } : { kind: record.kind };
+    return record;
+  },
+});
+
+export const memoryList = defineOp({
+  name: "memory.list",
+  target: "primitive",
+  type: "memory",
+  tool: "memory_recall",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    kind: kindSchema.optional(),
+    tag: tagSchema.optional(),
+    owner: ownerSchema.optional(),
+    cursor: z.string().optional(),
+    limit: limitSchema(LIST_PAGE),
+  }),
+  run(ctx, input): Page<MemoryRecord> {
+    const before = input.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(input.cursor, cursorSchema).s;
+    const rows = (ctx.store as MemoryStore).list(input, before, input.limit);
+    return toPage(rows, input.limit, toRecord, (row) => ({ s: row.seq }));
+  },
+});
+
+export const memoryGet = defineOp({
+  name: "memory.get",
+  target: "primitive",
+  type: "memory",
+  tool: "memory_recall",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ id: idSchema }),
+  run(ctx, input): MemoryRecord {
+    ctx.audit.target = input.id;
+    const record = (ctx.store as MemoryStore).get(input.id);
+    if (record === null) throw notFound(`memory '${input.id}'`);
+    return record;
+  },
+});
+
+export const memoryForget = defineOp({
+  name: "memory.forget",
+  target: "primitive",
+  type: "memory",
+  tool: "memory_forget",
+  audited: true,
+  metered: true,
+  input: z.strictObject({ id: idSchema }),
+  async run(ctx, input): Promise<{ id: string; deleted: true }> {
+    ctx.audit.target = input.id;
+    if (!(await (ctx.store as MemoryStore).forget(input.id))) throw notFound(`memory '${input.id}'`);
+    return { id: input.id, deleted: true };
+  },
+});
+
+export const memorySupersede = defineOp({
+  name: "memory.supersede",
+  target: "primitive",
+  type: "memory",
+  tool: "memory_forget",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    id: idSchema,
+    text: textSchema,
+    kind: kindSchema.optional(),
+    tags: tagsSchema.optional(),
+    metadata: metadataSchema.optional(),
+  }),
+  async run(ctx, input): Promise<MemoryRecord> {
+    ctx.audit.target = input.id;
+    checkText(input.text);
+    const metadata = input.metadata === undefined ? undefined : encodeMetadata(input.metadata);
+    const record = await (ctx.store as MemoryStore).supersede(input.id, {
+      text: input.text,
+      kind: input.kind,
+      tags: input.tags,
+      metadata,
+    });
+    ctx.audit.detail = { superseded_by: record.id };
+    return record;
+  },
+});
+
+export const memoryRecall = defineOp({
+  name: "memory.recall",
+  target: "primitive",
+  type: "memory",
+  tool: "memory_recall",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    query: z
+      .string()
+      .max(MAX_QUERY_CHARS, `must be at most ${MAX_QUERY_CHARS} characters`)
+      .refine((q) => q.trim() !== "", "must not be empty"),
+    kinds: z.array(kindSchema).max(MAX_RECALL_KINDS, `at most ${MAX_RECALL_KINDS} kinds`).optional(),
+    tags: tagsSchema.optional(),
+    owner: ownerSchema.optional(),
+    limit: z
+      .number()
+      .int(`must be an integer from 1 to ${RECALL_LIMIT.max}`)
+      .min(1, `must be an integer from 1 to ${RECALL_LIMIT.max}`)
+      .max(RECALL_LIMIT.max, `must be an integer from 1 to ${RECALL_LIMIT.max}`)
+      .default(RECALL_LIMIT.default),
+    include_superseded: queryBoolean.default(false),
+  }),
+  async run(ctx, input): Promise<{ data: RecalledMemory[] }> {
+    const hits = await (ctx.store as MemoryStore).recall({
+      query: input.query,
+      kinds: input.kinds,
+      tags: input.tags,
+      owner: input.owner,
+      limit: input.limit,
+      includeSuperseded: input.include_superseded,
+    });
+    // The query itself is not audited: it may quote what the memories hold.
+    ctx.audit.detail = { results: hits.length };
+    return { data: hits.map((hit) => ({ ...toRecord(hit.row), score: hit.score })) };
+  },
+});
+
+export const memoryConsolidate = defineOp({
+  name: "memory.consolidate",
+  target: "primitive",
+  type: "memory",
+  tool: "memory_forget",
+  audited: true,
+  metered: true,
+  input: z.strictObject({
+    threshold: z
+      .number()
+      .min(CONSOLIDATE_THRESHOLD.min, `must be from ${CONSOLIDATE_THRESHOLD.min} to ${CONSOLIDATE_THRESHOLD.max}`)
+      .max(CONSOLIDATE_THRESHOLD.max, `must be from ${CONSOLIDATE_THRESHOLD.min} to ${CONSOLIDATE_THRESHOLD.max}`)
+      .default(CONSOLIDATE_THRESHOLD.default),
+  }),
+  async run(ctx, input): Promise<ConsolidateResult> {
+    const result = await (ctx.store as MemoryStore).consolidate(input.threshold);
+    ctx.audit.detail = { threshold: input.threshold, merged: result.merged, superseded: result.superseded.length };
+    return result;
+  },
+});
+
+export const MEMORY_OPERATIONS: readonly Operation[] = [
+  memoryRemember,
+  memoryList,
+  memoryGet,
+  memoryForget,
+  memorySupersede,
+  memoryRecall,
+  memoryConsolidate,
+] as Operation[];

@@ -1,0 +1,50 @@
+// The memory record: its row in the primitive's file and its API shape.
+
+/** A memory as the API returns it. */
+export interface MemoryRecord {
+  id: string;
+  kind: string;
+  text: string;
+  tags: string[];
+  owner: string | null;
+  metadata: Record<string, unknown>;
+  created_at: number;
+  updated_at: number;
+  /** The memory that replaced this one, or null while it is live. */
+  superseded_by: string | null;
+  /** The memories this one replaced (by supersede or consolidate), oldest first. */
+  supersedes: string[];
+}
+
+export interface MemoryRow {
+  seq: number;
+  id: string;
+  kind: string;
+  text: string;
+  tags: string;
+  owner: string | null;
+  metadata: string;
+  created_at: number;
+  updated_at: number;
+  superseded_by: string | null;
+  supersedes: string;
+}
+
+// Every column but the vector: rows are read often, vectors only by recall's vector signal.
+export const ROW_COLUMNS =
+  "seq, id, kind, text, tags, owner, metadata, created_at, updated_at, superseded_by, supersedes";
+
+export function toRecord(row: MemoryRow): MemoryRecord {
+  return {
+    id: row.id,
+    kind: row.kind,
+    text: row.text,
+    tags: JSON.parse(row.tags) as string[],
+    owner: row.owner,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    superseded_by: row.superseded_by,
+    supersedes: JSON.parse(row.supersedes) as string[],
+  };
+}

@@ -1,0 +1,19 @@
+import type { OpContext } from "../../ops/operation.js";
+import type { VaultStore } from "./store.js";
+
+/** What vault operations get as their store. */
+export interface VaultHandle {
+  store: VaultStore;
+  /** Test-only engine option: fetch may reach loopback addresses. */
+  allowLoopbackFetch: boolean;
+}
+
+/**
+ * The store, sealed for this primitive and its current group: a copied file (fork) or a move
+ * that did not finish is re-sealed here, before any value is read or written.
+ */
+export function boundStore(ctx: OpContext): VaultStore {
+  const { store } = ctx.store as VaultHandle;
+  store.bind(ctx.primitive.id, ctx.primitive.group_id);
+  return store;
+}

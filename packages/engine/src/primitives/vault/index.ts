@@ -1,0 +1,39 @@
+import { ServiceError } from "../../core/errors.js";
+import type { PrimitiveDefinition } from "../definition.js";
+import type { VaultHandle } from "./handle.js";
+import { VaultStore } from "./store.js";
+
+export const vaultDefinition: PrimitiveDefinition<VaultHandle> = {
+  type: "vault",
+  open: (db, env) => {
+    // Without a key ring there is nowhere to keep keys: refuse rather than store anything.
+    if (env.vault === undefined) throw new ServiceError("internal_error", "this engine has no vault key ring");
+    return {
+      store: new VaultStore(db, env.clock, env.vault.keyRing),
+      allowLoopbackFetch: env.vault.allowLoopbackFetch,
+    };
+  },
+  // Secrets (grants are not counted).
+  items: (vault) => vault.store.count(),
+  // Every value is re-sealed under the new group's key before the move answers.
+  onMove: (vault, move) => vault.store.moved(move.toGroupId),
+  // A fork into another group is re-sealed under that group's key now; the copy's values are
+  // re-bound to its own id on its first operation (`bind`).
+  onFork: (vault, fork) => vault.store.moved(fork.toGroupId),
+};
+
+export type { FetchResult } from "./fetch-op.js";
+export type { VaultHandle } from "./handle.js";
+export { type KeyRing, LocalKeyRing, type VaultEnv } from "./keyring.js";
+export {
+  DEFAULT_FETCH_TIMEOUT_MS,
+  MAX_FETCH_TIMEOUT_MS,
+  MAX_GRANT_HOSTS,
+  MAX_REDIRECTS,
+  MAX_REQUEST_BODY_BYTES,
+  MAX_RESPONSE_BYTES,
+  MAX_SECRET_BYTES,
+  SECRET_NAME_RE,
+} from "./limits.js";
+export { VAULT_OPERATIONS } from "./ops.js";
+export type { Grant, GrantSummary, SecretInfo, SecretListing } from "./store.js";

@@ -1,0 +1,124 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import type Database from "better-sqlite3";
+import type { Clock } from "../../core/clock.js";
+import { ServiceError } from "../../core/errors.js";
+import { ulid } from "../../core/ids.js";
+import { readOrCreateKey } from "../../core/key-file.js";
+import { openSqlite } from "../../storage/sqlite.js";
+import { context, seal, unseal } from "./cipher.js";
+
+/** A group's data key: vault values of the group's primitives are sealed with it. */
+export interface GroupKey {
+  id: string;
+  groupId: string;
+  key: Buffer;
+}
+
+/**
+ * Per-group data keys, each wrapped by a master key that never leaves the key ring. The local
+ * engine keeps the master key in a file; a cloud implementation would wrap with a KMS key.
+ */
+export interface KeyRing {
+  /** The key that new values of `groupId` are sealed with (made on first use). */
+  groupKey(groupId: string): GroupKey;
+  /** A key by id: every ciphertext names the key it was sealed with. */
+  key(keyId: string): GroupKey;
+  close(): void;
+}
+
+/** What the vault needs from the engine, handed to its stores through `PrimitiveEnv`. */
+export interface VaultEnv {
+  keyRing: KeyRing;
+  /** Test-only: lets fetch reach loopback addresses (127.0.0.0/8, ::1); nothing else private. */
+  allowLoopbackFetch: boolean;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS group_keys (
+  id TEXT PRIMARY KEY,
+  group_id TEXT NOT NULL,
+  iv BLOB NOT NULL,
+  tag BLOB NOT NULL,
+  wrapped BLOB NOT NULL,
+  created_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS group_keys_by_group ON group_keys (group_id, created_at);
+`;
+
+interface KeyRow {
+  id: string;
+  group_id: string;
+  iv: Buffer;
+  tag: Buffer;
+  wrapped: Buffer;
+}
+
+/**
+ * The local key ring: `<dataDir>/master.key` (32 random bytes, mode 0600, made on first start)
+ * wraps each group's data key with AES-256-GCM; the wrapped keys live in `<dataDir>/keys.sqlite`.
+ * The wrapping is bound to the key id and group id, so a wrapped key cannot be relabelled as
+ * another group's. Unwrapped keys are cached in memory for the life of the process.
+ */
+export class LocalKeyRing implements KeyRing {
+  private readonly master: Buffer;
+  private readonly db: Database.Database;
+  private readonly byId = new Map<string, GroupKey>();
+  private readonly byGroup = new Map<string, GroupKey>();
+
+  constructor(
+    dataDir: string,
+    private readonly clock: Clock,
+  ) {
+    this.master = readOrCreateKey(join(dataDir, "master.key"));
+    this.db = openSqlite(join(dataDir, "keys.sqlite"));
+    this.db.exec(SCHEMA);
+  }
+
+  groupKey(groupId: string): GroupKey {
+    const cached = this.byGroup.get(groupId);
+    if (cached !== undefined) return cached;
+    const row = this.db
+      .prepare("SELECT * FROM group_keys WHERE group_id = ? ORDER BY created_at DESC, id DESC LIMIT 1")
+      .get(groupId) as KeyRow | undefined;
+    const key = row === undefined ? this.create(groupId) : this.unwrap(row);
+    this.byGroup.set(groupId, key);
+    return key;
+  }
+
+  key(keyId: string): GroupKey {
+    const cached = this.byId.get(keyId);
+    if (cached !== undefined) return cached;
+    const row = this.db.prepare("SELECT * FROM group_keys WHERE id = ?").get(keyId) as KeyRow | undefined;
+    if (row === undefined) throw new ServiceError("internal_error", "a vault data key is missing from the key ring");
+    return this.unwrap(row);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private create(groupId: string): GroupKey {
+    const now = this.clock.now();
+    const key: GroupKey = { id: `dk_${ulid(now)}`, groupId, key: randomBytes(32) };
+    const wrapped = seal(this.master, key.key, context("prim.group-key.v1", key.id, groupId));
+    this.db
+      .prepare("INSERT INTO group_keys (id, group_id, iv, tag, wrapped, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(key.id, groupId, wrapped.iv, wrapped.tag, wrapped.ciphertext, now);
+    this.byId.set(key.id, key);
+    return key;
+  }
+
+  private unwrap(row: KeyRow): GroupKey {
+    const plain = unseal(
+      this.master,
+      { iv: row.iv, tag: row.tag, ciphertext: row.wrapped },
+      context("prim.group-key.v1", row.id, row.group_id),
+    );
+    // A wrong master.key or a tampered row: refuse rather than guess.
+    if (plain === null) throw new ServiceError("internal_error", "a vault data key could not be unwrapped");
+    const key: GroupKey = { id: row.id, groupId: row.group_id, key: plain };
+    this.byId.set(key.id, key);
+    return key;
+  }
+}

@@ -1,0 +1,134 @@
+import { z } from "zod";
+import { durationString } from "../../core/duration.js";
+import { invalid, notFound } from "../../core/errors.js";
+import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../../core/pagination.js";
+import { defineOp, type Operation } from "../../ops/operation.js";
+import { vaultFetch } from "./fetch-op.js";
+import { boundStore } from "./handle.js";
+import { normalizeHostPattern } from "./hosts.js";
+import { checkSecretSize, MAX_GRANT_HOSTS, methodSchema, secretNameSchema } from "./limits.js";
+import type { Grant, SecretInfo, SecretListing } from "./store.js";
+
+const vaultOp = { target: "primitive", type: "vault", audited: true, metered: true } as const;
+const pageInput = { limit: limitSchema(LIST_PAGE), cursor: z.string().optional() };
+const cursorSchema = z.object({ n: z.string() });
+
+export const vaultPut = defineOp({
+  ...vaultOp,
+  name: "vault.put",
+  accountOnly: true,
+  input: z.strictObject({ name: secretNameSchema, value: z.string().min(1, "must not be empty") }),
+  run(ctx, input): SecretInfo {
+    ctx.audit.target = input.name;
+    checkSecretSize(input.value);
+    const info = boundStore(ctx).put(input.name, input.value);
+    ctx.audit.detail = { version: info.version };
+    return info;
+  },
+});
+
+export const vaultDelete = defineOp({
+  ...vaultOp,
+  name: "vault.delete",
+  accountOnly: true,
+  input: z.strictObject({ name: secretNameSchema }),
+  run(ctx, input): void {
+    ctx.audit.target = input.name;
+    if (!boundStore(ctx).delete(input.name)) throw notFound(`secret '${input.name}'`);
+  },
+});
+
+export const vaultList = defineOp({
+  ...vaultOp,
+  name: "vault.list",
+  tool: "vault_list",
+  input: z.strictObject(pageInput),
+  run(ctx, input): Page<SecretListing> {
+    const after = input.cursor === undefined ? "" : decodeCursor(input.cursor, cursorSchema).n;
+    const rows = boundStore(ctx).list(after, input.limit + 1);
+    return toPage(
+      rows,
+      input.limit,
+      (r) => r,
+      (r) => ({ n: r.name }),
+    );
+  },
+});
+
+const hostsSchema = z
+  .array(z.string())
+  .min(1, "must name at least one host")
+  .max(MAX_GRANT_HOSTS, `at most ${MAX_GRANT_HOSTS} hosts`);
+
+/** Canonical, de-duplicated host patterns; a bad one is a 400 naming its index. */
+function normalizeHosts(hosts: string[]): string[] {
+  const out = new Set<string>();
+  for (const [i, host] of hosts.entries()) {
+    const result = normalizeHostPattern(host);
+    if ("error" in result) throw invalid(`allow.hosts[${i}]: ${result.error}`);
+    out.add(result.pattern);
+  }
+  return [...out];
+}
+
+export const vaultGrant = defineOp({
+  ...vaultOp,
+  name: "vault.grant",
+  accountOnly: true,
+  input: z.strictObject({
+    name: secretNameSchema,
+    allow: z.strictObject({
+      hosts: hostsSchema,
+      methods: z.array(methodSchema).min(1, "must name at least one method (leave it out for all)").optional(),
+    }),
+    ttl: durationString.optional(),
+  }),
+  run(ctx, input): Grant {
+    ctx.audit.target = input.name;
+    const hosts = normalizeHosts(input.allow.hosts);
+    const methods = input.allow.methods === undefined ? null : [...new Set(input.allow.methods)];
+    const expires_at = input.ttl === undefined ? null : ctx.services.clock.now() + input.ttl;
+    const grant = boundStore(ctx).setGrant(input.name, { hosts, methods, expires_at });
+    if (grant === null) throw notFound(`secret '${input.name}'`);
+    ctx.audit.detail = { hosts, methods, expires_at };
+    return grant;
+  },
+});
+
+export const vaultGrants = defineOp({
+  ...vaultOp,
+  name: "vault.grants",
+  tool: "vault_list",
+  input: z.strictObject(pageInput),
+  run(ctx, input): Page<Grant> {
+    const after = input.cursor === undefined ? "" : decodeCursor(input.cursor, cursorSchema).n;
+    const rows = boundStore(ctx).listGrants(after, input.limit + 1);
+    return toPage(
+      rows,
+      input.limit,
+      (r) => r,
+      (r) => ({ n: r.name }),
+    );
+  },
+});
+
+export const vaultRevoke = defineOp({
+  ...vaultOp,
+  name: "vault.revoke",
+  accountOnly: true,
+  input: z.strictObject({ name: secretNameSchema }),
+  run(ctx, input): void {
+    ctx.audit.target = input.name;
+    if (!boundStore(ctx).deleteGrant(input.name)) throw notFound(`grant of secret '${input.name}'`);
+  },
+});
+
+export const VAULT_OPERATIONS: readonly Operation<any, any, any>[] = [
+  vaultPut,
+  vaultDelete,
+  vaultList,
+  vaultGrant,
+  vaultGrants,
+  vaultRevoke,
+  vaultFetch,
+];

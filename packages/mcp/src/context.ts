@@ -1,0 +1,83 @@
+import type { Readable } from "node:stream";
+import type { Engine, GroupRecord, PrimitiveRecord, PrimitiveType, Principal } from "@prim/engine";
+import { isUlid, notFound, ServiceError } from "@prim/engine";
+
+/** Largest file, object or value a tool returns inline (base64); larger reads need a signed URL. */
+export const MAX_INLINE_BYTES = 1024 * 1024;
+
+/** What a tool call runs with. */
+export interface ToolContext {
+  engine: Engine;
+  /** The caller, narrowed to the tool being called. */
+  principal: Principal;
+  group: GroupRecord;
+  /** The engine's own base URL (signed URLs are absolute). */
+  baseUrl: string;
+  invoke<T = unknown>(op: string, target: string | null, input: unknown): Promise<T>;
+}
+
+/**
+ * Finds the primitive a tool's `primitive` argument names in the session's group: an id, or a
+ * name (of the tool's type; for tools of any type the name must be unambiguous).
+ */
+export async function resolvePrimitive(
+  ctx: ToolContext,
+  ref: string,
+  type: PrimitiveType | undefined,
+): Promise<PrimitiveRecord> {
+  const catalog = ctx.engine.services.catalog;
+  if (isUlid(ref)) {
+    const record = await catalog.getPrimitive(ref);
+    if (record !== null && record.group_id === ctx.group.id) return record;
+    throw notFound(`primitive '${ref}' in group '${ctx.group.name}'`);
+  }
+  const matches: PrimitiveRecord[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await catalog.listPrimitives({ groupId: ctx.group.id, type, after, limit: 500 });
+    matches.push(...page.filter((p) => p.name === ref));
+    if (page.length < 500) break;
+    after = page[page.length - 1]?.id;
+  }
+  if (matches.length === 1) return matches[0] as PrimitiveRecord;
+  if (matches.length === 0) {
+    throw notFound(`${type ?? "primitive"} '${ref}' in group '${ctx.group.name}'`);
+  }
+  throw new ServiceError(
+    "invalid_request",
+    `primitive: '${ref}' names ${matches.length} primitives (${matches.map((m) => m.type).join(", ")}); pass its id`,
+  );
+}
+
+/** Reads a byte stream up to `cap` bytes; past it, refuses and points at a signed URL. */
+export async function readCapped(body: Readable, size: number, what: string, hint: string): Promise<Buffer> {
+  if (size > MAX_INLINE_BYTES) {
+    body.destroy();
+    throw new ServiceError(
+      "payload_too_large",
+      `${what} is ${size} bytes; tools return at most ${MAX_INLINE_BYTES} bytes inline. ${hint}`,
+    );
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+/** Bytes as a tool returns them: always base64, plus the text when it is valid UTF-8. */
+export function encodeBytes(bytes: Buffer): { base64: string; text?: string } {
+  const text = bytes.toString("utf8");
+  return Buffer.from(text, "utf8").equals(bytes)
+    ? { base64: bytes.toString("base64"), text }
+    : { base64: bytes.toString("base64") };
+}
+
+/** Decodes a tool's `content` argument (`encoding` utf8 or base64). */
+export function decodeContent(content: string, encoding: "utf8" | "base64" | undefined): Buffer {
+  if (encoding === "base64") {
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(content) || content.length % 4 === 1) {
+      throw new ServiceError("invalid_request", "content: not valid base64");
+    }
+    return Buffer.from(content, "base64");
+  }
+  return Buffer.from(content, "utf8");
+}

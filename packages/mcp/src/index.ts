@@ -1,0 +1,5 @@
+export { MAX_INLINE_BYTES } from "./context.js";
+export { mountMcp } from "./http.js";
+export { createMcpServer, type McpServerOptions, visibleTools } from "./server.js";
+export { proxyStdio, serveStdio } from "./stdio.js";
+export { TOOLS, type ToolSpec } from "./tools/index.js";

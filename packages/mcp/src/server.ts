@@ -1,0 +1,120 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { CallToolRequestSchema, type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type Engine,
+  type GroupRecord,
+  narrowTools,
+  type Principal,
+  ServiceError,
+  toolAllowed,
+  toServiceError,
+} from "@prim/engine";
+import { z } from "zod";
+import { resolvePrimitive, type ToolContext } from "./context.js";
+import { TOOLS, type ToolSpec } from "./tools/index.js";
+import { VERSION } from "./version.js";
+
+export interface McpServerOptions {
+  engine: Engine;
+  /** The caller; `tools=` narrowing is already applied. */
+  principal: Principal;
+  group: GroupRecord;
+  /** The engine's base URL, for signed URLs. */
+  baseUrl: string;
+}
+
+/** `primitive_list` is always available to a caller that reaches the group (spec). */
+const ALWAYS = new Set(["primitive_list"]);
+
+/** The tools this caller may see: its allowlist (and `tools=`) decide. */
+export function visibleTools(principal: Principal): ToolSpec[] {
+  return TOOLS.filter((tool) => ALWAYS.has(tool.name) || toolAllowed(principal, tool.name));
+}
+
+/** A tool result in both forms: structured, and the same JSON as text. */
+function result(value: unknown, isError = false): CallToolResult {
+  // Plain JSON only: operation results may carry symbol keys (RAW_JSON, FS_CREATED) that the
+  // SDK's result schema refuses, and the text rendering must say exactly what the object does.
+  const plain: unknown = JSON.parse(JSON.stringify(value ?? null));
+  const structured =
+    typeof plain === "object" && plain !== null && !Array.isArray(plain)
+      ? (plain as Record<string, unknown>)
+      : { result: plain };
+  return {
+    content: [{ type: "text", text: JSON.stringify(structured, null, 2) }],
+    structuredContent: structured,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+function withoutUndefined(args: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of fields) if (args[field] !== undefined) out[field] = args[field];
+  return out;
+}
+
+/** Runs one tool call through `engine.invoke`, narrowed to the tool; errors become results. */
+async function callTool(tool: ToolSpec, args: Record<string, any>, options: McpServerOptions): Promise<CallToolResult> {
+  const principal = ALWAYS.has(tool.name) ? options.principal : narrowTools(options.principal, [tool.name]);
+  const ctx: ToolContext = {
+    engine: options.engine,
+    principal,
+    group: options.group,
+    baseUrl: options.baseUrl,
+    invoke: (op, target, input) => options.engine.invoke(principal, op, target, input),
+  };
+  try {
+    const names = Object.keys(tool.actions);
+    const name = (args.action as string | undefined) ?? tool.pick?.(args) ?? (names[0] as string);
+    const action = tool.actions[name];
+    if (action === undefined) throw new ServiceError("invalid_request", `action: must be one of ${names.join(", ")}`);
+    let target: string | null = null;
+    if (tool.type !== undefined || tool.anyType) {
+      if (typeof args.primitive !== "string") throw new ServiceError("invalid_request", "primitive: required");
+      target = (await resolvePrimitive(ctx, args.primitive, tool.type)).id;
+    }
+    const input = {
+      ...withoutUndefined(args, action.fields ?? []),
+      ...(action.input === undefined ? {} : await action.input(args, ctx)),
+    };
+    const out = await ctx.invoke(action.op, target, input);
+    return result(action.output === undefined ? out : await action.output(out, ctx, args));
+  } catch (err) {
+    const error = toServiceError(err);
+    return result({ error: { code: error.code, message: error.message } }, true);
+  }
+}
+
+/** One MCP server over the engine for one caller and group: HTTP sessions and stdio alike. */
+export function createMcpServer(options: McpServerOptions): McpServer {
+  const server = new McpServer(
+    { name: "prim", title: "Prim data primitives", version: VERSION },
+    {
+      instructions: `Data stores of group '${options.group.name}'. Start with primitive_list; address a store by id or name with the \`primitive\` argument.`,
+    },
+  );
+  const tools = new Map<string, { spec: ToolSpec; schema: z.ZodType }>();
+  for (const tool of visibleTools(options.principal)) {
+    // Registered for tools/list (names, descriptions, JSON schemas); calls go through the
+    // handler below, so that invalid arguments are errors in the service's own shape too.
+    server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.shape }, () =>
+      result(null),
+    );
+    tools.set(tool.name, { spec: tool, schema: z.strictObject(tool.shape) });
+  }
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = tools.get(request.params.name);
+    if (tool === undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    }
+    const parsed = tool.schema.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.join(".") || (issue?.code === "unrecognized_keys" ? issue.keys.join(", ") : "");
+      const message = `${field === "" ? "" : `${field}: `}${issue?.message ?? "invalid arguments"}`;
+      return result({ error: { code: "invalid_request", message } }, true);
+    }
+    return callTool(tool.spec, parsed.data as Record<string, unknown>, options);
+  });
+  return server;
+}

@@ -1,0 +1,95 @@
+import { Readable } from "node:stream";
+import type { FsRead } from "@prim/engine";
+import { z } from "zod";
+import { decodeContent, encodeBytes, readCapped } from "../context.js";
+import { encodingArg, limitArg, primitiveArg } from "./common.js";
+import type { ToolSpec } from "./spec.js";
+
+const p = primitiveArg("fs");
+const path = z.string().describe("A path like '/src/app.ts' (the root is '/').");
+
+async function fileContent(read: FsRead) {
+  if (read.kind === "list") return { data: read.data, truncated: read.truncated };
+  if (read.kind === "entry" || read.body === null) return read.entry;
+  const body = Buffer.isBuffer(read.body) ? Readable.from([read.body]) : read.body;
+  const bytes = await readCapped(body, read.entry.size, `file '${read.entry.path}'`, "Read it over REST instead.");
+  return { ...read.entry, content_type: read.content_type, content: encodeBytes(bytes) };
+}
+
+export const FS_TOOLS: ToolSpec[] = [
+  {
+    name: "fs_read",
+    title: "Read files and directories",
+    description:
+      "Reads a file (its entry and `content`: { base64, text when UTF-8 }, up to 1 MiB) or lists a directory ({ data: entries }; `recursive: true` for the whole subtree). `stat: true` returns just the entry (path, name, type, size, mode, mtime, etag).",
+    type: "fs",
+    shape: {
+      primitive: p,
+      path: path.optional(),
+      list: z.boolean().optional().describe("List even if the path is a file."),
+      recursive: z.boolean().optional().describe("List the whole subtree."),
+      stat: z.boolean().optional().describe("Only the entry, no content."),
+    },
+    actions: { read: { op: "fs.read", fields: ["path", "list", "recursive", "stat"], output: fileContent } },
+  },
+  {
+    name: "fs_write",
+    title: "Write, move, delete files; make directories",
+    description:
+      '"write" (default): writes `content` to `path` (parents created; `mode` like "644"). "mkdir": makes a directory (and parents). "move": renames `from` to `to` (`overwrite` to replace). "delete": removes `path` (`recursive` for a non-empty directory). A file or directory in the way is fs_conflict.',
+    type: "fs",
+    shape: {
+      primitive: p,
+      action: z.enum(["write", "mkdir", "move", "delete"]).optional().describe('Default "write".'),
+      path: path.optional(),
+      content: z.string().optional().describe("The file's contents (see `encoding`)."),
+      encoding: encodingArg,
+      mode: z.string().optional().describe('Permissions as octal, e.g. "644" or "755".'),
+      from: z.string().optional().describe('"move": the path to move.'),
+      to: z.string().optional().describe('"move": the new path.'),
+      overwrite: z.boolean().optional().describe('"move": replace what is at `to`.'),
+      recursive: z.boolean().optional().describe('"delete": remove a directory with its contents.'),
+    },
+    actions: {
+      write: {
+        op: "fs.write",
+        fields: ["path", "mode"],
+        input: (a) => {
+          const bytes = decodeContent(a.content ?? "", a.encoding);
+          return { body: Readable.from([bytes]), content_length: bytes.length };
+        },
+      },
+      mkdir: { op: "fs.mkdir", fields: ["path"] },
+      move: { op: "fs.move", fields: ["from", "to", "overwrite"] },
+      delete: { op: "fs.delete", fields: ["path", "recursive"] },
+    },
+  },
+  {
+    name: "fs_search",
+    title: "Find files",
+    description:
+      '"search" (default): full-text search of text files for the words in `q` (all must appear; `word*` for a prefix), optionally under `path`; returns { path, snippet }. "glob": paths matching `pattern` (`*`, `**`, `?`, `[...]`, `{a,b}`).',
+    type: "fs",
+    shape: {
+      primitive: p,
+      action: z.enum(["search", "glob"]).optional().describe('Default "search".'),
+      q: z.string().optional().describe("Words to find."),
+      path: z.string().optional().describe("Search only this file or directory."),
+      pattern: z.string().optional().describe('Glob pattern, e.g. "src/**/*.ts".'),
+      limit: limitArg(1000, 50),
+    },
+    actions: {
+      search: { op: "fs.search", fields: ["q", "path", "limit"] },
+      glob: { op: "fs.glob", fields: ["pattern", "limit"] },
+    },
+  },
+  {
+    name: "fs_fork",
+    title: "Copy a directory tree",
+    description:
+      "Copies the file or directory `from` to `to` inside the same store (default `<from>-fork-<6 chars>`); files over 64 KiB are shared, not copied. Returns { path, files }.",
+    type: "fs",
+    shape: { primitive: p, from: path, to: z.string().optional().describe("Where the copy goes.") },
+    actions: { fork: { op: "fs.fork", fields: ["from", "to"] } },
+  },
+];

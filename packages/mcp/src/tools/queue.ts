@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { cursorArg, durationArg, limitArg, primitiveArg } from "./common.js";
+import type { ToolSpec } from "./spec.js";
+
+const p = primitiveArg("queue");
+const queue = z.string().describe("Queue name (a-z, 0-9, '-', '_', '.'); queues exist once something is sent.");
+const topic = z.string().describe("Topic name.");
+const job = z.string().describe("Job id (job_…).");
+const token = z.string().describe("The lease_token the job was received with.");
+
+export const QUEUE_TOOLS: ToolSpec[] = [
+  {
+    name: "queue_send",
+    title: "Send jobs",
+    description:
+      '"send" (default): adds a job with JSON `body` to `queue`; optional `delay`, `priority` (higher first), `max_attempts` (default 5) and `dedupe_key` (a pending job with the same key is returned instead, with deduplicated: true). "publish": sends `body` to every queue subscribed to `topic`.',
+    type: "queue",
+    shape: {
+      primitive: p,
+      action: z.enum(["send", "publish"]).optional().describe('Default "send".'),
+      queue: queue.optional(),
+      topic: topic.optional(),
+      body: z.unknown().describe("The job's payload: any JSON value (at most 256 KiB)."),
+      delay: durationArg("Make the job ready only after this long (or integer ms)"),
+      priority: z.number().int().min(-1000).max(1000).optional().describe("Higher is received first (default 0)."),
+      max_attempts: z.number().int().min(1).optional().describe("Deliveries before the job is dead (default 5)."),
+      dedupe_key: z.string().optional().describe("Skip the send if a pending job has this key."),
+    },
+    actions: {
+      send: { op: "queue.send", fields: ["queue", "body", "delay", "priority", "max_attempts", "dedupe_key"] },
+      publish: { op: "queue.publish", fields: ["topic", "body"] },
+    },
+  },
+  {
+    name: "queue_receive",
+    title: "Receive and inspect jobs",
+    description:
+      '"receive" (default): leases up to `max` ready jobs of `queue` (highest priority, then oldest), each with a lease_token; settle them with queue_ack before `lease` runs out (default 30s) or they become ready again. `wait` long-polls up to 30s for a job. Also "queues" (counts per queue), "list" (jobs of `queue`, optional `status`), "get" (`job`), "subscribe"/"unsubscribe" (`queue` to `topic`).',
+    type: "queue",
+    shape: {
+      primitive: p,
+      action: z
+        .enum(["receive", "queues", "list", "get", "subscribe", "unsubscribe"])
+        .optional()
+        .describe('Default "receive".'),
+      queue: queue.optional(),
+      topic: topic.optional(),
+      job: job.optional(),
+      max: z.number().int().min(1).max(100).optional().describe("Jobs to lease at most (default 1)."),
+      lease: durationArg("How long the jobs stay leased (default 30s)"),
+      wait: durationArg("Wait up to this long for a job (at most 30s; default 0)"),
+      status: z.enum(["ready", "leased", "done", "dead"]).optional().describe('"list": only jobs in this status.'),
+      limit: limitArg(200, 50),
+      cursor: cursorArg,
+    },
+    actions: {
+      receive: { op: "queue.receive", fields: ["queue", "max", "lease", "wait"] },
+      queues: { op: "queue.queues" },
+      list: { op: "queue.messages", fields: ["queue", "status", "limit", "cursor"] },
+      get: { op: "queue.get", fields: ["queue", "job"] },
+      subscribe: { op: "queue.subscribe", fields: ["topic", "queue"] },
+      unsubscribe: { op: "queue.unsubscribe", fields: ["topic", "queue"] },
+    },
+  },
+  {
+    name: "queue_ack",
+    title: "Settle jobs",
+    description:
+      'Settles a received job with its `lease_token`: "ack" (done), "retry" (ready again after `in`, or a backoff), "fail" (retry while attempts remain, else dead; record `error`), "dead". Also "heartbeat" (extend the lease by `extend`), "requeue" (a dead job back to ready), "purge" (delete done or dead jobs of `queue`, optionally `older_than`). A lease that ran out answers lease_expired.',
+    type: "queue",
+    shape: {
+      primitive: p,
+      action: z
+        .enum(["ack", "retry", "fail", "dead", "heartbeat", "requeue", "purge"])
+        .optional()
+        .describe('Default "ack".'),
+      queue,
+      job: job.optional(),
+      lease_token: token.optional(),
+      in: durationArg("retry/fail: ready again after this long"),
+      error: z.string().optional().describe("Why the job failed (kept as last_error)."),
+      extend: durationArg("heartbeat: new lease length from now"),
+      status: z.enum(["done", "dead"]).optional().describe('"purge": which finished jobs to delete.'),
+      older_than: durationArg("purge: only jobs finished at least this long ago"),
+    },
+    actions: {
+      ack: { op: "queue.ack", fields: ["queue", "job", "lease_token", "error"], input: () => ({ action: "ack" }) },
+      retry: {
+        op: "queue.ack",
+        fields: ["queue", "job", "lease_token", "in", "error"],
+        input: () => ({ action: "retry" }),
+      },
+      fail: {
+        op: "queue.ack",
+        fields: ["queue", "job", "lease_token", "in", "error"],
+        input: () => ({ action: "fail" }),
+      },
+      dead: { op: "queue.ack", fields: ["queue", "job", "lease_token", "error"], input: () => ({ action: "dead" }) },
+      heartbeat: { op: "queue.heartbeat", fields: ["queue", "job", "lease_token", "extend"] },
+      requeue: { op: "queue.requeue", fields: ["queue", "job"] },
+      purge: { op: "queue.purge", fields: ["queue", "status", "older_than"] },
+    },
+  },
+];

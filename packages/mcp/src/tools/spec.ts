@@ -1,0 +1,34 @@
+import type { PrimitiveType } from "@prim/engine";
+import type { z } from "zod";
+import type { ToolContext } from "../context.js";
+
+/** One way a tool is used: the engine operation it runs and how its input is built. */
+export interface ToolAction {
+  op: string;
+  /** Tool arguments handed to the operation under the same name (when present). */
+  fields?: readonly string[];
+  /** Builds the rest of the operation's input from the arguments. */
+  input?: (args: Record<string, any>, ctx: ToolContext) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Turns the operation's result into the tool's structured result. */
+  output?: (result: any, ctx: ToolContext, args: Record<string, any>) => unknown;
+}
+
+/**
+ * An MCP tool, declared once: its name is the allowlist tool it needs, its input schema tells a
+ * model how to use it, and each action maps onto one engine operation (so every call goes
+ * through `engine.invoke`, narrowed to this tool).
+ */
+export interface ToolSpec {
+  name: string;
+  title: string;
+  description: string;
+  /** Type of the primitive named by the `primitive` argument (absent: the tool takes none). */
+  type?: PrimitiveType;
+  /** True when `primitive` may name a primitive of any type (snapshots, forks). */
+  anyType?: boolean;
+  shape: z.ZodRawShape;
+  /** Keyed by the `action` argument; the first entry is the default. */
+  actions: Readonly<Record<string, ToolAction>>;
+  /** Picks the action from the arguments when the tool has no `action` argument. */
+  pick?: (args: Record<string, any>) => string;
+}
