@@ -49,6 +49,8 @@ export interface InvokeMeta {
   requestId?: string;
   /** Aborted when the caller has gone away (ends a long poll early). */
   signal?: AbortSignal;
+  /** Audit the call even if the operation is an unaudited read (MCP audits every tool call). */
+  audit?: boolean;
 }
 
 /**
@@ -148,10 +150,10 @@ export class Engine {
       const out = op.run(ctx, parsed);
       // Synchronous handlers (most data operations) skip a microtask turn.
       const result = (out instanceof Promise ? await out : out) as O;
-      this.recordAudit(op, ctx, principal, null);
+      this.recordAudit(op, ctx, principal, null, meta.audit === true);
       return result;
     } catch (err) {
-      this.recordAudit(op, ctx, principal, isServiceError(err) ? err.code : "internal_error");
+      this.recordAudit(op, ctx, principal, isServiceError(err) ? err.code : "internal_error", meta.audit === true);
       throw err;
     }
   }
@@ -195,8 +197,14 @@ export class Engine {
     }
   }
 
-  private recordAudit(op: AnyOperation, ctx: OpContext, principal: Principal, error: ErrorCode | null): void {
-    if (!op.audited) return;
+  private recordAudit(
+    op: AnyOperation,
+    ctx: OpContext,
+    principal: Principal,
+    error: ErrorCode | null,
+    force: boolean,
+  ): void {
+    if (!op.audited && !force) return;
     const note = ctx.audit;
     const subject =
       note.subject ??

@@ -63,12 +63,10 @@ export async function readCapped(body: Readable, size: number, what: string, hin
   return Buffer.concat(chunks);
 }
 
-/** Bytes as a tool returns them: always base64, plus the text when it is valid UTF-8. */
-export function encodeBytes(bytes: Buffer): { base64: string; text?: string } {
+/** Bytes as a tool returns them: `{ text }` when they are valid UTF-8, else `{ base64 }`. */
+export function encodeBytes(bytes: Buffer): { text: string } | { base64: string } {
   const text = bytes.toString("utf8");
-  return Buffer.from(text, "utf8").equals(bytes)
-    ? { base64: bytes.toString("base64"), text }
-    : { base64: bytes.toString("base64") };
+  return Buffer.from(text, "utf8").equals(bytes) ? { text } : { base64: bytes.toString("base64") };
 }
 
 /** Decodes a tool's `content` argument (`encoding` utf8 or base64). */

@@ -61,7 +61,7 @@ async function callTool(tool: ToolSpec, args: Record<string, any>, options: McpS
     principal,
     group: options.group,
     baseUrl: options.baseUrl,
-    invoke: (op, target, input) => options.engine.invoke(principal, op, target, input),
+    invoke: (op, target, input) => options.engine.invoke(principal, op, target, input, { audit: true }),
   };
   try {
     const names = Object.keys(tool.actions);

@@ -120,4 +120,22 @@ describe("MCP over Streamable HTTP", () => {
     expect(badArgs).toMatchObject({ isError: true, data: { error: { code: "invalid_request" } } });
     expect(badArgs.data.error.message).toContain("bogus");
   });
+
+  it("audits every tool call, info reads included", async () => {
+    const s = await startMcpServer();
+    const client = await s.connect("g");
+    await s.call(client, "primitive_create", { name: "cache", type: "kv" });
+    await s.call(client, "primitive_list", {});
+    await s.call(client, "primitive_snapshot", { primitive: "cache", action: "list" });
+    await s.call(client, "kv_get", { primitive: "cache", key: "missing" });
+    await s.engine.services.audit.flush();
+    const entries = await s.engine.services.catalog.listAudit({ group: "g", limit: 50 });
+    expect(entries.map((e) => [e.action, e.actor, e.detail?.error ?? null])).toEqual([
+      ["kv.get", "local", "not_found"],
+      ["primitive.snapshots", "local", null],
+      ["primitive.list", "local", null],
+      ["primitive.create", "local", null],
+      ["group.create", "local", null],
+    ]);
+  });
 });

@@ -63,10 +63,8 @@ export const primitiveList = defineOp({
   async run(ctx, input): Promise<Page<PrimitiveInfo>> {
     const { services, principal } = ctx;
     // A scoped principal lists only its own group.
-    const groupId =
-      input.group !== undefined
-        ? (await resolveGroup(services, principal, input.group)).id
-        : (principal.groupId ?? undefined);
+    if (input.group !== undefined) ctx.group = await resolveGroup(services, principal, input.group);
+    const groupId = ctx.group?.id ?? principal.groupId ?? undefined;
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, z.object({ i: z.string() })).i;
     const rows = await services.catalog.listPrimitives({ groupId, type: input.type, after, limit: input.limit + 1 });
     return toPage(

@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import type { FsRead } from "@prim/engine";
 import { z } from "zod";
 import { decodeContent, encodeBytes, readCapped } from "../context.js";
-import { encodingArg, limitArg, primitiveArg } from "./common.js";
+import { encodingArg, primitiveArg } from "./common.js";
 import type { ToolSpec } from "./spec.js";
 
 const p = primitiveArg("fs");
@@ -21,7 +21,7 @@ export const FS_TOOLS: ToolSpec[] = [
     name: "fs_read",
     title: "Read files and directories",
     description:
-      "Reads a file (its entry and `content`: { base64, text when UTF-8 }, up to 1 MiB) or lists a directory ({ data: entries }; `recursive: true` for the whole subtree). `stat: true` returns just the entry (path, name, type, size, mode, mtime, etag).",
+      "Reads a file (its entry and `content`: { text } when UTF-8, else { base64 }; up to 1 MiB) or lists a directory ({ data: entries }; `recursive: true` for the whole subtree). `stat: true` returns just the entry (path, name, type, size, mode, mtime, etag).",
     type: "fs",
     shape: {
       primitive: p,
@@ -76,7 +76,13 @@ export const FS_TOOLS: ToolSpec[] = [
       q: z.string().optional().describe("Words to find."),
       path: z.string().optional().describe("Search only this file or directory."),
       pattern: z.string().optional().describe('Glob pattern, e.g. "src/**/*.ts".'),
-      limit: limitArg(1000, 50),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(1000)
+        .optional()
+        .describe("Results at most: search default 50, max 200; glob default 100, max 1000."),
     },
     actions: {
       search: { op: "fs.search", fields: ["q", "path", "limit"] },

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { cursorArg, limitArg, primitiveArg } from "./common.js";
+import { cursorArg, primitiveArg } from "./common.js";
 import type { ToolSpec } from "./spec.js";
 
 const p = primitiveArg("memory");
@@ -43,7 +43,13 @@ export const MEMORY_TOOLS: ToolSpec[] = [
       kind: z.string().optional().describe("list: only this kind."),
       tag: z.string().optional().describe("list: only memories with this tag."),
       id: id.optional(),
-      limit: limitArg(200, 10),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe("Results at most: recall default 10, max 100; list default 50, max 200."),
       cursor: cursorArg,
     },
     actions: {

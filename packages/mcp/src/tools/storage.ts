@@ -40,7 +40,7 @@ export const STORAGE_TOOLS: ToolSpec[] = [
     name: "storage_read",
     title: "Read an object",
     description:
-      "Reads an object: its info and `content` ({ base64, text when it is UTF-8 }), up to 1 MiB; larger objects answer payload_too_large — use storage_sign for a download URL. `stat: true` returns only the info.",
+      "Reads an object: its info and `content` ({ text } when UTF-8, else { base64 }), up to 1 MiB; larger objects answer payload_too_large — use storage_sign for a download URL. `stat: true` returns only the info.",
     type: "storage",
     shape: { primitive: p, key, stat: z.boolean().optional().describe("Only the object's info, no content.") },
     actions: {
@@ -100,7 +100,11 @@ export const STORAGE_TOOLS: ToolSpec[] = [
       presign: {
         op: "storage.presign",
         fields: ["key", "method", "expires_in", "content_type"],
-        output: (r: { url: string }, ctx) => ({ ...r, url: `${ctx.baseUrl}${r.url}` }),
+        // Over stdio without a running `prim dev` nothing serves signed URLs: say so.
+        output: (r: { url: string }, ctx) =>
+          ctx.baseUrl === ""
+            ? { ...r, note: "this is a path: start `prim dev` on the same data directory to serve it" }
+            : { ...r, url: `${ctx.baseUrl}${r.url}` },
       },
       revoke: { op: "storage.revoke" },
     },
