@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { processAlive } from "@prim/engine";
 
 /**
  * `engine.json` in the data directory tells other local tools (`prim mcp`) where the engine
@@ -20,20 +21,11 @@ export function removeEngineFile(dataDir: string): void {
   rmSync(fileOf(dataDir), { force: true });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The engine serving `dataDir`, if one runs (a file left by a dead process is ignored). */
 export function runningEngine(dataDir: string): RunningEngine | null {
   try {
     const parsed = JSON.parse(readFileSync(fileOf(dataDir), "utf8")) as RunningEngine;
-    return Number.isInteger(parsed.pid) && typeof parsed.url === "string" && alive(parsed.pid) ? parsed : null;
+    return Number.isInteger(parsed.pid) && typeof parsed.url === "string" && processAlive(parsed.pid) ? parsed : null;
   } catch {
     return null;
   }

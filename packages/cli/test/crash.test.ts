@@ -2,18 +2,15 @@
 // writes to kv, queue, db and storage, restart it on the same data directory, and check that
 // every acknowledged write is there and every SQLite file is intact. Files are WAL with
 // synchronous=NORMAL, which loses nothing acknowledged when only the process dies.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { primCommand, startPrim as runPrim } from "./prim-process.js";
 
-const PACKAGES = new URL("../../", import.meta.url);
-const BIN = fileURLToPath(new URL("cli/bin/prim.js", PACKAGES));
-const BUILT = existsSync(fileURLToPath(new URL("cli/dist/main.js", PACKAGES)));
 const LANES = 4; // concurrent requests per primitive type
 const BIG = 100 * 1024; // above the 16 KiB inline limit: goes to the blob store
 
@@ -27,49 +24,6 @@ afterEach(() => {
   for (const pid of pids.splice(0)) if (!gone(pid)) process.kill(pid, "SIGKILL");
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-/**
- * The command that runs `prim`: the built binary when there is a build (root `npm test`
- * builds first), else the CLI's TypeScript sources under tsx, with `@prim/*` resolved to
- * sources by a loader hook. Either way the spawned node process is the engine itself.
- */
-function primCommand(dir: string): string[] {
-  if (BUILT) return [BIN];
-  writeFileSync(
-    join(dir, "hooks.mjs"),
-    `export async function resolve(specifier, context, next) {
-  const m = /^@prim\\/(engine|http|sdk|cli)$/.exec(specifier);
-  return next(m ? new URL(m[1] + "/src/index.ts", ${JSON.stringify(PACKAGES.href)}).href : specifier, context);
-}\n`,
-  );
-  writeFileSync(
-    join(dir, "launch.mjs"),
-    `import { register } from "node:module";
-register("./hooks.mjs", import.meta.url);
-const { main } = await import(${JSON.stringify(new URL("cli/src/main.ts", PACKAGES).href)});
-await main(process.argv.slice(2));\n`,
-  );
-  return ["--import", "tsx", join(dir, "launch.mjs")];
-}
-
-/** Runs `prim dev` and waits for its "listening on" line. */
-function startPrim(command: string[], data: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...command, "dev", "--port", "0", "--data", data], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1] as string });
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.on("exit", (code, signal) => reject(new Error(`prim dev exited (${code ?? signal}): ${output}`)));
-  });
-}
 
 /** Resolves once node has reaped the child (so its pid no longer looks alive to the lock). */
 function exited(child: ChildProcess): Promise<number | null> {
@@ -274,3 +228,8 @@ describe("prim dev crash safety", () => {
     }
   });
 });
+
+/** Runs `prim dev` on `data` and waits until it listens. */
+function startPrim(command: string[], data: string) {
+  return runPrim(command, ["dev", "--port", "0", "--data", data], children);
+}

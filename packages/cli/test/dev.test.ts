@@ -2,11 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { PrimClient, PrimError } from "@prim/sdk";
 import { afterEach, describe, expect, it } from "vitest";
+import { BIN, startPrim as runPrim } from "./prim-process.js";
 
-const BIN = fileURLToPath(new URL("../bin/prim.js", import.meta.url));
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
@@ -22,20 +21,8 @@ function dataDir(): string {
 }
 
 /** Runs the real `prim dev` binary and waits for its "listening on" line. */
-function startPrim(args: string[]): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, "dev", "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1] as string, output: () => output });
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`prim dev exited with ${code}: ${output}`)));
-  });
+function startPrim(args: string[]) {
+  return runPrim([BIN], ["dev", "--port", "0", ...args], children);
 }
 
 function exited(child: ChildProcess): Promise<number | null> {

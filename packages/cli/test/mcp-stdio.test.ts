@@ -2,19 +2,14 @@
 // directory (it opens the engine itself) and beside a running `prim dev` (it relays to it, so
 // the one engine that owns the files answers both).
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
+import { primCommand, ROOT, startPrim } from "./prim-process.js";
 
-const PACKAGES = new URL("../../", import.meta.url);
-const ROOT = fileURLToPath(new URL("../", PACKAGES));
-const BIN = fileURLToPath(new URL("cli/bin/prim.js", PACKAGES));
-// PRIM_TEST_SOURCES=1 runs the sources even when a (possibly stale) build exists.
-const BUILT = process.env.PRIM_TEST_SOURCES !== "1" && existsSync(fileURLToPath(new URL("cli/dist/main.js", PACKAGES)));
 const SLOW = { timeout: 90_000 };
 
 const children: ChildProcess[] = [];
@@ -32,56 +27,6 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "prim-mcp-stdio-"));
   dirs.push(dir);
   return dir;
-}
-
-/**
- * The node arguments that run `prim`: the built binary when there is a build, else the CLI's
- * TypeScript sources under tsx with `@prim/*` resolved to sources (as crash.test.ts does).
- */
-function primCommand(dir: string): string[] {
-  if (BUILT) return [BIN];
-  writeFileSync(
-    join(dir, "hooks.mjs"),
-    `export async function resolve(specifier, context, next) {
-  const m = /^@prim\\/(engine|http|sdk|cli|mcp)$/.exec(specifier);
-  return next(m ? new URL(m[1] + "/src/index.ts", ${JSON.stringify(PACKAGES.href)}).href : specifier, context);
-}\n`,
-  );
-  writeFileSync(
-    join(dir, "launch.mjs"),
-    `import { register } from "node:module";
-register("./hooks.mjs", import.meta.url);
-const { main } = await import(${JSON.stringify(new URL("cli/src/main.ts", PACKAGES).href)});
-main(process.argv.slice(2)).catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});\n`,
-  );
-  return ["--import", "tsx", join(dir, "launch.mjs")];
-}
-
-/** Runs `prim dev` and waits for its "listening on" line. */
-function startDev(
-  command: string[],
-  data: string,
-  extra: string[] = [],
-): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...command, "dev", "--port", "0", "--data", data, ...extra], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1] as string });
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.on("exit", (code, signal) => reject(new Error(`prim dev exited (${code ?? signal}): ${output}`)));
-  });
 }
 
 /** `prim mcp ...` as a stdio MCP server, connected with the SDK client. */
@@ -300,3 +245,8 @@ describe("prim mcp (stdio) beside a prim dev with a root token", () => {
     expect(entries.find((e) => e.action === "kv.set")?.actor).toBe("key:root");
   });
 });
+
+/** Runs `prim dev` on `data` and waits until it listens. */
+function startDev(command: string[], data: string, extra: string[] = []) {
+  return startPrim(command, ["dev", "--port", "0", "--data", data, ...extra], children);
+}

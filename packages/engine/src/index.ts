@@ -87,3 +87,4 @@ export {
   type SecretListing,
   type VaultEnv,
 } from "./primitives/vault/index.js";
+export { processAlive } from "./storage/data-dir-lock.js";

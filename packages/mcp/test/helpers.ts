@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Engine, type LocalEngineOptions, ManualClock } from "@prim/engine";
 import { createLocalServer } from "@prim/http";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
 import { mountMcp } from "../src/index.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -48,4 +48,23 @@ export async function startMcpServer(options: { rootToken?: string; engine?: Par
     };
   };
   return { url, engine, clock, dataDir, connect, call };
+}
+
+type Server = Awaited<ReturnType<typeof startMcpServer>>;
+type McpClient = Awaited<ReturnType<Server["connect"]>>;
+
+/** Calls a tool that must succeed; checks the text rendering is the structured result. */
+export async function ok(s: Server, client: McpClient, name: string, args: Record<string, unknown>) {
+  const res = await s.call(client, name, args);
+  expect(res.isError, `${name}: ${res.text}`).toBe(false);
+  expect(JSON.parse(res.text as string)).toEqual(res.data);
+  return res.data;
+}
+
+/** A server, a session on group `g`, and a primitive `store` of `type` made through MCP. */
+export async function withStore(type: string) {
+  const s = await startMcpServer();
+  const client = await s.connect("g");
+  const prim = await ok(s, client, "primitive_create", { name: "store", type });
+  return { s, client, prim, ok: (name: string, args: Record<string, unknown>) => ok(s, client, name, args) };
 }

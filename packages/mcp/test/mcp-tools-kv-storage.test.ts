@@ -2,24 +2,7 @@
 // over Streamable HTTP: every action, with the structured result checked.
 import { describe, expect, it } from "vitest";
 import { MAX_INLINE_BYTES } from "../src/index.js";
-import { startMcpServer } from "./helpers.js";
-
-type Server = Awaited<ReturnType<typeof startMcpServer>>;
-type Client = Awaited<ReturnType<Server["connect"]>>;
-
-async function ok(s: Server, client: Client, name: string, args: Record<string, unknown>) {
-  const res = await s.call(client, name, args);
-  expect(res.isError, `${name}: ${res.text}`).toBe(false);
-  expect(JSON.parse(res.text as string)).toEqual(res.data);
-  return res.data;
-}
-
-async function withStore(type: "kv" | "storage") {
-  const s = await startMcpServer();
-  const client = await s.connect("g");
-  const prim = await ok(s, client, "primitive_create", { name: "store", type });
-  return { s, client, prim, ok: (name: string, args: Record<string, unknown>) => ok(s, client, name, args) };
-}
+import { withStore } from "./helpers.js";
 
 describe("MCP tools: kv", () => {
   it("kv_set sets (json, bytes, ttl, if_version), kv_get reads a key or several", async () => {

@@ -1,18 +1,7 @@
 // Every primitive tool over Streamable HTTP (primitive_list, primitive_create, primitive_snapshot,
 // primitive_fork), plus the audit trail every tool call leaves behind.
 import { describe, expect, it } from "vitest";
-import { startMcpServer } from "./helpers.js";
-
-type Server = Awaited<ReturnType<typeof startMcpServer>>;
-type Client = Awaited<ReturnType<Server["connect"]>>;
-
-/** Calls a tool that must succeed and returns its structured result. */
-async function ok(s: Server, client: Client, name: string, args: Record<string, unknown>) {
-  const res = await s.call(client, name, args);
-  expect(res.isError, `${name}: ${res.text}`).toBe(false);
-  expect(JSON.parse(res.text as string)).toEqual(res.data); // the text rendering is the same JSON
-  return res.data;
-}
+import { ok, startMcpServer } from "./helpers.js";
 
 describe("MCP tools: primitives", () => {
   it("primitive_create creates in the session's group and primitive_list lists, filters and pages", async () => {

@@ -1,7 +1,8 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid runs (one we may not signal still runs). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -30,7 +31,7 @@ export class DataDirLock {
         if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       }
       const holder = Number(readFileSync(path, "utf8").trim());
-      if (Number.isInteger(holder) && holder > 0 && alive(holder)) {
+      if (Number.isInteger(holder) && holder > 0 && processAlive(holder)) {
         throw new Error(`data directory ${dataDir} is in use by process ${holder} (another prim dev?)`);
       }
       rmSync(path, { force: true }); // stale: its process is gone

@@ -1,0 +1,60 @@
+// Runs the real `prim` command as a child process for the CLI tests: the built binary when there
+// is a build (root `npm test` builds first), else the CLI's TypeScript sources under tsx with
+// `@prim/*` resolved to sources by a loader hook. Either way the spawned node process is the
+// engine itself. PRIM_TEST_SOURCES=1 runs the sources even when a (possibly stale) build exists.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const PACKAGES = new URL("../../", import.meta.url);
+export const ROOT = fileURLToPath(new URL("../", PACKAGES));
+export const BIN = fileURLToPath(new URL("cli/bin/prim.js", PACKAGES));
+const BUILT = process.env.PRIM_TEST_SOURCES !== "1" && existsSync(fileURLToPath(new URL("cli/dist/main.js", PACKAGES)));
+
+/** The node arguments that run `prim` (`dir` receives the launcher files when needed). */
+export function primCommand(dir: string): string[] {
+  if (BUILT) return [BIN];
+  writeFileSync(
+    join(dir, "hooks.mjs"),
+    `export async function resolve(specifier, context, next) {
+  const m = /^@prim\\/(engine|http|sdk|cli|mcp)$/.exec(specifier);
+  return next(m ? new URL(m[1] + "/src/index.ts", ${JSON.stringify(PACKAGES.href)}).href : specifier, context);
+}\n`,
+  );
+  writeFileSync(
+    join(dir, "launch.mjs"),
+    `import { register } from "node:module";
+register("./hooks.mjs", import.meta.url);
+const { main } = await import(${JSON.stringify(new URL("cli/src/main.ts", PACKAGES).href)});
+main(process.argv.slice(2)).catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});\n`,
+  );
+  return ["--import", "tsx", join(dir, "launch.mjs")];
+}
+
+export interface RunningPrim {
+  child: ChildProcess;
+  url: string;
+  /** Everything it printed so far. */
+  output: () => string;
+}
+
+/** Runs `prim <command args>` (e.g. `dev --port 0 …`) and waits for its "listening on" line. */
+export function startPrim(command: string[], args: string[], children: ChildProcess[]): Promise<RunningPrim> {
+  const child = spawn(process.execPath, [...command, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let output = "";
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ child, url: match[1] as string, output: () => output });
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.on("exit", (code, signal) => reject(new Error(`prim exited (${code ?? signal}): ${output}`)));
+  });
+}
