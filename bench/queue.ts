@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Queue, Worker } from "bullmq";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
-import { forkTs } from "./lib/child.js";
+import { childCpuMicros, forkTs } from "./lib/child.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const PRODUCERS = 8;
@@ -23,19 +23,31 @@ const cpuProfile = Boolean(process.env.BENCH_CPU_PROF);
 
 interface Outcome {
   jobsPerSec: number;
+  /** CPU (µs, all threads) per acknowledged job: the server (engine or Redis) and this process. */
+  serverCpuPerJob: number;
+  loadCpuPerJob: number;
   p50: number;
   p99: number;
   jobs: number;
   errors: number;
 }
 
+const sleepUntil = (t: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, t - performance.now())));
+
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
 
-function summarize(latencies: number[], seconds: number, errors: number): Outcome {
+interface Cpu {
+  server: number;
+  load: number;
+}
+
+function summarize(latencies: number[], seconds: number, errors: number, cpu: Cpu): Outcome {
   latencies.sort((a, b) => a - b);
   return {
     jobsPerSec: latencies.length / seconds,
+    serverCpuPerJob: cpu.server / Math.max(1, latencies.length),
+    loadCpuPerJob: cpu.load / Math.max(1, latencies.length),
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     jobs: latencies.length,
@@ -75,7 +87,36 @@ function jsonClient(port: number) {
 }
 
 /** Producers send until the deadline; consumers receive (long poll) and ack until the deadline. */
-async function prim(port: number, seconds: number, warmup: number): Promise<Outcome> {
+/** CPU used by this process and the server between `mark()` and `read()`. */
+function cpuMeter(serverMicros: () => Promise<number>) {
+  let load0 = 0;
+  let server0 = 0;
+  return {
+    async mark() {
+      server0 = await serverMicros();
+      const u = process.cpuUsage();
+      load0 = u.user + u.system;
+    },
+    async read(): Promise<Cpu> {
+      const u = process.cpuUsage();
+      return { server: (await serverMicros()) - server0, load: u.user + u.system - load0 };
+    },
+  };
+}
+
+/** Redis's own CPU time (µs) from INFO. */
+async function redisCpuMicros(client: { info(section: string): Promise<string> }): Promise<number> {
+  const info = await client.info("cpu");
+  const get = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return (get("used_cpu_sys") + get("used_cpu_user")) * 1e6;
+}
+
+async function prim(
+  port: number,
+  seconds: number,
+  warmup: number,
+  serverMicros: () => Promise<number>,
+): Promise<Outcome> {
   const post = jsonClient(port);
   const group = await post("/v1/groups", { name: "bench" });
   if (group.status !== 201) throw new Error(`group create: ${group.status}`);
@@ -107,8 +148,15 @@ async function prim(port: number, seconds: number, warmup: number): Promise<Outc
       }
     }
   };
+  const meter = cpuMeter(serverMicros);
+  const measured = (async () => {
+    await sleepUntil(measureFrom);
+    await meter.mark();
+    await sleepUntil(end);
+    return meter.read();
+  })();
   await Promise.all([...Array.from({ length: PRODUCERS }, producer), ...Array.from({ length: CONSUMERS }, consumer)]);
-  return summarize(latencies, seconds, errors);
+  return summarize(latencies, seconds, errors, await measured);
 }
 
 /** The same loop on BullMQ: 8 producers calling `add`, 8 workers (concurrency 1) completing jobs. */
@@ -147,11 +195,20 @@ async function bullmq(seconds: number, warmup: number): Promise<Outcome> {
       }
     }
   };
+  const redis = await queue.client;
+  const meter = cpuMeter(() => redisCpuMicros(redis));
+  const measured = (async () => {
+    await sleepUntil(measureFrom);
+    await meter.mark();
+    await sleepUntil(end);
+    return meter.read();
+  })();
   await Promise.all(Array.from({ length: PRODUCERS }, producer));
+  const cpu = await measured;
   await Promise.all(workers.map((w) => w.close()));
   await queue.obliterate({ force: true });
   await queue.close();
-  return summarize(latencies, seconds, errors);
+  return summarize(latencies, seconds, errors, cpu);
 }
 
 export async function run(): Promise<void> {
@@ -163,7 +220,7 @@ export async function run(): Promise<void> {
   let primOut: Outcome;
   try {
     const ready = await child.next("ready");
-    primOut = await prim(ready.enginePort, seconds, warmup);
+    primOut = await prim(ready.enginePort, seconds, warmup, () => childCpuMicros(child));
   } finally {
     await child.stop();
   }
@@ -173,19 +230,23 @@ export async function run(): Promise<void> {
     ["bullmq (Redis)", bullOut],
   ] as const;
   console.log(
-    `${"loop".padEnd(16)} ${"jobs/s".padStart(9)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"jobs".padStart(8)} errors`,
+    `${"loop".padEnd(16)} ${"jobs/s".padStart(9)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"jobs".padStart(8)} ${"server µs/job".padStart(14)} ${"client µs/job".padStart(14)} errors`,
   );
   for (const [name, o] of rows) {
     console.log(
-      `${name.padEnd(16)} ${o.jobsPerSec.toFixed(0).padStart(9)} ${o.p50.toFixed(2).padStart(8)} ${o.p99.toFixed(2).padStart(8)} ${String(o.jobs).padStart(8)} ${o.errors}`,
+      `${name.padEnd(16)} ${o.jobsPerSec.toFixed(0).padStart(9)} ${o.p50.toFixed(2).padStart(8)} ${o.p99.toFixed(2).padStart(8)} ${String(o.jobs).padStart(8)} ${o.serverCpuPerJob.toFixed(0).padStart(14)} ${o.loadCpuPerJob.toFixed(0).padStart(14)} ${o.errors}`,
     );
   }
   console.log(`RESULT queue_jobs_per_sec ${primOut.jobsPerSec.toFixed(0)} jobs/s`);
   console.log(`RESULT queue_e2e_p50 ${primOut.p50.toFixed(2)} ms`);
   console.log(`RESULT queue_e2e_p99 ${primOut.p99.toFixed(2)} ms`);
+  console.log(`RESULT queue_server_cpu_per_job ${primOut.serverCpuPerJob.toFixed(0)} us`);
+  console.log(`RESULT queue_client_cpu_per_job ${primOut.loadCpuPerJob.toFixed(0)} us`);
   console.log(`RESULT bullmq_jobs_per_sec ${bullOut.jobsPerSec.toFixed(0)} jobs/s`);
   console.log(`RESULT bullmq_e2e_p50 ${bullOut.p50.toFixed(2)} ms`);
   console.log(`RESULT bullmq_e2e_p99 ${bullOut.p99.toFixed(2)} ms`);
+  console.log(`RESULT bullmq_redis_cpu_per_job ${bullOut.serverCpuPerJob.toFixed(0)} us`);
+  console.log(`RESULT bullmq_client_cpu_per_job ${bullOut.loadCpuPerJob.toFixed(0)} us`);
   const ratio = primOut.jobsPerSec / bullOut.jobsPerSec;
   console.log(`RATIO queue_vs_bullmq ${ratio.toFixed(2)} (target 1.00)`);
   if (primOut.errors > 0 || bullOut.errors > 0) {

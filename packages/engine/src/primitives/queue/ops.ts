@@ -40,6 +40,7 @@ export const queueSend = defineOp({
     ctx.audit.target = input.queue;
     const { job, deduplicated } = await (ctx.store as QueueHandle).store.send(input.queue, {
       body: encodeBody(input.body),
+      value: input.body,
       delayMs: input.delay,
       priority: input.priority,
       maxAttempts: input.max_attempts,

@@ -6,7 +6,7 @@ import { prefixedId } from "../../core/ids.js";
 import { GroupCommit } from "../../storage/group-commit.js";
 import { backoffMs, DEFAULT_MAX_ATTEMPTS, MAX_ERROR_CHARS } from "./limits.js";
 import { SCHEMA } from "./schema.js";
-import { type JobRow, type JobStatus, prepareStatements, type QueueStatements } from "./statements.js";
+import { type JobRow, type JobStatus, prepareStatements, type QueueStatements, rowOf } from "./statements.js";
 
 export type { JobStatus };
 
@@ -31,7 +31,10 @@ export interface Job {
 }
 
 export interface SendRequest {
+  /** The body as stored (JSON text). */
   body: string;
+  /** The body as given, answered as is (else `body` is parsed back). */
+  value?: unknown;
   delayMs: number;
   priority: number;
   maxAttempts: number;
@@ -132,23 +135,31 @@ export class QueueStore {
         const existing = this.stmts.byDedupe.get(queue, req.dedupeKey);
         if (existing !== undefined) return { job: toJob(existing), deduplicated: true };
       }
-      return { job: toJob(this.insert(queue, req, now)), deduplicated: false };
+      return { job: this.insert(queue, req, now), deduplicated: false };
     });
   }
 
-  private insert(queue: string, req: SendRequest, now: number): JobRow {
+  /** Inserts a ready job and answers it as stored, without reading the row back. */
+  private insert(queue: string, req: SendRequest, now: number): Job {
     this.touchQueue(queue, now);
     this.notify(queue);
-    return this.stmts.insert.get({
+    const job: Job = {
       id: prefixedId("job", now),
       queue,
-      body: req.body,
+      body: req.value === undefined ? JSON.parse(req.body) : req.value,
+      status: "ready",
       priority: req.priority,
+      attempts: 0,
       max_attempts: req.maxAttempts,
       available_at: now + req.delayMs,
+      lease_expires_at: null,
+      last_error: null,
       dedupe_key: req.dedupeKey,
-      now,
-    }) as JobRow;
+      created_at: now,
+      updated_at: now,
+    };
+    this.stmts.insert.run({ ...job, body: req.body, now });
+    return job;
   }
 
   /** Records a queue's name once; later sends skip the statement. */
@@ -175,7 +186,7 @@ export class QueueStore {
         row.seq,
         row.deliveries,
       );
-      if (leased !== undefined) jobs.push(toJob(leased, true));
+      if (leased !== undefined) jobs.push(toJob(rowOf(leased), true));
     }
     return jobs;
   }
@@ -226,13 +237,15 @@ export class QueueStore {
         status = row.attempts >= row.max_attempts ? "dead" : "ready";
         availableAt = now + (inMs ?? backoffMs(row.attempts));
       }
-      const settled = this.stmts.settle.get({
-        status,
-        available_at: availableAt,
-        last_error: lastError,
-        now,
-        seq: row.seq,
-      }) as JobRow;
+      const settled = rowOf(
+        this.stmts.settle.get({
+          status,
+          available_at: availableAt,
+          last_error: lastError,
+          now,
+          seq: row.seq,
+        }) as unknown[],
+      );
       if (status === "ready") this.notify(queue);
       return toJob(settled);
     });
@@ -242,7 +255,7 @@ export class QueueStore {
     return this.write((now) => {
       const row = this.leased(queue, jobId, token, now);
       const leaseMs = extendMs ?? row.lease_ms ?? 0;
-      return toJob(this.stmts.heartbeat.get(now + leaseMs, leaseMs, now, row.seq) as JobRow, true);
+      return toJob(rowOf(this.stmts.heartbeat.get(now + leaseMs, leaseMs, now, row.seq) as unknown[]), true);
     });
   }
 
@@ -260,7 +273,7 @@ export class QueueStore {
         );
       }
       this.notify(queue);
-      return toJob(this.stmts.requeue.get(now, now, row.seq) as JobRow);
+      return toJob(rowOf(this.stmts.requeue.get(now, now, row.seq) as unknown[]));
     });
   }
 
