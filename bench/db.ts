@@ -26,6 +26,8 @@ const SCHEMA = [
 
 // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
 const durationEnv = Number(process.env.BENCH_DURATION);
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
+const cpuProfile = Boolean(process.env.BENCH_CPU_PROF);
 
 async function call(method: string, url: string, body?: unknown): Promise<string> {
   const res = await fetch(url, {
@@ -69,7 +71,9 @@ function direct(seconds: number): { select: number; insert: number } {
 export async function run(): Promise<void> {
   const durationSeconds = Number.isFinite(durationEnv) && durationEnv > 0 ? durationEnv : 10;
   const warmupSeconds = Math.min(2, durationSeconds);
-  const child = forkTs<ParentMessage, ChildMessage>(join(benchDir, "kv-server.ts"));
+  const child = forkTs<ParentMessage, ChildMessage>(join(benchDir, "kv-server.ts"), {
+    cpuProfileDir: cpuProfile ? join(benchDir, "results") : undefined,
+  });
   try {
     const ready = await child.next("ready");
     const base = `http://127.0.0.1:${ready.enginePort}`;

@@ -1,5 +1,3 @@
-import type { AuditEntry } from "../core/types.js";
-
 // The audit trail lives in its own file, so its steady stream of writes does not contend with
 // catalog writes. A rowid table with an integer sequence is the cheapest append; the two
 // indexes serve the per-primitive and per-group audit routes.
@@ -23,10 +21,3 @@ CREATE INDEX IF NOT EXISTS audit_by_group ON audit (group_name, seq);
 
 export const AUDIT_INSERT = `INSERT INTO audit (id, ts, group_name, primitive, primitive_id, instance, actor, action, target, detail)
   VALUES (@id, @ts, @group, @primitive, @primitive_id, @instance, @actor, @action, @target, @detail)`;
-
-/** An entry as bound to AUDIT_INSERT: `detail` serialised. */
-export type AuditRowInput = Omit<AuditEntry, "detail"> & { detail: string | null };
-
-export function toAuditRow(entry: AuditEntry): AuditRowInput {
-  return { ...entry, detail: entry.detail === null ? null : JSON.stringify(entry.detail) };
-}

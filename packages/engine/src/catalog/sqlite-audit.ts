@@ -3,7 +3,7 @@ import { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
 import type { AuditEntry } from "../core/types.js";
 import { openSqlite, SQLITE_PRAGMAS } from "../storage/sqlite.js";
-import { AUDIT_INSERT, AUDIT_SCHEMA, toAuditRow } from "./audit-schema.js";
+import { AUDIT_INSERT, AUDIT_SCHEMA } from "./audit-schema.js";
 import type { AuditFilter, AuditRecord } from "./catalog.js";
 
 interface AuditRow extends Omit<AuditEntry, "group" | "detail"> {
@@ -28,7 +28,9 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.path);
 for (const pragma of workerData.pragmas) db.pragma(pragma);
 const insert = db.prepare(workerData.insert);
-const appendAll = db.transaction((rows) => { for (const row of rows) insert.run(row); });
+const appendAll = db.transaction((rows) => {
+  for (const row of rows) insert.run({ ...row, detail: row.detail === null ? null : JSON.stringify(row.detail) });
+});
 parentPort.on("message", (message) => {
   if (message.close) { db.close(); parentPort.postMessage({ closed: true }); return; }
   if (message.prune !== undefined) {
@@ -36,7 +38,7 @@ parentPort.on("message", (message) => {
     catch (err) { parentPort.postMessage({ seq: message.seq, error: String(err) }); }
     return;
   }
-  try { appendAll(message.rows); parentPort.postMessage({ seq: message.seq }); }
+  try { appendAll(JSON.parse(message.rows)); parentPort.postMessage({ seq: message.seq }); }
   catch (err) { parentPort.postMessage({ seq: message.seq, error: String(err) }); }
 });
 `;
@@ -80,7 +82,9 @@ export class SqliteAudit {
     const seq = ++this.seq;
     const stored = new Promise<void>((resolve, reject) => {
       this.pending.set(seq, { resolve: () => resolve(), reject });
-      this.worker.postMessage({ seq, rows: entries.map(toAuditRow) });
+      // One string crosses to the writer thread: cheaper to make than a structured clone of the
+      // entries; the writer parses it and serialises each `detail` itself.
+      this.worker.postMessage({ seq, rows: JSON.stringify(entries) });
     });
     this.inflight.add(stored);
     const done = () => this.inflight.delete(stored);
