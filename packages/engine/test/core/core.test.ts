@@ -7,6 +7,7 @@ import { isValidName } from "../../src/core/names.js";
 import { decodeCursor, encodeCursor, KEY_PAGE, LIST_PAGE, limitSchema } from "../../src/core/pagination.js";
 import type { Principal } from "../../src/core/principal.js";
 import { narrowTools, toolAllowed, toolPatternMatches } from "../../src/core/principal.js";
+import { lazyJson, rawJsonOf } from "../../src/core/raw-json.js";
 import { parseInput } from "../../src/core/validation.js";
 
 describe("errors", () => {
@@ -156,5 +157,18 @@ describe("validation", () => {
     expect(() => parseInput(schema, { items: [{ key: "a" }, { key: 1 }] })).toThrow(/items\[1\]\.key/);
     expect(() => parseInput(schema, {})).toThrow(/items: required/);
     expect(() => parseInput(schema, { items: [], extra: 1 })).toThrow(/unknown field: extra/);
+  });
+});
+
+describe("lazyJson", () => {
+  it("keeps its text for REST and reads like the parsed object", () => {
+    const text = '{"columns":["id"],"rows":[{"id":1}],"truncated":false}';
+    const value = lazyJson<{ columns: string[]; rows: { id: number }[]; truncated: boolean }>(text);
+    expect(rawJsonOf(value)).toBe(text);
+    expect(value.rows[0]?.id).toBe(1);
+    expect(value).toEqual({ columns: ["id"], rows: [{ id: 1 }], truncated: false });
+    expect(JSON.stringify(value)).toBe(text);
+    expect(Object.keys(value)).toEqual(["columns", "rows", "truncated"]);
+    expect("rows" in value).toBe(true);
   });
 });

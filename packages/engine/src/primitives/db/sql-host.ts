@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import type { Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 import { ERROR_STATUS, type ErrorCode, ServiceError } from "../../core/errors.js";
-import { RAW_JSON } from "../../core/raw-json.js";
+import { lazyJson } from "../../core/raw-json.js";
 import { encodeFrame, type Frame, FrameReader } from "./frames.js";
 import { type HostRequest, STATEMENT_TIMEOUT_MS } from "./protocol.js";
 
@@ -104,17 +104,14 @@ export class SqlHost {
     this.pending.shift();
     this.clearTimer();
     if (this.pending.length > 0) this.armTimer();
-    const value = JSON.parse(frame.text) as unknown;
     if (frame.status !== 0) {
-      const { code, message } = value as { code: string; message: string };
+      const { code, message } = JSON.parse(frame.text) as { code: string; message: string };
       head.reject(hostError(code, message));
       return;
     }
-    // A statement's result crosses as the JSON text of the response body: REST sends it as is.
-    if (head.req.kind === "exec" && typeof value === "object" && value !== null) {
-      Object.defineProperty(value, RAW_JSON, { value: frame.text });
-    }
-    head.resolve(value);
+    // A statement's result crosses as the JSON text of the response body: REST sends it as is,
+    // and only a caller that reads its fields pays for parsing it.
+    head.resolve(head.req.kind === "exec" ? lazyJson(frame.text) : JSON.parse(frame.text));
   }
 
   private armTimer(): void {
