@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
 import { childCpuMicros, forkTs } from "./lib/child.js";
+import { benchSeconds, cpuProfileDir } from "./lib/knobs.js";
 import { failOnErrors, type Phase, runPhases } from "./lib/load.js";
 
 type PhaseName = "bare_post" | "db_select" | "db_insert";
@@ -23,11 +24,6 @@ const SCHEMA = [
   "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL)",
   "CREATE TABLE events (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL, kind TEXT NOT NULL, at INTEGER NOT NULL)",
 ];
-
-// biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
-const durationEnv = Number(process.env.BENCH_DURATION);
-// biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
-const cpuProfile = Boolean(process.env.BENCH_CPU_PROF);
 
 async function call(method: string, url: string, body?: unknown): Promise<string> {
   const res = await fetch(url, {
@@ -69,10 +65,10 @@ function direct(seconds: number): { select: number; insert: number } {
 }
 
 export async function run(): Promise<void> {
-  const durationSeconds = Number.isFinite(durationEnv) && durationEnv > 0 ? durationEnv : 10;
+  const durationSeconds = benchSeconds(10);
   const warmupSeconds = Math.min(2, durationSeconds);
   const child = forkTs<ParentMessage, ChildMessage>(join(benchDir, "kv-server.ts"), {
-    cpuProfileDir: cpuProfile ? join(benchDir, "results") : undefined,
+    cpuProfileDir: cpuProfileDir(),
   });
   try {
     const ready = await child.next("ready");

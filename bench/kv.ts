@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
 import { childCpuMicros, forkTs } from "./lib/child.js";
+import { benchSeconds, cpuProfileDir } from "./lib/knobs.js";
 import { failOnErrors, type Measured, type Phase, runPhases } from "./lib/load.js";
 
 type PhaseName = "bare_get" | "kv_get" | "bare_put" | "kv_put";
@@ -15,11 +16,6 @@ const PUT_BODY = JSON.stringify({ value: "v".repeat(1024) }); // a 1 KiB JSON st
 const JSON_HEADERS = { "content-type": "application/json" };
 const CONNECTIONS = 50;
 const TARGETS = { get: 0.6, put: 0.4 };
-
-// biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
-const durationEnv = Number(process.env.BENCH_DURATION);
-// biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
-const cpuProfile = Boolean(process.env.BENCH_CPU_PROF);
 
 async function call(method: string, url: string, body?: unknown): Promise<string> {
   const init: RequestInit = { method };
@@ -46,10 +42,10 @@ async function seed(base: string): Promise<string> {
 }
 
 export async function run(): Promise<void> {
-  const durationSeconds = Number.isFinite(durationEnv) && durationEnv > 0 ? durationEnv : 10;
+  const durationSeconds = benchSeconds(10);
   const warmupSeconds = Math.min(2, durationSeconds);
   const child = forkTs<ParentMessage, ChildMessage>(join(benchDir, "kv-server.ts"), {
-    cpuProfileDir: cpuProfile ? join(benchDir, "results") : undefined,
+    cpuProfileDir: cpuProfileDir(),
   });
   try {
     const ready = await child.next("ready");

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { Queue, Worker } from "bullmq";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
 import { childCpuMicros, forkTs } from "./lib/child.js";
+import { benchSeconds, cpuProfileDir } from "./lib/knobs.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const PRODUCERS = 8;
@@ -15,11 +16,7 @@ const CONSUMERS = 8;
 /** Jobs a consumer leases per receive (the API's batch size; each job is still acked on its own). */
 const RECEIVE_MAX = 10;
 // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
-const durationEnv = Number(process.env.BENCH_DURATION);
-// biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
 const redisUrl = new URL(process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379");
-// biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
-const cpuProfile = Boolean(process.env.BENCH_CPU_PROF);
 
 interface Outcome {
   jobsPerSec: number;
@@ -212,10 +209,10 @@ async function bullmq(seconds: number, warmup: number): Promise<Outcome> {
 }
 
 export async function run(): Promise<void> {
-  const seconds = Number.isFinite(durationEnv) && durationEnv > 0 ? durationEnv : 10;
+  const seconds = benchSeconds(10);
   const warmup = Math.min(2, seconds);
   const child = forkTs<ParentMessage, ChildMessage>(join(benchDir, "kv-server.ts"), {
-    cpuProfileDir: cpuProfile ? join(benchDir, "results") : undefined,
+    cpuProfileDir: cpuProfileDir(),
   });
   let primOut: Outcome;
   try {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { childCpuMicros, forkTs } from "./lib/child.js";
+import { benchSeconds, cpuProfileDir } from "./lib/knobs.js";
 import { leanGetClient } from "./lib/lean-get.js";
 import { measure } from "./lib/load.js";
 import * as io from "./lib/objects.js";
@@ -42,11 +43,7 @@ const RATIOS: Ratio[] = [
 ];
 
 // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
-const durationEnv = Number(process.env.BENCH_DURATION);
-// biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
 const roundsEnv = Number(process.env.BENCH_ROUNDS);
-// biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
-const cpuProfile = Boolean(process.env.BENCH_CPU_PROF);
 
 interface Ctx {
   base: string;
@@ -167,10 +164,10 @@ async function large(ctx: Ctx): Promise<void> {
 }
 
 export async function run(): Promise<void> {
-  const seconds = Number.isFinite(durationEnv) && durationEnv > 0 ? durationEnv : 5;
+  const seconds = benchSeconds(5);
   const rounds = Number.isInteger(roundsEnv) && roundsEnv > 0 ? roundsEnv : 32;
   const child = forkTs<ParentMessage, ChildMessage>(join(benchDir, "storage-server.ts"), {
-    cpuProfileDir: cpuProfile ? join(benchDir, "results") : undefined,
+    cpuProfileDir: cpuProfileDir(),
   });
   const fsDir = mkdtempSync(join(tmpdir(), "prim-bench-fs-"));
   const http = io.objectClient(CONNECTIONS);

@@ -1,0 +1,16 @@
+// The environment knobs every benchmark reads, in one place.
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** Measured seconds per phase: `BENCH_DURATION`, or the benchmark's own default. */
+export function benchSeconds(fallback: number): number {
+  // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
+  const seconds = Number(process.env.BENCH_DURATION);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : fallback;
+}
+
+/** With `BENCH_CPU_PROF` set, where server children write their V8 CPU profiles (`bench/results`). */
+export function cpuProfileDir(): string | undefined {
+  // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
+  return process.env.BENCH_CPU_PROF ? join(dirname(fileURLToPath(import.meta.url)), "..", "results") : undefined;
+}
