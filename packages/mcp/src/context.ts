@@ -1,4 +1,4 @@
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import type { Engine, GroupRecord, PrimitiveRecord, PrimitiveType, Principal } from "@prim/engine";
 import { isUlid, notFound, ServiceError } from "@prim/engine";
 
@@ -49,15 +49,19 @@ export async function resolvePrimitive(
   );
 }
 
-/** Reads a byte stream up to `cap` bytes; past it, refuses and points at a signed URL. */
-export async function readCapped(body: Readable, size: number, what: string, hint: string): Promise<Buffer> {
+/**
+ * The bytes of a read (inline, or a stream) if they fit a tool result; past the cap, refuses
+ * with `hint` (the way to get them instead) and never reads the stream.
+ */
+export async function readCapped(body: Readable | Buffer, size: number, what: string, hint: string): Promise<Buffer> {
   if (size > MAX_INLINE_BYTES) {
-    body.destroy();
+    if (!Buffer.isBuffer(body)) body.destroy();
     throw new ServiceError(
       "payload_too_large",
       `${what} is ${size} bytes; tools return at most ${MAX_INLINE_BYTES} bytes inline. ${hint}`,
     );
   }
+  if (Buffer.isBuffer(body)) return body;
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks);
@@ -69,8 +73,17 @@ export function encodeBytes(bytes: Buffer): { text: string } | { base64: string 
   return Buffer.from(text, "utf8").equals(bytes) ? { text } : { base64: bytes.toString("base64") };
 }
 
+/** A write's body from the tool's `content` and `encoding` arguments, as the operation takes it. */
+export function contentBody(args: { content?: string; encoding?: "utf8" | "base64" }): {
+  body: Readable;
+  content_length: number;
+} {
+  const bytes = decodeContent(args.content ?? "", args.encoding);
+  return { body: Readable.from([bytes]), content_length: bytes.length };
+}
+
 /** Decodes a tool's `content` argument (`encoding` utf8 or base64). */
-export function decodeContent(content: string, encoding: "utf8" | "base64" | undefined): Buffer {
+function decodeContent(content: string, encoding: "utf8" | "base64" | undefined): Buffer {
   if (encoding === "base64") {
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(content) || content.length % 4 === 1) {
       throw new ServiceError("invalid_request", "content: not valid base64");

@@ -1,7 +1,6 @@
-import { Readable } from "node:stream";
 import type { FsRead } from "@prim/engine";
 import { z } from "zod";
-import { decodeContent, encodeBytes, readCapped } from "../context.js";
+import { contentBody, encodeBytes, readCapped } from "../context.js";
 import { encodingArg, primitiveArg } from "./common.js";
 import type { ToolSpec } from "./spec.js";
 
@@ -11,8 +10,7 @@ const path = z.string().describe("A path like '/src/app.ts' (the root is '/').")
 async function fileContent(read: FsRead) {
   if (read.kind === "list") return { data: read.data, truncated: read.truncated };
   if (read.kind === "entry" || read.body === null) return read.entry;
-  const body = Buffer.isBuffer(read.body) ? Readable.from([read.body]) : read.body;
-  const bytes = await readCapped(body, read.entry.size, `file '${read.entry.path}'`, "Read it over REST instead.");
+  const bytes = await readCapped(read.body, read.entry.size, `file '${read.entry.path}'`, "Read it over REST instead.");
   return { ...read.entry, content_type: read.content_type, content: encodeBytes(bytes) };
 }
 
@@ -54,10 +52,7 @@ export const FS_TOOLS: ToolSpec[] = [
       write: {
         op: "fs.write",
         fields: ["path", "mode"],
-        input: (a) => {
-          const bytes = decodeContent(a.content ?? "", a.encoding);
-          return { body: Readable.from([bytes]), content_length: bytes.length };
-        },
+        input: contentBody,
       },
       mkdir: { op: "fs.mkdir", fields: ["path"] },
       move: { op: "fs.move", fields: ["from", "to", "overwrite"] },

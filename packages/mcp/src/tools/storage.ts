@@ -1,7 +1,6 @@
-import { Readable } from "node:stream";
 import type { ObjectRead } from "@prim/engine";
 import { z } from "zod";
-import { decodeContent, encodeBytes, readCapped } from "../context.js";
+import { contentBody, encodeBytes, readCapped } from "../context.js";
 import { cursorArg, encodingArg, limitArg, primitiveArg } from "./common.js";
 import type { ToolSpec } from "./spec.js";
 
@@ -10,9 +9,8 @@ const key = z.string().min(1).describe("The object's key (like a path: 'reports/
 
 async function objectContent(read: ObjectRead) {
   if (read.body === null) return read.info;
-  const body = Buffer.isBuffer(read.body) ? Readable.from([read.body]) : read.body;
   const bytes = await readCapped(
-    body,
+    read.body,
     read.info.size,
     `object '${read.info.key}'`,
     "Use storage_sign to get a download URL.",
@@ -73,10 +71,7 @@ export const STORAGE_TOOLS: ToolSpec[] = [
       put: {
         op: "storage.put",
         fields: ["key", "content_type", "metadata"],
-        input: (a) => {
-          const bytes = decodeContent(a.content ?? "", a.encoding);
-          return { body: Readable.from([bytes]), content_length: bytes.length };
-        },
+        input: contentBody,
       },
       copy: { op: "storage.copy", fields: ["from", "to"] },
       delete: { op: "storage.delete", fields: ["key"] },
