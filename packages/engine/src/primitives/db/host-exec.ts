@@ -32,7 +32,7 @@ function inValue(value: unknown, where: string): unknown {
   };
 }
 
-function bindings(params: unknown, where: string): unknown[] {
+export function bindings(params: unknown, where: string): unknown[] {
   if (params === undefined || params === null) return [];
   if (Array.isArray(params)) return [params.map((v, i) => inValue(v, `${where}[${i}]`))];
   if (typeof params === "object") {
@@ -42,6 +42,26 @@ function bindings(params: unknown, where: string): unknown[] {
     return [named];
   }
   throw { code: "invalid_request", message: `${where}: params must be an array or an object` };
+}
+
+/** A statement's rows as JSON-safe objects, cut at the row and byte caps. */
+export function collectRows(source: Iterable<Record<string, unknown>>): {
+  rows: Record<string, unknown>[];
+  truncated: boolean;
+} {
+  const rows: Record<string, unknown>[] = [];
+  let bytes = 0;
+  for (const raw of source) {
+    if (rows.length >= MAX_RESULT_ROWS || bytes >= MAX_RESULT_BYTES) return { rows, truncated: true };
+    const row: Record<string, unknown> = {};
+    for (const k in raw) {
+      const out = outValue(raw[k]);
+      row[k] = out;
+      bytes += typeof out === "string" ? Buffer.byteLength(out) + 8 : 16;
+    }
+    rows.push(row);
+  }
+  return { rows, truncated: false };
 }
 
 function toExecError(err: unknown, where: string): ExecError {
@@ -155,22 +175,7 @@ function runOne(
       wrote: !stmt.readonly,
     };
   }
-  const rows: Record<string, unknown>[] = [];
-  let bytes = 0;
-  let truncated = false;
-  for (const raw of stmt.iterate(...args) as Iterable<Record<string, unknown>>) {
-    if (rows.length >= MAX_RESULT_ROWS || bytes >= MAX_RESULT_BYTES) {
-      truncated = true;
-      break;
-    }
-    const row: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(raw)) {
-      const out = outValue(v);
-      row[k] = out;
-      bytes += typeof out === "string" ? Buffer.byteLength(out) + 8 : 16;
-    }
-    rows.push(row);
-  }
+  const { rows, truncated } = collectRows(stmt.iterate(...args) as Iterable<Record<string, unknown>>);
   // Read after running: a cached statement is recompiled when the schema changed.
   const columns = stmt.columns().map((c) => c.name);
   const changes = stmt.readonly ? 0 : Number(own.changes.get());

@@ -1,4 +1,5 @@
-import type { BranchInfo, DbLocation, QueryResult, Statement } from "./protocol.js";
+import { DirectReads } from "./direct-reads.js";
+import type { BranchInfo, DbLocation, HostRequest, QueryResult, Statement } from "./protocol.js";
 import type { SqlHost } from "./sql-host.js";
 
 export interface TableSummary {
@@ -11,20 +12,52 @@ export interface TableDetail extends TableSummary {
   columns: { name: string; type: string; notnull: boolean; default: string | null; pk: number }[];
 }
 
-/** A `db` primitive: its file is the user's database, reached through the SQL host. */
+/**
+ * A `db` primitive: its file is the user's database, reached through the SQL host — except
+ * bounded reads of main, which the engine answers itself (see direct-reads.ts).
+ */
 export class DbStore {
+  private readonly direct: DirectReads;
+
   constructor(
     private readonly host: SqlHost,
     private readonly file: string,
     private readonly dir: string,
-  ) {}
+  ) {
+    this.direct = new DirectReads(file);
+  }
+
+  /**
+   * A request that may write: the direct reads' snapshot ends before it is sent and again when
+   * it is answered, so no read after the answer misses what it wrote.
+   */
+  private async write<T>(req: HostRequest): Promise<T> {
+    this.direct.release();
+    try {
+      return await this.host.request<T>(req);
+    } finally {
+      this.direct.release();
+    }
+  }
+
+  /** A request that may replace or remove files (branches, promote, restore, close): the direct connection is dropped before and after, so it never reads a file the host swapped or unlinked. */
+  private async manage<T>(req: HostRequest): Promise<T> {
+    this.direct.close();
+    try {
+      return await this.host.request<T>(req);
+    } finally {
+      this.direct.close();
+    }
+  }
 
   private at(branch?: string): DbLocation {
     return { file: this.file, dir: this.dir, branch };
   }
 
   query(statement: Statement, options: { branch?: string; readOnly: boolean }): Promise<QueryResult> {
-    return this.host.request({
+    const answered = options.branch === undefined ? this.direct.tryQuery(statement) : undefined;
+    if (answered !== undefined) return Promise.resolve(answered);
+    return this.write({
       kind: "exec",
       at: this.at(options.branch),
       statements: [statement],
@@ -34,7 +67,7 @@ export class DbStore {
   }
 
   batch(statements: Statement[], options: { branch?: string; readOnly: boolean }): Promise<{ results: QueryResult[] }> {
-    return this.host.request({
+    return this.write({
       kind: "exec",
       at: this.at(options.branch),
       statements,
@@ -52,7 +85,7 @@ export class DbStore {
   }
 
   createBranch(name: string, now: number): Promise<BranchInfo> {
-    return this.host.request({ kind: "branch.create", at: this.at(), name, now });
+    return this.manage({ kind: "branch.create", at: this.at(), name, now });
   }
 
   branches(): Promise<BranchInfo[]> {
@@ -60,11 +93,11 @@ export class DbStore {
   }
 
   promote(name: string, force: boolean): Promise<{ promoted: string }> {
-    return this.host.request({ kind: "branch.promote", at: this.at(), name, force });
+    return this.manage({ kind: "branch.promote", at: this.at(), name, force });
   }
 
   deleteBranch(name: string): Promise<{ deleted: string }> {
-    return this.host.request({ kind: "branch.delete", at: this.at(), name });
+    return this.manage({ kind: "branch.delete", at: this.at(), name });
   }
 
   /** A consistent copy of the database (SQLite's backup API) written to `dest`. */
@@ -74,10 +107,10 @@ export class DbStore {
 
   /** Makes main exactly the database at `src` (a snapshot); branches are kept. */
   restore(src: string): Promise<unknown> {
-    return this.host.request({ kind: "restore", at: this.at(), src });
+    return this.manage({ kind: "restore", at: this.at(), src });
   }
 
   close(): Promise<unknown> {
-    return this.host.request({ kind: "close", at: this.at() });
+    return this.manage({ kind: "close", at: this.at() });
   }
 }

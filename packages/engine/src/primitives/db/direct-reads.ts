@@ -1,0 +1,240 @@
+import Database from "better-sqlite3";
+import { bindings, collectRows } from "./host-exec.js";
+import type { QueryResult, Statement } from "./protocol.js";
+
+/**
+ * Opcodes a statement may use to run in the engine's own process. Each runs in bounded time
+ * (a B-tree seek, a column read, a comparison, a constant); what loops over rows (`Next`,
+ * `Rewind`, `Count`, sorters, virtual tables, coroutines) or may do unbounded work in one
+ * instruction (`Function`: `randomblob(1e9)`) is not here.
+ */
+const BOUNDED_OPCODES = new Set([
+  "Init",
+  "Goto",
+  "Halt",
+  "Transaction",
+  "TableLock",
+  "OpenRead",
+  "ColumnsUsed",
+  "SeekRowid",
+  "NotExists",
+  "SeekGE",
+  "SeekGT",
+  "SeekLE",
+  "SeekLT",
+  "IdxGE",
+  "IdxGT",
+  "IdxLE",
+  "IdxLT",
+  "DeferredSeek",
+  "IdxRowid",
+  "Rowid",
+  "Column",
+  "ResultRow",
+  "Variable",
+  "Integer",
+  "Int64",
+  "Real",
+  "String8",
+  "String",
+  "Null",
+  "Blob",
+  "Copy",
+  "SCopy",
+  "IntCopy",
+  "Move",
+  "Affinity",
+  "RealAffinity",
+  "MustBeInt",
+  "Cast",
+  "IsNull",
+  "NotNull",
+  "Eq",
+  "Ne",
+  "Lt",
+  "Le",
+  "Gt",
+  "Ge",
+  "If",
+  "IfNot",
+  "Not",
+  "BitNot",
+  "And",
+  "Add",
+  "Subtract",
+  "Multiply",
+  "Divide",
+  "Remainder",
+  "Concat",
+  "BitAnd",
+  "BitOr",
+  "ShiftLeft",
+  "ShiftRight",
+  "Or",
+  "Noop",
+  "Explain",
+]);
+
+interface Instruction {
+  addr: number;
+  opcode: string;
+  p2: number;
+}
+
+/**
+ * Whether a compiled program finishes in bounded time whatever the data: only bounded opcodes,
+ * and no jump backwards except the prologue's (`Init` jumps to the `Transaction` at the end,
+ * whose `Goto` returns to the start), so every instruction runs at most once.
+ */
+export function isBoundedProgram(program: Instruction[]): boolean {
+  const last = program.length - 1;
+  return program.every((op, i) => {
+    if (!BOUNDED_OPCODES.has(op.opcode)) return false;
+    if (op.opcode === "Goto" && op.p2 <= op.addr) return i === last && op.p2 === 1;
+    // Every other jump target is a later instruction (p2 is not a jump for most opcodes, and
+    // for those a value below the address is still a register number, never taken as a jump).
+    return true;
+  });
+}
+
+/** What a statement compiled to under one schema: a bounded read, ready to run, or not. */
+type Verdict =
+  | { schemaVersion: number; bounded: false }
+  | { schemaVersion: number; bounded: true; stmt: Database.Statement; columns: string[] };
+
+const MAX_VERDICTS = 256;
+
+/**
+ * Point reads on main, answered in the engine's process on a read-only connection instead of
+ * through the SQL host. Only statements SQLite compiles to a bounded program qualify (a read by
+ * primary key or unique index, a constant): they cannot run long, so they need no timeout, and
+ * they skip a round trip to the host. Everything else — and anything that fails here — goes to
+ * the host, which gives the answer.
+ *
+ * Reads share one read transaction (one WAL snapshot) until the end of the event loop's turn,
+ * or until the store sends the host a request that may write (`release`), whichever is first.
+ * Only the host writes the file and the store releases before every such request and again on
+ * its answer, so a snapshot never misses a write that was acknowledged; and within a
+ * transaction the schema cannot change, so a statement runs as the program that was judged
+ * (dropping an index would otherwise recompile it into a scan).
+ */
+export class DirectReads {
+  private conn: Connection | null = null;
+  private readonly verdicts = new Map<string, Verdict>();
+  private schemaVersion = -1;
+  private releaseQueued = false;
+  private readonly releaseTurn = () => {
+    this.releaseQueued = false;
+    this.release();
+  };
+
+  constructor(private readonly file: string) {}
+
+  /** The result, or undefined when the host must run the statement. */
+  tryQuery(statement: Statement): QueryResult | undefined {
+    const known = this.verdicts.get(statement.sql);
+    if (known !== undefined && !known.bounded) return undefined;
+    const conn = this.snapshot();
+    if (conn === null) return undefined;
+    try {
+      const verdict = known?.schemaVersion === this.schemaVersion ? known : this.judge(conn.db, statement);
+      if (!verdict.bounded) return undefined;
+      const { rows, truncated } = collectRows(
+        verdict.stmt.all(...bindings(statement.params, "sql.params")) as Record<string, unknown>[],
+      );
+      return { columns: verdict.columns, rows, rows_affected: 0, last_insert_rowid: null, truncated };
+    } catch {
+      return undefined; // the host runs it and reports what is wrong
+    }
+  }
+
+  /** Ends the shared read transaction: the host may be about to write, or has written. */
+  release(): void {
+    if (this.conn?.db.inTransaction) this.conn.commit.run();
+  }
+
+  /** Drops the connection (the host is about to replace or remove the file, or did). */
+  close(): void {
+    this.release();
+    this.conn?.db.close();
+    this.conn = null;
+    this.verdicts.clear();
+  }
+
+  /** The connection inside a read transaction, begun now if none is open. */
+  private snapshot(): Connection | null {
+    const conn = this.connection();
+    if (conn === null || conn.db.inTransaction) return conn;
+    try {
+      conn.begin.run();
+      this.schemaVersion = conn.schemaVersion.get() as number;
+    } catch {
+      this.release();
+      return null;
+    }
+    if (!this.releaseQueued) {
+      this.releaseQueued = true;
+      setImmediate(this.releaseTurn);
+    }
+    return conn;
+  }
+
+  private judge(db: Database.Database, statement: Statement): Verdict {
+    let verdict: Verdict = { schemaVersion: this.schemaVersion, bounded: false };
+    try {
+      // Preparing compiles against the schema this connection last loaded, which may be older
+      // than the snapshot's: a statement that reads the schema table makes SQLite reload it.
+      (this.conn as Connection).refresh.get();
+      const stmt = db.prepare(statement.sql);
+      if (stmt.reader && stmt.readonly) {
+        const program = db.prepare(`EXPLAIN ${statement.sql}`).all(...explainArgs(statement.params));
+        if (isBoundedProgram(program as Instruction[])) {
+          stmt.safeIntegers(true);
+          const columns = stmt.columns().map((c) => c.name);
+          verdict = { schemaVersion: this.schemaVersion, bounded: true, stmt, columns };
+        }
+      }
+    } catch {
+      // not bounded: the host reports what is wrong with it
+    }
+    this.verdicts.delete(statement.sql);
+    this.verdicts.set(statement.sql, verdict);
+    if (this.verdicts.size > MAX_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value as string);
+    return verdict;
+  }
+
+  private connection(): Connection | null {
+    if (this.conn !== null) return this.conn;
+    let db: Database.Database;
+    try {
+      db = new Database(this.file, { readonly: true, fileMustExist: true });
+    } catch {
+      return null; // the host has not created it yet
+    }
+    this.conn = {
+      db,
+      begin: db.prepare("BEGIN"),
+      commit: db.prepare("COMMIT"),
+      schemaVersion: db.prepare("PRAGMA schema_version").pluck(),
+      refresh: db.prepare("SELECT 1 FROM sqlite_schema LIMIT 1"),
+    };
+    return this.conn;
+  }
+}
+
+interface Connection {
+  db: Database.Database;
+  begin: Database.Statement;
+  commit: Database.Statement;
+  schemaVersion: Database.Statement;
+  refresh: Database.Statement;
+}
+
+/** Placeholder values for EXPLAIN, which needs every parameter bound (values do not matter). */
+function explainArgs(params: unknown): unknown[] {
+  if (Array.isArray(params)) return [params.map(() => null)];
+  if (params !== null && typeof params === "object") {
+    return [Object.fromEntries(Object.keys(params).map((k) => [k.replace(/^[:@$]/, ""), null]))];
+  }
+  return [];
+}
