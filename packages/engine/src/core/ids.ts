@@ -58,6 +58,23 @@ export function ulid(now: number = Date.now()): string {
   return out;
 }
 
+// Secrets (lease tokens) come from their own pool: one randomFillSync per 4 KiB, each byte
+// handed out once.
+const tokenPool = Buffer.alloc(4096);
+let tokenOffset = tokenPool.length;
+
+/** `bytes` random bytes from the CSPRNG as base64url (a lease token: 16 bytes, 22 characters). */
+export function randomToken(bytes: number): string {
+  if (bytes > tokenPool.length) return randomFillSync(Buffer.alloc(bytes)).toString("base64url");
+  if (tokenOffset + bytes > tokenPool.length) {
+    randomFillSync(tokenPool);
+    tokenOffset = 0;
+  }
+  const token = tokenPool.toString("base64url", tokenOffset, tokenOffset + bytes);
+  tokenOffset += bytes;
+  return token;
+}
+
 const ULID_RE = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;
 
 export function isUlid(value: string): boolean {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { durationString, parseDuration, queueDuration } from "../../src/core/duration.js";
 import { ERROR_STATUS, ServiceError, toServiceError } from "../../src/core/errors.js";
-import { isUlid, prefixedId, ulid } from "../../src/core/ids.js";
+import { isUlid, prefixedId, randomToken, ulid } from "../../src/core/ids.js";
 import { isValidName } from "../../src/core/names.js";
 import { decodeCursor, encodeCursor, KEY_PAGE, LIST_PAGE, limitSchema } from "../../src/core/pagination.js";
 import type { Principal } from "../../src/core/principal.js";
@@ -54,6 +54,14 @@ describe("errors", () => {
 });
 
 describe("ids", () => {
+  it("hands out random tokens that never repeat, across pool refills", () => {
+    const tokens = new Set<string>();
+    for (let i = 0; i < 2000; i++) tokens.add(randomToken(16)); // ~8 refills of the 4 KiB pool
+    expect(tokens.size).toBe(2000);
+    for (const t of tokens) expect(t).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(randomToken(5000)).toHaveLength(Math.ceil((5000 * 4) / 3));
+  });
+
   it("makes 26-char lowercase ULIDs that sort by time", () => {
     const a = ulid(1_000);
     const b = ulid(2_000);

@@ -28,22 +28,23 @@ export type ReadyRow = Pick<JobRow, "seq" | "deliveries">;
 
 /** The queue store's prepared statements (spelled out: declarations cannot name the inferred type). */
 export interface QueueStatements {
-  byId: Database.Statement<[string, string], JobRow>;
+  byId: Database.Statement<[string, string], unknown[]>;
   byDedupe: Database.Statement<[string, string], JobRow>;
   insert: Database.Statement<unknown[], unknown>;
   touchQueue: Database.Statement<unknown[], unknown>;
-  ready: Database.Statement<[string, number, number], ReadyRow>;
-  readyOne: Database.Statement<[string, number], ReadyRow>;
+  /** Up to `max` ready jobs in lease order; one statement per `max`, prepared on first use. */
+  ready: (max: number) => Database.Statement<[string, number], ReadyRow>;
   lease: Database.Statement<[number, number, string, number, number, number, number], unknown[]>;
   releaseLeases: Database.Statement<[number, number], void>;
   anyExpired: Database.Statement<[number], { seq: number }>;
   reap: Database.Statement<[number, number], { queue: string }>;
-  settle: Database.Statement<object, unknown[]>;
+  settle: Database.Statement<object, void>;
   heartbeat: Database.Statement<[number, number, number, number], unknown[]>;
   requeue: Database.Statement<[number, number, number], unknown[]>;
   purge: Database.Statement<[string, string, number], void>;
   list: Database.Statement<[string, number, number], JobRow>;
-  listStatus: Database.Statement<[string, string, number, number], JobRow>;
+  listPending: Database.Statement<[string, string, number, number], JobRow>;
+  listFinished: Database.Statement<[string, string, number, number], JobRow>;
   queues: Database.Statement<[], { name: string }>;
   counts: Database.Statement<[number], { queue: string; status: JobStatus; n: number; delayed: number }>;
   pending: Database.Statement<[], { n: number }>;
@@ -85,26 +86,31 @@ export function prepareStatements(db: Database.Database): QueueStatements {
     db.prepare<P, unknown[]>(sql).raw() as unknown as Database.Statement<P, unknown[]>;
   const prep = <P extends unknown[] | object = unknown[], R = unknown>(sql: string): Database.Statement<P, R> =>
     db.prepare<P, R>(sql);
+  const readyByMax = new Map<number, Database.Statement<[string, number], ReadyRow>>();
   return {
-    byId: prep<[string, string], JobRow>("SELECT * FROM jobs WHERE id = ? AND queue = ?"),
+    byId: raw<[string, string]>("SELECT * FROM jobs WHERE id = ? AND queue = ?"),
     byDedupe: prep<[string, string], JobRow>(
       "SELECT * FROM jobs WHERE queue = ? AND dedupe_key = ? AND status IN ('ready', 'leased')",
     ),
     insert: prep(
       `INSERT INTO jobs (id, queue, body, status, priority, attempts, max_attempts, deliveries, available_at,
          dedupe_key, created_at, updated_at)
-       VALUES (@id, @queue, @body, 'ready', @priority, 0, @max_attempts, 0, @available_at, @dedupe_key, @now, @now)
-       RETURNING *`,
+       VALUES (@id, @queue, @body, 'ready', @priority, 0, @max_attempts, 0, @available_at, @dedupe_key, @now, @now)`,
     ),
     touchQueue: prep("INSERT OR IGNORE INTO queues (name, created_at) VALUES (?, ?)"),
-    ready: prep<[string, number, number], ReadyRow>(
-      `SELECT seq, deliveries FROM jobs WHERE queue = ? AND status = 'ready' AND available_at <= ?
-       ORDER BY priority DESC, available_at, seq LIMIT ?`,
-    ),
-    readyOne: prep<[string, number], ReadyRow>(
-      `SELECT seq, deliveries FROM jobs WHERE queue = ? AND status = 'ready' AND available_at <= ?
-       ORDER BY priority DESC, available_at, seq LIMIT 1`,
-    ),
+    // A literal LIMIT: with a bound one SQLite cannot plan the ORDER BY as a walk of jobs_ready
+    // that stops after `max` rows (measured 4x slower).
+    ready: (max: number) => {
+      let stmt = readyByMax.get(max);
+      if (stmt === undefined) {
+        stmt = prep<[string, number], ReadyRow>(
+          `SELECT seq, deliveries FROM jobs WHERE queue = ? AND status = 'ready' AND available_at <= ?
+           ORDER BY priority DESC, available_at, seq LIMIT ${Math.trunc(max)}`,
+        );
+        readyByMax.set(max, stmt);
+      }
+      return stmt;
+    },
     lease: raw<[number, number, string, number, number, number, number]>(
       `UPDATE jobs SET status = 'leased', attempts = attempts + 1, deliveries = ?, lease_ms = ?,
          lease_token = ?, lease_expires_at = ?, updated_at = ?
@@ -125,9 +131,9 @@ export function prepareStatements(db: Database.Database): QueueStatements {
          available_at = lease_expires_at, updated_at = ?
        WHERE status = 'leased' AND lease_expires_at <= ? RETURNING queue`,
     ),
-    settle: raw<object>(
+    settle: prep<object, void>(
       `UPDATE jobs SET status = @status, available_at = @available_at, last_error = @last_error,
-         lease_token = NULL, lease_expires_at = NULL, updated_at = @now WHERE seq = @seq RETURNING *`,
+         lease_token = NULL, lease_expires_at = NULL, updated_at = @now WHERE seq = @seq`,
     ),
     heartbeat: raw<[number, number, number, number]>(
       "UPDATE jobs SET lease_expires_at = ?, lease_ms = ?, updated_at = ? WHERE seq = ? RETURNING *",
@@ -136,21 +142,31 @@ export function prepareStatements(db: Database.Database): QueueStatements {
       `UPDATE jobs SET status = 'ready', attempts = 0, available_at = ?, updated_at = ?, lease_token = NULL
        WHERE seq = ? RETURNING *`,
     ),
-    purge: prep<[string, string, number], void>("DELETE FROM jobs WHERE queue = ? AND status = ? AND updated_at <= ?"),
+    purge: prep<[string, string, number], void>(
+      "DELETE FROM jobs WHERE queue = ? AND status IN ('done', 'dead') AND status = ? AND updated_at <= ?",
+    ),
     list: prep<[string, number, number], JobRow>("SELECT * FROM jobs WHERE queue = ? AND seq > ? ORDER BY seq LIMIT ?"),
-    listStatus: prep<[string, string, number, number], JobRow>(
-      "SELECT * FROM jobs WHERE queue = ? AND status = ? AND seq > ? ORDER BY seq LIMIT ?",
+    listPending: prep<[string, string, number, number], JobRow>(
+      "SELECT * FROM jobs INDEXED BY jobs_by_queue WHERE queue = ? AND status = ? AND seq > ? ORDER BY seq LIMIT ?",
+    ),
+    // Repeating the partial index's condition lets SQLite use it.
+    listFinished: prep<[string, string, number, number], JobRow>(
+      "SELECT * FROM jobs INDEXED BY jobs_finished WHERE queue = ? AND status IN ('done', 'dead') AND status = ? AND seq > ? ORDER BY seq LIMIT ?",
     ),
     queues: prep<[], { name: string }>("SELECT name FROM queues ORDER BY name"),
     counts: prep<[number], { queue: string; status: JobStatus; n: number; delayed: number }>(
       `SELECT queue, status, count(*) AS n, sum(status = 'ready' AND available_at > ?) AS delayed
        FROM jobs GROUP BY queue, status`,
     ),
-    pending: prep<[], { n: number }>("SELECT count(*) AS n FROM jobs WHERE status IN ('ready', 'leased')"),
+    // Two counts over the partial indexes rather than a scan of every job.
+    pending: prep<[], { n: number }>(
+      "SELECT (SELECT count(*) FROM jobs WHERE status = 'ready') + (SELECT count(*) FROM jobs WHERE status = 'leased') AS n",
+    ),
     nextEvent: prep<[string, number, string], { at: number | null }>(
       `SELECT min(at) AS at FROM (
          SELECT min(available_at) AS at FROM jobs WHERE queue = ? AND status = 'ready' AND available_at > ?
-         UNION ALL SELECT min(lease_expires_at) FROM jobs WHERE queue = ? AND status = 'leased')`,
+         UNION ALL SELECT * FROM (SELECT lease_expires_at FROM jobs INDEXED BY jobs_leased
+           WHERE status = 'leased' AND queue = ? ORDER BY lease_expires_at LIMIT 1))`,
     ),
     subscribers: prep<[string], { queue: string }>("SELECT queue FROM subscriptions WHERE topic = ? ORDER BY queue"),
     subscribe: prep<[string, string, number], { created_at: number }>(

@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
 import { notFound, ServiceError } from "../../core/errors.js";
-import { prefixedId } from "../../core/ids.js";
+import { prefixedId, randomToken } from "../../core/ids.js";
 import { GroupCommit } from "../../storage/group-commit.js";
 import { backoffMs, DEFAULT_MAX_ATTEMPTS, MAX_ERROR_CHARS } from "./limits.js";
 import { SCHEMA } from "./schema.js";
@@ -73,7 +72,7 @@ function toJob(row: JobRow, withToken = false): Job {
 
 /** Lease tokens name the delivery they belong to, so a stale one is told apart from a wrong one. */
 function newLeaseToken(delivery: number): string {
-  return `${delivery}.${randomBytes(16).toString("base64url")}`;
+  return `${delivery}.${randomToken(16)}`;
 }
 
 /**
@@ -173,8 +172,7 @@ export class QueueStore {
   leaseNow(queue: string, max: number, leaseMs: number): Job[] {
     const now = this.clock.now();
     const jobs: Job[] = [];
-    // A bound LIMIT costs SQLite a re-plan of the ORDER BY (measured 4x); one job is the common case.
-    const rows = max === 1 ? this.stmts.readyOne.all(queue, now) : this.stmts.ready.all(queue, now, max);
+    const rows = this.stmts.ready(max).all(queue, now);
     for (const row of rows) {
       const delivery = row.deliveries + 1;
       const leased = this.stmts.lease.get(
@@ -201,8 +199,14 @@ export class QueueStore {
   }
 
   /** The job if `token` holds its current, unexpired lease; else the error the spec names. */
+  /** The job's row, or undefined. */
+  private row(queue: string, jobId: string): JobRow | undefined {
+    const raw = this.stmts.byId.get(jobId, queue);
+    return raw === undefined ? undefined : rowOf(raw);
+  }
+
   private leased(queue: string, jobId: string, token: string, now: number): JobRow {
-    const row = this.stmts.byId.get(jobId, queue);
+    const row = this.row(queue, jobId);
     if (row === undefined) throw notFound(`job '${jobId}' in queue '${queue}'`);
     if (row.lease_token === token) {
       if (row.status === "leased" && (row.lease_expires_at ?? 0) > now) return row;
@@ -237,15 +241,16 @@ export class QueueStore {
         status = row.attempts >= row.max_attempts ? "dead" : "ready";
         availableAt = now + (inMs ?? backoffMs(row.attempts));
       }
-      const settled = rowOf(
-        this.stmts.settle.get({
-          status,
-          available_at: availableAt,
-          last_error: lastError,
-          now,
-          seq: row.seq,
-        }) as unknown[],
-      );
+      const settled: JobRow = {
+        ...row,
+        status,
+        available_at: availableAt,
+        last_error: lastError,
+        lease_token: null,
+        lease_expires_at: null,
+        updated_at: now,
+      };
+      this.stmts.settle.run({ status, available_at: availableAt, last_error: lastError, now, seq: row.seq });
       if (status === "ready") this.notify(queue);
       return toJob(settled);
     });
@@ -261,7 +266,7 @@ export class QueueStore {
 
   requeue(queue: string, jobId: string): Promise<Job> {
     return this.write((now) => {
-      const row = this.stmts.byId.get(jobId, queue);
+      const row = this.row(queue, jobId);
       if (row === undefined) throw notFound(`job '${jobId}' in queue '${queue}'`);
       if (row.status !== "dead") {
         throw new ServiceError("conflict", `job '${jobId}' is ${row.status}; only a dead job can be requeued`);
@@ -283,7 +288,7 @@ export class QueueStore {
 
   get(queue: string, jobId: string): Job {
     this.reap();
-    const row = this.stmts.byId.get(jobId, queue);
+    const row = this.row(queue, jobId);
     if (row === undefined) throw notFound(`job '${jobId}' in queue '${queue}'`);
     return toJob(row);
   }
@@ -294,7 +299,9 @@ export class QueueStore {
     const rows =
       status === undefined
         ? this.stmts.list.all(queue, afterSeq, limit + 1)
-        : this.stmts.listStatus.all(queue, status, afterSeq, limit + 1);
+        : status === "done" || status === "dead"
+          ? this.stmts.listFinished.all(queue, status, afterSeq, limit + 1)
+          : this.stmts.listPending.all(queue, status, afterSeq, limit + 1);
     return rows.map((row) => ({ ...toJob(row), seq: row.seq }));
   }
 
