@@ -17,7 +17,7 @@ describe("queue: listing and purging by status", () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page = await s.api(
+        const page: { status: number; body: any } = await s.api(
           "GET",
           `${s.base}/queues/a/messages?status=${status}&limit=1${cursor === null ? "" : `&cursor=${cursor}`}`,
         );
