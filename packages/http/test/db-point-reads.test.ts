@@ -107,6 +107,22 @@ describe("db: point reads", () => {
     expect((await q(BY_ID, [1])).body.rows).toEqual([{ id: 1, name: "on branch" }]);
   });
 
+  it("keep TEMP objects to the request that made them, so a name always means main's table", async () => {
+    const { q, batch } = await seeded();
+    const inBatch = await batch([
+      { sql: "CREATE TEMP TABLE items (id INTEGER PRIMARY KEY, name TEXT)" },
+      { sql: "INSERT INTO temp.items VALUES (1, 'temp')" },
+      { sql: BY_ID, params: [1] },
+    ]);
+    expect(inBatch.status).toBe(200);
+    expect(inBatch.body.results[2].rows).toEqual([{ id: 1, name: "temp" }]); // within the batch
+    expect((await q(BY_ID, [1])).body.rows).toEqual([{ id: 1, name: "item 1" }]);
+    expect((await q("CREATE TEMP TABLE items (id INTEGER PRIMARY KEY, name TEXT)")).status).toBe(200);
+    expect((await q("SELECT count(*) AS n FROM items")).body.rows).toEqual([{ n: 20 }]); // main's, via the host
+    expect((await q(BY_ID, [2])).body.rows).toEqual([{ id: 2, name: "item 2" }]);
+    expect((await q("SELECT name FROM sqlite_temp_schema")).body.rows).toEqual([]);
+  });
+
   it("report bad parameters as the host does", async () => {
     const { q } = await seeded();
     const bad = await q(BY_ID, [{ nested: true }]);

@@ -6,7 +6,7 @@ import { Socket } from "node:net";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { encodeFrame, FrameReader } from "./frames.js";
-import { type ExecError, execute } from "./host-exec.js";
+import { dropTempObjects, type ExecError, execute } from "./host-exec.js";
 import type { BranchInfo, DbLocation, HostRequest } from "./protocol.js";
 
 const open = new Map<string, Database.Database>();
@@ -105,9 +105,16 @@ async function promote(at: DbLocation, name: string, force: boolean): Promise<{ 
 function handle(req: HostRequest): unknown {
   switch (req.kind) {
     case "exec": {
-      const result = execute(target(req.at), req.statements, req.batch, req.readOnly);
-      if (result.wrote && req.at.branch === undefined) bumpMain(req.at);
-      return result.value;
+      const db = target(req.at);
+      let wrote = true; // a failed request may have run a CREATE TEMP before it failed
+      try {
+        const result = execute(db, req.statements, req.batch, req.readOnly);
+        wrote = result.wrote;
+        if (result.wrote && req.at.branch === undefined) bumpMain(req.at);
+        return result.value;
+      } finally {
+        if (wrote) dropTempObjects(db);
+      }
     }
     case "tables":
       return target(req.at)

@@ -186,6 +186,31 @@ function runOne(
   };
 }
 
+const tempChecks = new WeakMap<Database.Database, Database.Statement>();
+
+/**
+ * Drops every TEMP table, view and trigger the request made. They would outlive the request on
+ * the host's connection only — not after a restart of the host, and not on the engine's own
+ * read connection (engine README, db), where an unqualified name would then mean another table.
+ * So TEMP objects live for one request: a `/batch` can use them. (The temp schema is read only
+ * once something opened the temp database: even preparing a read of it would open it.)
+ */
+export function dropTempObjects(db: Database.Database): void {
+  let tempOpen = tempChecks.get(db);
+  if (tempOpen === undefined) {
+    tempOpen = db.prepare("SELECT 1 FROM pragma_database_list WHERE name = 'temp'").pluck();
+    tempChecks.set(db, tempOpen);
+  }
+  if (tempOpen.get() === undefined) return;
+  const objects = db
+    .prepare(
+      "SELECT type, name FROM sqlite_temp_schema WHERE type IN ('trigger', 'view', 'table') ORDER BY type = 'table', type = 'view'",
+    )
+    .all() as { type: string; name: string }[];
+  for (const { type, name } of objects)
+    db.exec(`DROP ${type.toUpperCase()} IF EXISTS temp."${name.replaceAll('"', '""')}"`);
+}
+
 /** Runs one statement, or a batch in one transaction (any failure rolls all back, naming its index). */
 export function execute(
   db: Database.Database,
