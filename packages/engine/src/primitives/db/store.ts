@@ -31,22 +31,24 @@ export class DbStore {
    * A request that may write: the direct reads' snapshot ends before it is sent and again when
    * it is answered, so no read after the answer misses what it wrote.
    */
-  private async write<T>(req: HostRequest): Promise<T> {
-    this.direct.release();
-    try {
-      return await this.host.request<T>(req);
-    } finally {
-      this.direct.release();
-    }
+  private write<T>(req: HostRequest): Promise<T> {
+    return this.bracketed(req, () => this.direct.release());
   }
 
-  /** A request that may replace or remove files (branches, promote, restore, close): the direct connection is dropped before and after, so it never reads a file the host swapped or unlinked. */
-  private async manage<T>(req: HostRequest): Promise<T> {
-    this.direct.close();
+  /**
+   * A request that may replace or remove files (branches, promote, restore, close): the direct
+   * connection is dropped before and after, so it never reads a file the host swapped or unlinked.
+   */
+  private manage<T>(req: HostRequest): Promise<T> {
+    return this.bracketed(req, () => this.direct.close());
+  }
+
+  private async bracketed<T>(req: HostRequest, end: () => void): Promise<T> {
+    end();
     try {
       return await this.host.request<T>(req);
     } finally {
-      this.direct.close();
+      end();
     }
   }
 
