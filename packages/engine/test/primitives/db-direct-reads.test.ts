@@ -91,6 +91,19 @@ describe("db direct reads", () => {
     expect(reads.tryQuery({ sql: "SELECT v FROM kv WHERE k = 'a'" })?.rows).toEqual([{ v: "A2" }]);
   });
 
+  it("judges a statement again once its table exists, and once a unique index bounds it", () => {
+    const { writer, reads } = fixture();
+    const byName = { sql: "SELECT id FROM tags WHERE name = ?", params: ["red"] };
+    expect(reads.tryQuery(byName)).toBeUndefined(); // no such table yet: the host says so
+    writer.exec("CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO tags (name) VALUES ('red')");
+    reads.release();
+    expect(reads.tryQuery(byName)).toBeUndefined(); // a scan now
+    writer.exec("CREATE UNIQUE INDEX tags_name ON tags (name)");
+    reads.release();
+    reads.tryQuery({ sql: "SELECT 1" }); // a snapshot at the new schema is open
+    expect(reads.tryQuery(byName)?.rows).toEqual([{ id: 1 }]);
+  });
+
   it("waits for the file: nothing is answered before the host created it", () => {
     const dir = mkdtempSync(join(tmpdir(), "prim-direct-"));
     const reads = new DirectReads(join(dir, "missing.sqlite"));

@@ -133,7 +133,12 @@ export class DirectReads {
   /** The result, or undefined when the host must run the statement. */
   tryQuery(statement: Statement): QueryResult | undefined {
     const known = this.verdicts.get(statement.sql);
-    if (known !== undefined && !known.bounded) return undefined;
+    // An unbounded verdict holds until the schema changes (a new unique index may bound it);
+    // that is looked at only when a snapshot is open anyway, so host-bound statements cost
+    // nothing here.
+    if (known?.bounded === false && !(this.conn?.db.inTransaction && known.schemaVersion !== this.schemaVersion)) {
+      return undefined;
+    }
     const conn = this.snapshot();
     if (conn === null) return undefined;
     try {
@@ -195,7 +200,9 @@ export class DirectReads {
         }
       }
     } catch {
-      // not bounded: the host reports what is wrong with it
+      // Not remembered: the host reports what is wrong, and once it is fixed (the table
+      // created) the statement is judged again.
+      return verdict;
     }
     this.verdicts.delete(statement.sql);
     this.verdicts.set(statement.sql, verdict);
