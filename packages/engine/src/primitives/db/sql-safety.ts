@@ -96,6 +96,17 @@ const READ_PRAGMA_VALUES = new Set([
  * SQLite sees the statement). Extension loading is disabled in the driver.
  */
 export function checkStatementAllowed(sql: string, field: string): void {
+  if (allowed.has(sql)) return;
+  refuseIfNotAllowed(sql, field);
+  allowed.add(sql);
+  if (allowed.size > ALLOWED_CACHE) allowed.delete(allowed.values().next().value as string);
+}
+
+/** Statements found allowed (the check depends on the text alone), the oldest dropped first. */
+const allowed = new Set<string>();
+const ALLOWED_CACHE = 1024;
+
+function refuseIfNotAllowed(sql: string, field: string): void {
   const keyword = leadingKeyword(sql);
   const refused = REFUSED[keyword];
   if (refused !== undefined) throw new ServiceError("forbidden", `${field}: ${refused}`);
