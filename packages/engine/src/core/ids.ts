@@ -5,9 +5,20 @@ const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 const TIME_LEN = 10;
 const RANDOM_LEN = 16;
 
-// Random bytes are drawn in blocks: one randomFillSync per 256 ids rather than one per id.
-const pool = Buffer.alloc(RANDOM_LEN * 256);
+// Random bytes are drawn in blocks — one randomFillSync per 4 KiB rather than one per id or
+// token — and each byte is handed out once.
+const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;
+
+/** Where `n` (≤ 4096) fresh random bytes start in `pool`. */
+function takeRandom(n: number): number {
+  if (poolOffset + n > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  poolOffset += n;
+  return poolOffset - n;
+}
 
 let lastTime = -1;
 let lastTimeText = "";
@@ -24,12 +35,8 @@ function encodeTime(ms: number): string {
 }
 
 function freshRandom(): void {
-  if (poolOffset >= pool.length) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  for (let i = 0; i < RANDOM_LEN; i++) lastRandom[i] = (pool[poolOffset + i] as number) & 31;
-  poolOffset += RANDOM_LEN;
+  const at = takeRandom(RANDOM_LEN);
+  for (let i = 0; i < RANDOM_LEN; i++) lastRandom[i] = (pool[at + i] as number) & 31;
 }
 
 /** Increments the random part so ids made in the same millisecond still sort in order. */
@@ -58,21 +65,11 @@ export function ulid(now: number = Date.now()): string {
   return out;
 }
 
-// Secrets (lease tokens) come from their own pool: one randomFillSync per 4 KiB, each byte
-// handed out once.
-const tokenPool = Buffer.alloc(4096);
-let tokenOffset = tokenPool.length;
-
 /** `bytes` random bytes from the CSPRNG as base64url (a lease token: 16 bytes, 22 characters). */
 export function randomToken(bytes: number): string {
-  if (bytes > tokenPool.length) return randomFillSync(Buffer.alloc(bytes)).toString("base64url");
-  if (tokenOffset + bytes > tokenPool.length) {
-    randomFillSync(tokenPool);
-    tokenOffset = 0;
-  }
-  const token = tokenPool.toString("base64url", tokenOffset, tokenOffset + bytes);
-  tokenOffset += bytes;
-  return token;
+  if (bytes > pool.length) return randomFillSync(Buffer.alloc(bytes)).toString("base64url");
+  const at = takeRandom(bytes);
+  return pool.toString("base64url", at, at + bytes);
 }
 
 const ULID_RE = /^[0-7][0-9a-hjkmnp-tv-z]{25}$/;
