@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { setRecent } from "../../core/recent.js";
 import { bindings, collectRows } from "./host-exec.js";
 import type { QueryResult, Statement } from "./protocol.js";
 
@@ -192,7 +193,8 @@ export class DirectReads {
       (this.conn as Connection).refresh.get();
       const stmt = db.prepare(statement.sql);
       if (stmt.reader && stmt.readonly) {
-        const program = db.prepare(`EXPLAIN ${statement.sql}`).all(...explainArgs(statement.params));
+        // EXPLAIN needs every parameter bound; the request's own values do.
+        const program = db.prepare(`EXPLAIN ${statement.sql}`).all(...bindings(statement.params, "sql.params"));
         if (isBoundedProgram(program as Instruction[])) {
           stmt.safeIntegers(true);
           const columns = stmt.columns().map((c) => c.name);
@@ -204,9 +206,7 @@ export class DirectReads {
       // created) the statement is judged again.
       return verdict;
     }
-    this.verdicts.delete(statement.sql);
-    this.verdicts.set(statement.sql, verdict);
-    if (this.verdicts.size > MAX_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value as string);
+    setRecent(this.verdicts, statement.sql, verdict, MAX_VERDICTS);
     return verdict;
   }
 
@@ -235,13 +235,4 @@ interface Connection {
   commit: Database.Statement;
   schemaVersion: Database.Statement;
   refresh: Database.Statement;
-}
-
-/** Placeholder values for EXPLAIN, which needs every parameter bound (values do not matter). */
-function explainArgs(params: unknown): unknown[] {
-  if (Array.isArray(params)) return [params.map(() => null)];
-  if (params !== null && typeof params === "object") {
-    return [Object.fromEntries(Object.keys(params).map((k) => [k.replace(/^[:@$]/, ""), null]))];
-  }
-  return [];
 }

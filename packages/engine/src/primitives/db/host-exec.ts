@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { setRecent } from "../../core/recent.js";
 import { MAX_RESULT_BYTES, MAX_RESULT_ROWS, type QueryResult, type Statement } from "./protocol.js";
 import { leadingTokens } from "./sql-safety.js";
 
@@ -89,14 +90,8 @@ function prepare(db: Database.Database, sql: string): Database.Statement {
     cache.set(db, stmts);
   }
   const hit = stmts.get(sql);
-  if (hit !== undefined && !hit.busy) {
-    stmts.delete(sql);
-    stmts.set(sql, hit);
-    return hit;
-  }
-  const stmt = db.prepare(sql); // refuses more than one statement
-  stmts.set(sql, stmt);
-  if (stmts.size > CACHE_SIZE) stmts.delete(stmts.keys().next().value as string);
+  const stmt = hit !== undefined && !hit.busy ? hit : db.prepare(sql); // refuses more than one statement
+  setRecent(stmts, sql, stmt, CACHE_SIZE);
   return stmt;
 }
 

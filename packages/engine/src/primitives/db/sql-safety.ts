@@ -1,4 +1,5 @@
 import { ServiceError } from "../../core/errors.js";
+import { setRecent } from "../../core/recent.js";
 
 /**
  * The leading tokens of a statement (up to `max`), skipping whitespace and comments: words
@@ -98,12 +99,11 @@ const READ_PRAGMA_VALUES = new Set([
 export function checkStatementAllowed(sql: string, field: string): void {
   if (allowed.has(sql)) return;
   refuseIfNotAllowed(sql, field);
-  allowed.add(sql);
-  if (allowed.size > ALLOWED_CACHE) allowed.delete(allowed.values().next().value as string);
+  setRecent(allowed, sql, true, ALLOWED_CACHE);
 }
 
 /** Statements found allowed (the check depends on the text alone), the oldest dropped first. */
-const allowed = new Set<string>();
+const allowed = new Map<string, true>();
 const ALLOWED_CACHE = 1024;
 
 function refuseIfNotAllowed(sql: string, field: string): void {
