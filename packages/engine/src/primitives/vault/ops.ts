@@ -13,6 +13,20 @@ const vaultOp = { target: "primitive", type: "vault", audited: true, metered: tr
 const pageInput = { limit: limitSchema(LIST_PAGE), cursor: z.string().optional() };
 const cursorSchema = z.object({ n: z.string() });
 
+/** A page of rows named in order, after the cursor's name (`limit + 1` rows tell a next page). */
+function pageByName<R extends { name: string }>(
+  input: { limit: number; cursor?: string | undefined },
+  list: (after: string, limit: number) => R[],
+): Page<R> {
+  const after = input.cursor === undefined ? "" : decodeCursor(input.cursor, cursorSchema).n;
+  return toPage(
+    list(after, input.limit + 1),
+    input.limit,
+    (r) => r,
+    (r) => ({ n: r.name }),
+  );
+}
+
 export const vaultPut = defineOp({
   ...vaultOp,
   name: "vault.put",
@@ -44,14 +58,7 @@ export const vaultList = defineOp({
   tool: "vault_list",
   input: z.strictObject(pageInput),
   run(ctx, input): Page<SecretListing> {
-    const after = input.cursor === undefined ? "" : decodeCursor(input.cursor, cursorSchema).n;
-    const rows = boundStore(ctx).list(after, input.limit + 1);
-    return toPage(
-      rows,
-      input.limit,
-      (r) => r,
-      (r) => ({ n: r.name }),
-    );
+    return pageByName(input, (after, limit) => boundStore(ctx).list(after, limit));
   },
 });
 
@@ -101,14 +108,7 @@ export const vaultGrants = defineOp({
   tool: "vault_list",
   input: z.strictObject(pageInput),
   run(ctx, input): Page<Grant> {
-    const after = input.cursor === undefined ? "" : decodeCursor(input.cursor, cursorSchema).n;
-    const rows = boundStore(ctx).listGrants(after, input.limit + 1);
-    return toPage(
-      rows,
-      input.limit,
-      (r) => r,
-      (r) => ({ n: r.name }),
-    );
+    return pageByName(input, (after, limit) => boundStore(ctx).listGrants(after, limit));
   },
 });
 
