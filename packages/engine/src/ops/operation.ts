@@ -58,6 +58,11 @@ export interface Operation<I = unknown, O = unknown, S = unknown> {
 
 export type AnyOperation = Operation<any, any, any>;
 
+/** What every data operation of a primitive type shares: its target, type, audit and metering. */
+export function dataOp<T extends PrimitiveType>(type: T) {
+  return { target: "primitive", type, audited: true, metered: true } as const;
+}
+
 /** Identity helper that infers I and O from the schema and handler. */
 export function defineOp<I, O, S = unknown>(op: Operation<I, O, S>): Operation<I, O, S> {
   return op;

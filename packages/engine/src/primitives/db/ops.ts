@@ -2,10 +2,12 @@ import { z } from "zod";
 import { nameSchema } from "../../core/names.js";
 import { queryBoolean } from "../../core/pagination.js";
 import { toolAllowed } from "../../core/principal.js";
-import { defineOp, type OpContext, type Operation } from "../../ops/operation.js";
+import { dataOp, defineOp, type OpContext, type Operation } from "../../ops/operation.js";
 import type { BranchInfo, QueryResult } from "./protocol.js";
 import { checkStatementAllowed } from "./sql-safety.js";
 import type { DbStore, TableDetail, TableSummary } from "./store.js";
+
+const dbOp = dataOp("db");
 
 /** Most statements in one batch. */
 export const MAX_BATCH_STATEMENTS = 100;
@@ -30,12 +32,9 @@ function checkAll(statements: { sql: string }[], prefix: (i: number) => string):
 }
 
 export const dbQuery = defineOp({
+  ...dbOp,
   name: "db.query",
-  target: "primitive",
-  type: "db",
   tool: DB_TOOLS,
-  audited: true,
-  metered: true,
   input: z.strictObject({ sql: sqlSchema, params: paramsSchema, branch: branchSchema }),
   run(ctx, input): Promise<QueryResult> {
     checkStatementAllowed(input.sql, "sql");
@@ -48,12 +47,9 @@ export const dbQuery = defineOp({
 });
 
 export const dbBatch = defineOp({
+  ...dbOp,
   name: "db.batch",
-  target: "primitive",
-  type: "db",
   tool: DB_TOOLS,
-  audited: true,
-  metered: true,
   input: z.strictObject({
     statements: z
       .array(z.strictObject({ sql: sqlSchema, params: paramsSchema }))
@@ -70,12 +66,9 @@ export const dbBatch = defineOp({
 });
 
 export const dbTables = defineOp({
+  ...dbOp,
   name: "db.tables",
-  target: "primitive",
-  type: "db",
   tool: DB_TOOLS,
-  audited: true,
-  metered: true,
   input: z.strictObject({ branch: branchSchema }),
   async run(ctx, input): Promise<{ data: TableSummary[] }> {
     return { data: await (ctx.store as DbStore).tables(input.branch) };
@@ -83,12 +76,9 @@ export const dbTables = defineOp({
 });
 
 export const dbTable = defineOp({
+  ...dbOp,
   name: "db.table",
-  target: "primitive",
-  type: "db",
   tool: DB_TOOLS,
-  audited: true,
-  metered: true,
   input: z.strictObject({ table: z.string().min(1), branch: branchSchema }),
   run(ctx, input): Promise<TableDetail> {
     ctx.audit.target = input.table;
@@ -97,12 +87,9 @@ export const dbTable = defineOp({
 });
 
 export const dbBranchCreate = defineOp({
+  ...dbOp,
   name: "db.branch.create",
-  target: "primitive",
-  type: "db",
   tool: "db_branch",
-  audited: true,
-  metered: true,
   input: z.strictObject({ name: nameSchema }),
   run(ctx, input): Promise<BranchInfo> {
     ctx.audit.target = input.name;
@@ -111,12 +98,9 @@ export const dbBranchCreate = defineOp({
 });
 
 export const dbBranchList = defineOp({
+  ...dbOp,
   name: "db.branch.list",
-  target: "primitive",
-  type: "db",
   tool: "db_branch",
-  audited: true,
-  metered: true,
   input: z.strictObject({}),
   async run(ctx): Promise<{ data: BranchInfo[] }> {
     return { data: await (ctx.store as DbStore).branches() };
@@ -124,12 +108,9 @@ export const dbBranchList = defineOp({
 });
 
 export const dbBranchPromote = defineOp({
+  ...dbOp,
   name: "db.branch.promote",
-  target: "primitive",
-  type: "db",
   tool: "db_branch",
-  audited: true,
-  metered: true,
   input: z.strictObject({ branch: nameSchema, force: z.union([z.boolean(), queryBoolean]).default(false) }),
   run(ctx, input): Promise<{ promoted: string }> {
     ctx.audit.target = input.branch;
@@ -139,12 +120,9 @@ export const dbBranchPromote = defineOp({
 });
 
 export const dbBranchDelete = defineOp({
+  ...dbOp,
   name: "db.branch.delete",
-  target: "primitive",
-  type: "db",
   tool: "db_branch",
-  audited: true,
-  metered: true,
   input: z.strictObject({ branch: nameSchema }),
   run(ctx, input): Promise<{ deleted: string }> {
     ctx.audit.target = input.branch;

@@ -1,13 +1,15 @@
 import { z } from "zod";
 import { ServiceError } from "../../core/errors.js";
 import { LIST_PAGE, limitSchema, queryBoolean } from "../../core/pagination.js";
-import { defineOp, type Operation } from "../../ops/operation.js";
+import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
 import { type FsRead, readPath, writeFile } from "./files.js";
 import { Glob } from "./glob.js";
 import type { FsHandle } from "./handle.js";
 import { GLOB_PAGE, MAX_FILE_BYTES, modeSchema, normalizePath, pathSchema, ROOT } from "./limits.js";
 import type { SearchHit } from "./search.js";
 import { type EntryRow, type FsEntry, toEntry } from "./store.js";
+
+const fsOp = dataOp("fs");
 
 /**
  * Marks an entry that a write or mkdir created (REST answers 201) rather than replaced or
@@ -25,12 +27,9 @@ function entryOf(row: EntryRow, created: boolean): MaybeCreated {
 const handle = (ctx: { store: unknown }) => ctx.store as FsHandle;
 
 export const fsRead = defineOp({
+  ...fsOp,
   name: "fs.read",
-  target: "primitive",
-  type: "fs",
   tool: "fs_read",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     path: pathSchema.default(ROOT),
     list: queryBoolean.default(false),
@@ -46,12 +45,9 @@ export const fsRead = defineOp({
 });
 
 export const fsWrite = defineOp({
+  ...fsOp,
   name: "fs.write",
-  target: "primitive",
-  type: "fs",
   tool: "fs_write",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     path: pathSchema,
     body: z.custom<AsyncIterable<Buffer>>((v) => typeof v === "object" && v !== null && Symbol.asyncIterator in v),
@@ -79,12 +75,9 @@ export const fsWrite = defineOp({
 });
 
 export const fsDelete = defineOp({
+  ...fsOp,
   name: "fs.delete",
-  target: "primitive",
-  type: "fs",
   tool: "fs_write",
-  audited: true,
-  metered: true,
   input: z.strictObject({ path: pathSchema, recursive: queryBoolean.default(false) }),
   run(ctx, input): void {
     const path = normalizePath(input.path);
@@ -97,12 +90,9 @@ export const fsDelete = defineOp({
 });
 
 export const fsMkdir = defineOp({
+  ...fsOp,
   name: "fs.mkdir",
-  target: "primitive",
-  type: "fs",
   tool: "fs_write",
-  audited: true,
-  metered: true,
   input: z.strictObject({ path: pathSchema }),
   run(ctx, input): MaybeCreated {
     const path = normalizePath(input.path);
@@ -114,12 +104,9 @@ export const fsMkdir = defineOp({
 });
 
 export const fsMove = defineOp({
+  ...fsOp,
   name: "fs.move",
-  target: "primitive",
-  type: "fs",
   tool: "fs_write",
-  audited: true,
-  metered: true,
   input: z.strictObject({ from: pathSchema, to: pathSchema, overwrite: z.boolean().default(false) }),
   run(ctx, input): FsEntry {
     const from = normalizePath(input.from, "from");
@@ -133,12 +120,9 @@ export const fsMove = defineOp({
 });
 
 export const fsGlob = defineOp({
+  ...fsOp,
   name: "fs.glob",
-  target: "primitive",
-  type: "fs",
   tool: "fs_search",
-  audited: true,
-  metered: true,
   input: z.strictObject({ pattern: z.string(), limit: limitSchema(GLOB_PAGE) }),
   run(ctx, input): { data: string[] } {
     ctx.audit.target = input.pattern;
@@ -154,12 +138,9 @@ export const fsGlob = defineOp({
 });
 
 export const fsSearch = defineOp({
+  ...fsOp,
   name: "fs.search",
-  target: "primitive",
-  type: "fs",
   tool: "fs_search",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     q: z.string().min(1).max(1024),
     path: pathSchema.default(ROOT),
@@ -173,12 +154,9 @@ export const fsSearch = defineOp({
 });
 
 export const fsFork = defineOp({
+  ...fsOp,
   name: "fs.fork",
-  target: "primitive",
-  type: "fs",
   tool: "fs_fork",
-  audited: true,
-  metered: true,
   input: z.strictObject({ from: pathSchema, to: pathSchema.optional() }),
   run(ctx, input): { path: string; files: number } {
     const from = normalizePath(input.from, "from");

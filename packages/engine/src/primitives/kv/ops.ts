@@ -3,9 +3,11 @@ import { durationString } from "../../core/duration.js";
 import { notFound } from "../../core/errors.js";
 import { decodeCursor, KEY_PAGE, limitSchema, type Page, queryBoolean, toPage } from "../../core/pagination.js";
 import type { KvEntry } from "../../core/types.js";
-import { defineOp, type Operation } from "../../ops/operation.js";
+import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
 import { checkKeySize, encodeValue, keySchema, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS } from "./limits.js";
 import { type KvStore, type SetRequest, withIndex } from "./store.js";
+
+const kvOp = dataOp("kv");
 
 const encodingSchema = z.enum(["json", "bytes"]).default("json");
 const ifVersionSchema = z.coerce.number().int("must be an integer").min(0, "must be 0 or more");
@@ -35,12 +37,9 @@ const keysSchema = z.array(keySchema).max(MAX_KEYS_PER_CALL, `at most ${MAX_KEYS
 const cursorSchema = z.object({ k: z.string() });
 
 export const kvList = defineOp({
+  ...kvOp,
   name: "kv.list",
-  target: "primitive",
-  type: "kv",
   tool: "kv_list",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     prefix: z.string().default(""),
     cursor: z.string().optional(),
@@ -62,12 +61,9 @@ export const kvList = defineOp({
 });
 
 export const kvGet = defineOp({
+  ...kvOp,
   name: "kv.get",
-  target: "primitive",
-  type: "kv",
   tool: "kv_get",
-  audited: true,
-  metered: true,
   input: z.strictObject({ key: keySchema }),
   run(ctx, input): KvEntry {
     ctx.audit.target = input.key;
@@ -78,12 +74,9 @@ export const kvGet = defineOp({
 });
 
 export const kvSet = defineOp({
+  ...kvOp,
   name: "kv.set",
-  target: "primitive",
-  type: "kv",
   tool: "kv_set",
-  audited: true,
-  metered: true,
   input: setItemSchema,
   async run(ctx, input): Promise<KvEntry> {
     ctx.audit.target = input.key;
@@ -94,12 +87,9 @@ export const kvSet = defineOp({
 });
 
 export const kvDelete = defineOp({
+  ...kvOp,
   name: "kv.delete",
-  target: "primitive",
-  type: "kv",
   tool: "kv_delete",
-  audited: true,
-  metered: true,
   input: z.strictObject({ key: keySchema, if_version: ifVersionSchema.optional() }),
   async run(ctx, input): Promise<{ deleted: boolean }> {
     ctx.audit.target = input.key;
@@ -110,12 +100,9 @@ export const kvDelete = defineOp({
 });
 
 export const kvMget = defineOp({
+  ...kvOp,
   name: "kv.mget",
-  target: "primitive",
-  type: "kv",
   tool: "kv_get",
-  audited: true,
-  metered: true,
   input: z.strictObject({ keys: keysSchema }),
   run(ctx, input): { data: (KvEntry | null)[] } {
     ctx.audit.detail = { keys: input.keys.length };
@@ -124,12 +111,9 @@ export const kvMget = defineOp({
 });
 
 export const kvMset = defineOp({
+  ...kvOp,
   name: "kv.mset",
-  target: "primitive",
-  type: "kv",
   tool: "kv_set",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     items: z.array(setItemSchema).max(MAX_MSET_ITEMS, `at most ${MAX_MSET_ITEMS} items per call`),
     atomic: z.boolean().default(true),
@@ -157,12 +141,9 @@ export const kvMset = defineOp({
 });
 
 export const kvMdelete = defineOp({
+  ...kvOp,
   name: "kv.mdelete",
-  target: "primitive",
-  type: "kv",
   tool: "kv_delete",
-  audited: true,
-  metered: true,
   input: z.strictObject({ keys: keysSchema }),
   async run(ctx, input): Promise<{ deleted: number }> {
     const deleted = await (ctx.store as KvStore).mdelete(input.keys);
@@ -172,12 +153,9 @@ export const kvMdelete = defineOp({
 });
 
 export const kvIncr = defineOp({
+  ...kvOp,
   name: "kv.incr",
-  target: "primitive",
-  type: "kv",
   tool: "kv_set",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     key: keySchema,
     by: z.number().int("must be an integer").default(1),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { notFound } from "../../core/errors.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean, toPage } from "../../core/pagination.js";
-import { defineOp, type Operation } from "../../ops/operation.js";
+import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
 import {
   CONSOLIDATE_THRESHOLD,
   checkText,
@@ -19,6 +19,8 @@ import {
 import { type MemoryRecord, toRecord } from "./record.js";
 import type { ConsolidateResult, MemoryStore } from "./store.js";
 
+const memoryOp = dataOp("memory");
+
 /** Memory ids in paths; an id of another shape is simply not found. */
 const idSchema = z.string().min(1, "must not be empty");
 
@@ -27,12 +29,9 @@ const cursorSchema = z.object({ s: z.number().int() });
 export type RecalledMemory = MemoryRecord & { score: number };
 
 export const memoryRemember = defineOp({
+  ...memoryOp,
   name: "memory.remember",
-  target: "primitive",
-  type: "memory",
   tool: "memory_remember",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     kind: kindSchema,
     text: textSchema,
@@ -58,12 +57,9 @@ export const memoryRemember = defineOp({
 });
 
 export const memoryList = defineOp({
+  ...memoryOp,
   name: "memory.list",
-  target: "primitive",
-  type: "memory",
   tool: "memory_recall",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     kind: kindSchema.optional(),
     tag: tagSchema.optional(),
@@ -79,12 +75,9 @@ export const memoryList = defineOp({
 });
 
 export const memoryGet = defineOp({
+  ...memoryOp,
   name: "memory.get",
-  target: "primitive",
-  type: "memory",
   tool: "memory_recall",
-  audited: true,
-  metered: true,
   input: z.strictObject({ id: idSchema }),
   run(ctx, input): MemoryRecord {
     ctx.audit.target = input.id;
@@ -95,12 +88,9 @@ export const memoryGet = defineOp({
 });
 
 export const memoryForget = defineOp({
+  ...memoryOp,
   name: "memory.forget",
-  target: "primitive",
-  type: "memory",
   tool: "memory_forget",
-  audited: true,
-  metered: true,
   input: z.strictObject({ id: idSchema }),
   async run(ctx, input): Promise<{ id: string; deleted: true }> {
     ctx.audit.target = input.id;
@@ -110,12 +100,9 @@ export const memoryForget = defineOp({
 });
 
 export const memorySupersede = defineOp({
+  ...memoryOp,
   name: "memory.supersede",
-  target: "primitive",
-  type: "memory",
   tool: "memory_forget",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     id: idSchema,
     text: textSchema,
@@ -139,12 +126,9 @@ export const memorySupersede = defineOp({
 });
 
 export const memoryRecall = defineOp({
+  ...memoryOp,
   name: "memory.recall",
-  target: "primitive",
-  type: "memory",
   tool: "memory_recall",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     query: z
       .string()
@@ -177,12 +161,9 @@ export const memoryRecall = defineOp({
 });
 
 export const memoryConsolidate = defineOp({
+  ...memoryOp,
   name: "memory.consolidate",
-  target: "primitive",
-  type: "memory",
   tool: "memory_forget",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     threshold: z
       .number()

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../../core/pagination.js";
-import { defineOp, type Operation } from "../../ops/operation.js";
+import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
 import type { QueueHandle } from "./index.js";
 import {
   bodySchema,
@@ -19,7 +19,7 @@ import {
 } from "./limits.js";
 import type { Job, QueueCounts } from "./store.js";
 
-const queueOp = { target: "primitive", type: "queue", audited: true, metered: true } as const;
+const queueOp = dataOp("queue");
 const jobIdSchema = z.string().min(1).max(64);
 const leaseToken = z.string().min(1, "required").max(128);
 const leaseDuration = boundedDuration(1, MAX_LEASE_MS, "lease");

@@ -3,7 +3,7 @@ import { durationString } from "../../core/duration.js";
 import { invalid, ServiceError } from "../../core/errors.js";
 import { KEY_PAGE, limitSchema, queryBoolean } from "../../core/pagination.js";
 import type { ObjectInfo } from "../../core/types.js";
-import { defineOp, type Operation } from "../../ops/operation.js";
+import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
 import {
   checkObjectKey,
   DEFAULT_PRESIGN_MS,
@@ -17,15 +17,14 @@ import { type ObjectRead, readObject, writeObject } from "./objects.js";
 import { SIGNED_OPERATIONS } from "./signed-ops.js";
 import { type StorageStore, toInfo } from "./store.js";
 
+const storageOp = dataOp("storage");
+
 const ifNoneMatchAny = z.literal("*", { error: "only '*' is supported" });
 
 export const storageList = defineOp({
+  ...storageOp,
   name: "storage.list",
-  target: "primitive",
-  type: "storage",
   tool: "storage_list",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     prefix: z.string().default(""),
     delimiter: z.string().min(1).optional(),
@@ -39,12 +38,9 @@ export const storageList = defineOp({
 });
 
 export const storageRead = defineOp({
+  ...storageOp,
   name: "storage.read",
-  target: "primitive",
-  type: "storage",
   tool: "storage_read",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     key: objectKeySchema,
     range: z.string().optional(),
@@ -63,12 +59,9 @@ export const storageRead = defineOp({
 });
 
 export const storagePut = defineOp({
+  ...storageOp,
   name: "storage.put",
-  target: "primitive",
-  type: "storage",
   tool: "storage_write",
-  audited: true,
-  metered: true,
   input: z.strictObject({
     key: objectKeySchema,
     body: z.custom<AsyncIterable<Buffer>>((v) => typeof v === "object" && v !== null && Symbol.asyncIterator in v),
@@ -105,12 +98,9 @@ function tooLarge(size: number): ServiceError {
 }
 
 export const storageDelete = defineOp({
+  ...storageOp,
   name: "storage.delete",
-  target: "primitive",
-  type: "storage",
   tool: "storage_write",
-  audited: true,
-  metered: true,
   input: z.strictObject({ key: objectKeySchema, if_match: z.string().optional() }),
   run(ctx, input): void {
     ctx.audit.target = input.key;
@@ -119,12 +109,9 @@ export const storageDelete = defineOp({
 });
 
 export const storageCopy = defineOp({
+  ...storageOp,
   name: "storage.copy",
-  target: "primitive",
-  type: "storage",
   tool: "storage_write",
-  audited: true,
-  metered: true,
   input: z.strictObject({ from: objectKeySchema, to: objectKeySchema, if_none_match: ifNoneMatchAny.optional() }),
   run(ctx, input): ObjectInfo {
     ctx.audit.target = input.to;
@@ -147,12 +134,9 @@ export interface PresignResult {
 }
 
 export const storagePresign = defineOp({
+  ...storageOp,
   name: "storage.presign",
-  target: "primitive",
-  type: "storage",
   tool: "storage_sign",
-  audited: true,
-  metered: true,
   input: z
     .strictObject({
       key: objectKeySchema,
@@ -195,12 +179,9 @@ export const storagePresign = defineOp({
 });
 
 export const storageRevoke = defineOp({
+  ...storageOp,
   name: "storage.revoke",
-  target: "primitive",
-  type: "storage",
   tool: "storage_sign",
-  audited: true,
-  metered: true,
   input: z.strictObject({}),
   run(ctx): { epoch: number } {
     const epoch = (ctx.store as StorageStore).revokeSigned();

@@ -2,14 +2,14 @@ import { z } from "zod";
 import { durationString } from "../../core/duration.js";
 import { invalid, notFound } from "../../core/errors.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../../core/pagination.js";
-import { defineOp, type Operation } from "../../ops/operation.js";
+import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
 import { vaultFetch } from "./fetch-op.js";
 import { boundStore } from "./handle.js";
 import { normalizeHostPattern } from "./hosts.js";
 import { checkSecretSize, MAX_GRANT_HOSTS, methodSchema, secretNameSchema } from "./limits.js";
 import type { Grant, SecretInfo, SecretListing } from "./store.js";
 
-const vaultOp = { target: "primitive", type: "vault", audited: true, metered: true } as const;
+const vaultOp = dataOp("vault");
 const pageInput = { limit: limitSchema(LIST_PAGE), cursor: z.string().optional() };
 const cursorSchema = z.object({ n: z.string() });
 
