@@ -36,8 +36,9 @@ export class DbStore {
   }
 
   /**
-   * A request that may replace or remove files (branches, promote, restore, close): the direct
+   * A request that replaces or removes main's file (promote, restore, close): the direct
    * connection is dropped before and after, so it never reads a file the host swapped or unlinked.
+   * (Branch files are never read directly.)
    */
   private manage<T>(req: HostRequest): Promise<T> {
     return this.bracketed(req, () => this.direct.close());
@@ -87,7 +88,7 @@ export class DbStore {
   }
 
   createBranch(name: string, now: number): Promise<BranchInfo> {
-    return this.manage({ kind: "branch.create", at: this.at(), name, now });
+    return this.host.request({ kind: "branch.create", at: this.at(), name, now });
   }
 
   branches(): Promise<BranchInfo[]> {
@@ -99,7 +100,7 @@ export class DbStore {
   }
 
   deleteBranch(name: string): Promise<{ deleted: string }> {
-    return this.manage({ kind: "branch.delete", at: this.at(), name });
+    return this.host.request({ kind: "branch.delete", at: this.at(), name });
   }
 
   /** A consistent copy of the database (SQLite's backup API) written to `dest`. */
