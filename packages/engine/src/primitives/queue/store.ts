@@ -198,16 +198,16 @@ export class QueueStore {
     return this.write(() => this.leaseNow(queue, max, leaseMs));
   }
 
-  /** The job if `token` holds its current, unexpired lease; else the error the spec names. */
-  /** The job's row, or undefined. */
-  private row(queue: string, jobId: string): JobRow | undefined {
+  /** The job's row; 404 when the queue has no such job. */
+  private row(queue: string, jobId: string): JobRow {
     const raw = this.stmts.byId.get(jobId, queue);
-    return raw === undefined ? undefined : rowOf(raw);
+    if (raw === undefined) throw notFound(`job '${jobId}' in queue '${queue}'`);
+    return rowOf(raw);
   }
 
+  /** The job if `token` holds its current, unexpired lease; else the error the spec names. */
   private leased(queue: string, jobId: string, token: string, now: number): JobRow {
     const row = this.row(queue, jobId);
-    if (row === undefined) throw notFound(`job '${jobId}' in queue '${queue}'`);
     if (row.lease_token === token) {
       if (row.status === "leased" && (row.lease_expires_at ?? 0) > now) return row;
       // The lease this token held ran out (the job went back to ready, or died).
@@ -267,7 +267,6 @@ export class QueueStore {
   requeue(queue: string, jobId: string): Promise<Job> {
     return this.write((now) => {
       const row = this.row(queue, jobId);
-      if (row === undefined) throw notFound(`job '${jobId}' in queue '${queue}'`);
       if (row.status !== "dead") {
         throw new ServiceError("conflict", `job '${jobId}' is ${row.status}; only a dead job can be requeued`);
       }
@@ -289,7 +288,6 @@ export class QueueStore {
   get(queue: string, jobId: string): Job {
     this.reap();
     const row = this.row(queue, jobId);
-    if (row === undefined) throw notFound(`job '${jobId}' in queue '${queue}'`);
     return toJob(row);
   }
 
