@@ -143,7 +143,7 @@ export class DirectReads {
     const conn = this.snapshot();
     if (conn === null) return undefined;
     try {
-      const verdict = known?.schemaVersion === this.schemaVersion ? known : this.judge(conn.db, statement);
+      const verdict = known?.schemaVersion === this.schemaVersion ? known : this.judge(conn, statement);
       if (!verdict.bounded) return undefined;
       const { rows, truncated } = collectRows(
         verdict.stmt.all(...bindings(statement.params, "sql.params")) as Record<string, unknown>[],
@@ -185,12 +185,12 @@ export class DirectReads {
     return conn;
   }
 
-  private judge(db: Database.Database, statement: Statement): Verdict {
+  private judge({ db, refresh }: Connection, statement: Statement): Verdict {
     let verdict: Verdict = { schemaVersion: this.schemaVersion, bounded: false };
     try {
       // Preparing compiles against the schema this connection last loaded, which may be older
       // than the snapshot's: a statement that reads the schema table makes SQLite reload it.
-      (this.conn as Connection).refresh.get();
+      refresh.get();
       const stmt = db.prepare(statement.sql);
       if (stmt.reader && stmt.readonly) {
         // EXPLAIN needs every parameter bound; the request's own values do.
