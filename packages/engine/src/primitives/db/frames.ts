@@ -23,17 +23,29 @@ export function encodeFrame(id: number, status: number, text: string): Buffer {
   return frame;
 }
 
-/** Collects chunks from a stream and hands out whole frames. */
+/**
+ * Collects chunks from a stream and hands out whole frames. Chunks are kept as they came and
+ * joined once a whole frame is there, so a large frame costs one copy, not one per chunk.
+ */
 export class FrameReader {
-  private buffer: Buffer = Buffer.alloc(0);
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** Bytes the frame at the head needs in all (header included), once its header is here. */
+  private needed = HEADER_BYTES;
 
   push(chunk: Buffer, onFrame: (frame: Frame) => void): void {
-    let buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    if (this.buffered < this.needed) return;
+    let buffer = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks, this.buffered);
     let offset = 0;
+    this.needed = HEADER_BYTES;
     while (buffer.length - offset >= HEADER_BYTES) {
-      const length = buffer.readUInt32LE(offset);
-      const end = offset + HEADER_BYTES + length;
-      if (buffer.length < end) break;
+      const end = offset + HEADER_BYTES + buffer.readUInt32LE(offset);
+      if (buffer.length < end) {
+        this.needed = end - offset;
+        break;
+      }
       onFrame({
         id: buffer.readUInt32LE(offset + 4),
         status: buffer.readUInt8(offset + 8),
@@ -42,6 +54,8 @@ export class FrameReader {
       offset = end;
     }
     buffer = buffer.subarray(offset);
-    this.buffer = buffer.length === 0 ? Buffer.alloc(0) : Buffer.from(buffer);
+    // A copy, so the rest does not pin the (possibly large) buffer it was cut from.
+    this.chunks = buffer.length === 0 ? [] : [Buffer.from(buffer)];
+    this.buffered = buffer.length;
   }
 }
