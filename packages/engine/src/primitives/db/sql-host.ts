@@ -14,6 +14,8 @@ const childExecArgv = here.endsWith(".ts") ? ["--import", "tsx"] : [];
 interface Pending {
   id: number;
   req: HostRequest;
+  /** The request as JSON, made before it was queued (a restart resends it as is). */
+  text: string;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -22,6 +24,16 @@ interface Pending {
 function hostError(code: string, message: string): ServiceError {
   const known = code in ERROR_STATUS ? (code as ErrorCode) : "internal_error";
   return new ServiceError(known, known === "internal_error" ? "internal error; safe to retry" : message);
+}
+
+/** A request as JSON text, or the 400 a request that cannot be serialised answers. */
+function serialise(req: HostRequest): string | ServiceError {
+  try {
+    return JSON.stringify(req);
+  } catch (err) {
+    const reason = err instanceof RangeError ? "it is nested too deeply" : "it holds a value JSON cannot carry";
+    return new ServiceError("invalid_request", `the statement's parameters cannot be sent to the SQL host: ${reason}`);
+  }
 }
 
 /**
@@ -42,12 +54,22 @@ export class SqlHost {
 
   request<T>(req: HostRequest): Promise<T> {
     if (this.closed) return Promise.reject(new ServiceError("internal_error", "internal error; safe to retry"));
+    // Serialised before anything is queued: the channel pairs replies with requests by order,
+    // so an entry that was never sent would take the next reply and desynchronise every later
+    // one. Whatever the input (nested too deep, a BigInt, a cycle), it fails here on its own.
+    const text = serialise(req);
+    if (text instanceof ServiceError) return Promise.reject(text);
     return new Promise<T>((resolve, reject) => {
-      const entry: Pending = { id: this.nextId++, req, resolve: resolve as (v: unknown) => void, reject };
+      const entry: Pending = { id: this.nextId++, req, text, resolve: resolve as (v: unknown) => void, reject };
       this.pending.push(entry);
-      this.post({ id: entry.id, req });
+      this.post(entry);
       if (this.pending.length === 1) this.armTimer();
     });
+  }
+
+  /** Requests sent and not answered yet (the pool routes to the host with the fewest). */
+  get load(): number {
+    return this.pending.length;
   }
 
   async close(): Promise<void> {
@@ -67,9 +89,9 @@ export class SqlHost {
   // Requests made in one turn of the event loop go to the host in one write.
   private outbox: Buffer[] = [];
 
-  private post(message: { id: number; req: HostRequest }): void {
+  private post(entry: Pending): void {
     if (this.outbox.length === 0) setImmediate(() => this.flushOutbox());
-    this.outbox.push(encodeFrame(message.id, 0, JSON.stringify(message.req)));
+    this.outbox.push(encodeFrame(entry.id, 0, entry.text));
   }
 
   private flushOutbox(): void {
@@ -141,7 +163,7 @@ export class SqlHost {
     old?.kill("SIGKILL");
     this.outbox = [];
     if (this.pending.length === 0) return;
-    const frames = this.pending.map((p) => encodeFrame(p.id, 0, JSON.stringify(p.req)));
+    const frames = this.pending.map((p) => encodeFrame(p.id, 0, p.text));
     this.ensureChannel().write(Buffer.concat(frames));
     this.armTimer();
   }

@@ -1,0 +1,96 @@
+// The SQL host channel pairs replies with requests by order: a request that cannot be sent must
+// fail on its own and leave every later request (of any db) answered correctly.
+import { existsSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { LOCAL_PRINCIPAL } from "../../src/core/principal.js";
+import type { PrimitiveInfo } from "../../src/core/types.js";
+import { SqlHost } from "../../src/primitives/db/sql-host.js";
+import { tempDir, testEngine } from "../helpers.js";
+
+const hosts: SqlHost[] = [];
+afterEach(async () => {
+  for (const host of hosts.splice(0)) await host.close();
+});
+
+/** `[[[…1…]]]`, `depth` arrays deep: JSON.stringify overflows the stack on it. */
+function nested(depth: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) value = [value];
+  return value;
+}
+
+describe("db host channel: requests that cannot be serialised", () => {
+  it("SqlHost rejects them with 400 invalid_request and keeps answering later requests in order", async () => {
+    const host = new SqlHost();
+    hosts.push(host);
+    const dir = tempDir();
+    const at = { file: `${dir}/a.sqlite`, dir: `${dir}/a.d` };
+    const exec = (sql: string, params?: unknown) =>
+      host.request<{ rows: unknown[] }>({
+        kind: "exec",
+        at,
+        statements: [{ sql, params }],
+        batch: false,
+        readOnly: false,
+      });
+    await exec("CREATE TABLE t (v)");
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    // Sent in one turn with good requests around them: the bad ones must not take a slot.
+    const results = await Promise.allSettled([
+      exec("INSERT INTO t VALUES (1)"),
+      exec("SELECT ?", [nested(100_000)]),
+      exec("INSERT INTO t VALUES (2)"),
+      exec("SELECT ?", [10n]),
+      exec("SELECT ?", cyclic),
+      exec("SELECT v FROM t ORDER BY v"),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "rejected",
+      "rejected",
+      "fulfilled",
+    ]);
+    for (const i of [1, 3, 4]) {
+      const reason = (results[i] as PromiseRejectedResult).reason;
+      expect(reason.code, String(i)).toBe("invalid_request");
+      expect(reason.message).toMatch(/cannot be sent to the SQL host/);
+    }
+    const last = (results[5] as PromiseFulfilledResult<{ rows: unknown[] }>).value;
+    expect(JSON.parse(JSON.stringify(last)).rows).toEqual([{ v: 1 }, { v: 2 }]);
+    expect(host.load).toBe(0);
+  });
+
+  it("through engine.invoke: 400 invalid_request, and writes, tables, branches and export of another db still work", async () => {
+    const { engine } = testEngine();
+    const local = LOCAL_PRINCIPAL;
+    await engine.invoke(local, "group.create", null, { name: "app" });
+    const create = (name: string) =>
+      engine.invoke<PrimitiveInfo>(local, "primitive.create", null, { name, type: "db", group: "app" });
+    const a = await create("a");
+    const b = await create("b");
+    const query = (db: PrimitiveInfo, sql: string, params?: unknown) =>
+      engine.invoke<{ rows: unknown[] }>(local, "db.query", db.id, { sql, params });
+    await query(b, "CREATE TABLE t (v)");
+
+    await expect(query(a, "select ?", [nested(6000)])).rejects.toMatchObject({ code: "invalid_request" });
+    await expect(query(a, "select ?", [nested(100_000)])).rejects.toMatchObject({ code: "invalid_request" });
+
+    await query(b, "INSERT INTO t VALUES ('after')");
+    expect((await query(b, "SELECT v FROM t")).rows).toEqual([{ v: "after" }]);
+    expect(await engine.invoke(local, "db.tables", b.id, {})).toEqual({ data: [{ name: "t", type: "table" }] });
+    await engine.invoke(local, "db.branch.create", b.id, { name: "trial" });
+    expect(
+      ((await engine.invoke(local, "db.branch.list", b.id, {})) as { data: { name: string }[] }).data.map(
+        (x) => x.name,
+      ),
+    ).toEqual(["trial"]);
+    const exported = await engine.invoke<{ download: { path: string } }>(local, "primitive.export", b.id, {});
+    expect(existsSync(exported.download.path)).toBe(true);
+    expect((await query(a, "SELECT 7 AS x")).rows).toEqual([{ x: 7 }]);
+    // Closing stops the hosts (it used to wait forever on a reply that never came).
+    await engine.close();
+  });
+});
