@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
 import { childCpuMicros, forkTs } from "./lib/child.js";
 import { benchSeconds, cpuProfileDir } from "./lib/knobs.js";
-import { failOnErrors, type Measured, type Phase, runPhases } from "./lib/load.js";
+import { failOnErrors, type Measured, type Phase, ROUNDS, runPhases } from "./lib/load.js";
+import { printRatio } from "./lib/verdict.js";
 
 type PhaseName = "bare_get" | "kv_get" | "bare_put" | "kv_put";
 
@@ -52,7 +53,9 @@ export async function run(): Promise<void> {
     const base = `http://127.0.0.1:${ready.enginePort}`;
     const bare = `http://127.0.0.1:${ready.barePort}`;
     console.log(`kv bench: ${KEYS} keys × 1 KiB values, ${CONNECTIONS} connections, pipelining 1`);
-    console.log(`          ${warmupSeconds}s discarded warm-up + ${durationSeconds}s measured per phase`);
+    console.log(
+      `          ${warmupSeconds}s warm-up + ${durationSeconds}s measured per phase, in ${ROUNDS} interleaved slices`,
+    );
 
     const id = await seed(base);
     const keyPath = (i: number) => `/v1/primitives/${id}/keys/k${i}`;
@@ -90,8 +93,8 @@ export async function run(): Promise<void> {
     const ratio = (kv: Measured, ceiling: Measured) => (ceiling.rps > 0 ? kv.rps / ceiling.rps : 0);
     const getRatio = ratio(results.kv_get, results.bare_get);
     const putRatio = ratio(results.kv_put, results.bare_put);
-    console.log(`RATIO kv_get_vs_bare ${getRatio.toFixed(2)} (target ${TARGETS.get.toFixed(2)})`);
-    console.log(`RATIO kv_put_vs_bare ${putRatio.toFixed(2)} (target ${TARGETS.put.toFixed(2)})`);
+    printRatio("kv_get_vs_bare", getRatio, TARGETS.get);
+    printRatio("kv_put_vs_bare", putRatio, TARGETS.put);
 
     failOnErrors(results);
   } finally {

@@ -2,6 +2,7 @@
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { recordedFailures } from "./lib/verdict.js";
 
 interface BenchModule {
   run(): Promise<void>;
@@ -33,6 +34,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   await mod.run();
+  // Every RATIO below its target and every failed phase went through lib/verdict.ts.
+  const failed = recordedFailures();
+  if (failed.length > 0) console.error(`\n${name}: ${failed.length} failure(s); exit code 1`);
 }
 
 main().then(

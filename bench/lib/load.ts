@@ -1,5 +1,6 @@
 // Load generation with autocannon (in-process), plus the figures a phase reports.
 import autocannon from "autocannon";
+import { printFail } from "./verdict.js";
 
 export interface Phase<Name extends string = string> {
   name: Name;
@@ -9,7 +10,7 @@ export interface Phase<Name extends string = string> {
 
 export interface Measured<Name extends string = string> {
   name: Name;
-  /** Mean requests/s over the phase (autocannon's per-second samples). */
+  /** Responses per second of measured time (all slices of the phase). */
   rps: number;
   /** Latency percentiles in ms over 2xx responses, from autocannon's float response times. */
   p50: number;
@@ -76,27 +77,97 @@ function fire(phase: Phase, connections: number, duration: number, onStart: () =
   });
 }
 
-/** A discarded warm-up run, then the measured run. */
-export async function measure<Name extends string>(phase: Phase<Name>, options: LoadOptions): Promise<Measured<Name>> {
-  await fire(phase, options.connections, options.warmupSeconds);
+/** Measured seconds of each phase are split into this many slices, run in turn (A, B, A, B). */
+export const ROUNDS = 2;
+
+/** One measured autocannon run: raw counts, summed over slices by `mergeSlices`. */
+export interface Slice {
+  responses: number;
+  latencies: Float64Array;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  wallMicros: number;
+  serverCpuMicros: number;
+  loadCpuMicros: number;
+}
+
+/** A discarded warm-up run of `warmupSeconds`, then a measured run of `seconds`. */
+export async function measureSlice(
+  phase: Phase,
+  options: Pick<LoadOptions, "connections" | "serverCpuMicros">,
+  warmupSeconds: number,
+  seconds: number,
+): Promise<Slice> {
+  if (warmupSeconds > 0) await fire(phase, options.connections, warmupSeconds);
   let server0: Promise<number> = Promise.resolve(Number.NaN);
-  const run = await fire(phase, options.connections, options.durationSeconds, () => {
+  const run = await fire(phase, options.connections, seconds, () => {
     server0 = options.serverCpuMicros();
   });
   const server1 = await options.serverCpuMicros();
-  const { result, latencies } = run;
+  const { result } = run;
   return {
-    name: phase.name,
-    rps: result.requests.average,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
+    responses: result.requests.total,
+    latencies: run.latencies,
     ok: result["2xx"],
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
-    serverCpu: (server1 - (await server0)) / run.wallMicros,
-    loadCpu: run.loadCpuMicros / run.wallMicros,
+    wallMicros: run.wallMicros,
+    serverCpuMicros: server1 - (await server0),
+    loadCpuMicros: run.loadCpuMicros,
   };
+}
+
+/** Slices of one phase as one measurement: rates over the summed measured time. */
+export function mergeSlices<Name extends string>(name: Name, slices: readonly Slice[]): Measured<Name> {
+  const sum = (f: (s: Slice) => number) => slices.reduce((n, s) => n + f(s), 0);
+  const wall = sum((s) => s.wallMicros);
+  const latencies = Float64Array.from(slices.flatMap((s) => Array.from(s.latencies))).sort();
+  return {
+    name,
+    rps: sum((s) => s.responses) / (wall / 1e6),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    ok: sum((s) => s.ok),
+    non2xx: sum((s) => s.non2xx),
+    errors: sum((s) => s.errors),
+    timeouts: sum((s) => s.timeouts),
+    serverCpu: sum((s) => s.serverCpuMicros) / wall,
+    loadCpu: sum((s) => s.loadCpuMicros) / wall,
+  };
+}
+
+/** A discarded warm-up run, then the measured run (one phase on its own, not interleaved). */
+export async function measure<Name extends string>(phase: Phase<Name>, options: LoadOptions): Promise<Measured<Name>> {
+  const only = await measureSlice(phase, options, options.warmupSeconds, options.durationSeconds);
+  return mergeSlices(phase.name, [only]);
+}
+
+/**
+ * Phases measured in turn, `rounds` times (A, B, A, B), each slice `durationSeconds / rounds`
+ * long, so load from outside the benchmark (a shared machine) falls on every phase alike. The
+ * first slice of a phase follows the full warm-up; later ones a warm-up of a quarter of it
+ * (fresh connections, and the server's caches after the other phases).
+ */
+export async function measureInterleaved<Name extends string>(
+  phases: readonly Phase<Name>[],
+  options: LoadOptions & { rounds?: number },
+  onSlice: (name: Name, round: number) => void = () => {},
+): Promise<Record<Name, Measured<Name>>> {
+  const rounds = options.rounds ?? ROUNDS;
+  const slices = new Map<Name, Slice[]>(phases.map((p) => [p.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const phase of phases) {
+      const warmup = round === 0 ? options.warmupSeconds : options.warmupSeconds / 4;
+      slices.get(phase.name)?.push(await measureSlice(phase, options, warmup, options.durationSeconds / rounds));
+      onSlice(phase.name, round);
+    }
+  }
+  const results = {} as Record<Name, Measured<Name>>;
+  for (const phase of phases) results[phase.name] = mergeSlices(phase.name, slices.get(phase.name) ?? []);
+  return results;
 }
 
 export function printTable(rows: readonly Measured[]): void {
@@ -122,17 +193,16 @@ export function printTable(rows: readonly Measured[]): void {
   console.log("");
 }
 
-/** Runs the phases in order against a server child that reports its CPU time over IPC. */
+/** Runs the phases interleaved (see `measureInterleaved`) against a server child that reports
+ * its CPU time over IPC, and prints the table. */
 export async function runPhases<Name extends string>(
   phases: readonly Phase<Name>[],
-  options: Omit<LoadOptions, "serverCpuMicros"> & { serverCpuMicros: () => Promise<number> },
+  options: LoadOptions & { rounds?: number },
 ): Promise<Record<Name, Measured<Name>>> {
-  const results = {} as Record<Name, Measured<Name>>;
-  for (const phase of phases) {
-    process.stdout.write(`running ${phase.name}… `);
-    results[phase.name] = await measure(phase, options);
-    console.log(`${results[phase.name].rps.toFixed(0)} req/s`);
-  }
+  const rounds = options.rounds ?? ROUNDS;
+  const results = await measureInterleaved(phases, options, (name, round) => {
+    console.log(`measured ${name} (${round + 1}/${rounds})`);
+  });
   printTable(phases.map((p) => results[p.name]));
   return results;
 }
@@ -141,7 +211,6 @@ export async function runPhases<Name extends string>(
 export function failOnErrors(results: Record<string, Measured>): void {
   const failed = Object.values(results).filter((r) => r.ok === 0 || r.non2xx + r.errors + r.timeouts > 0);
   for (const r of failed) {
-    console.error(`FAIL ${r.name}: ${r.ok} 2xx, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+    printFail(`${r.name}: ${r.ok} 2xx, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
   }
-  if (failed.length > 0) process.exitCode = 1;
 }
