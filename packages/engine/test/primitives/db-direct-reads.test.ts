@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { DirectReads, isBoundedProgram } from "../../src/primitives/db/direct-reads.js";
+import { DirectReads, isBoundedProgram, parameterBytes } from "../../src/primitives/db/direct-reads.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -112,5 +112,55 @@ describe("db direct reads", () => {
       rmSync(dir, { recursive: true, force: true });
     });
     expect(reads.tryQuery({ sql: "SELECT 1" })).toBeUndefined();
+  });
+
+  describe("work budget (issue 15: bounded must bound work, not just instruction kinds)", () => {
+    /** `(:a||:a||…)`, n terms: each Concat copies everything before it, so the work grows as n². */
+    const concatKey = (n: number) => `SELECT id FROM users WHERE email = (${Array(n).fill(":a").join("||")})`;
+
+    it("leaves string building to the host: a chain of || is not a bounded program", () => {
+      const { writer, reads } = fixture();
+      expect(isBoundedProgram(program(writer, concatKey(2), [{ a: "u" }]))).toBe(false);
+      expect(isBoundedProgram(program(writer, "SELECT id FROM users WHERE email = ? || '@x.io'", ["u1"]))).toBe(false);
+      // Even with a tiny parameter: the verdict is about the program, so the host runs it.
+      expect(reads.tryQuery({ sql: concatKey(120), params: { a: "u" } })).toBeUndefined();
+      expect(reads.tryQuery({ sql: "SELECT id FROM users WHERE email = ?", params: ["u1@x.io"] })?.rows).toEqual([
+        { id: 1 },
+      ]);
+    });
+
+    it("leaves programs longer than 256 instructions to the host", () => {
+      const { writer, reads } = fixture();
+      const wide = (n: number) => `SELECT ${Array.from({ length: n }, (_, i) => `${i} AS c${i}`).join(", ")}`;
+      expect(isBoundedProgram(program(writer, wide(100)))).toBe(true);
+      expect(isBoundedProgram(program(writer, wide(300)))).toBe(false);
+      expect(reads.tryQuery({ sql: wide(300) })).toBeUndefined();
+    });
+
+    it("leaves statements whose parameters exceed 16 KiB in all to the host", () => {
+      const { reads } = fixture();
+      const byEmail = "SELECT id FROM users WHERE email = ?";
+      expect(reads.tryQuery({ sql: byEmail, params: ["x".repeat(16_000)] })?.rows).toEqual([]);
+      expect(reads.tryQuery({ sql: byEmail, params: ["x".repeat(17_000)] })).toBeUndefined();
+      expect(reads.tryQuery({ sql: byEmail, params: ["x".repeat(1024 * 1024)] })).toBeUndefined();
+      expect(
+        reads.tryQuery({ sql: "SELECT id FROM users WHERE pic = :p", params: { p: { base64: "A".repeat(20_000) } } }),
+      ).toBeUndefined();
+      // Many small parameters count too.
+      expect(reads.tryQuery({ sql: "SELECT id FROM users WHERE id = ?", params: Array(3000).fill(1) })).toBeUndefined();
+      expect(parameterBytes(["ab", 1, null, { base64: "AAAA" }])).toBe(2 + 8 + 8 + 8 + 4 + 8);
+    });
+
+    it("sends a statement whose answer was over 256 KiB to the host from then on", () => {
+      const { writer, reads } = fixture();
+      writer.prepare("UPDATE users SET pic = ? WHERE id = 2").run(Buffer.alloc(300 * 1024, 7));
+      const byId = { sql: "SELECT pic FROM users WHERE id = ?", params: [2] };
+      const first = reads.tryQuery(byId);
+      expect(Buffer.from(first?.rows[0]?.pic as string, "base64")).toHaveLength(300 * 1024);
+      expect(reads.tryQuery(byId)).toBeUndefined();
+      expect(reads.tryQuery({ sql: "SELECT pic FROM users WHERE id = ?", params: [3] })).toBeUndefined();
+      // Other statements are not affected.
+      expect(reads.tryQuery({ sql: "SELECT id FROM users WHERE id = ?", params: [2] })?.rows).toEqual([{ id: 2 }]);
+    });
   });
 });

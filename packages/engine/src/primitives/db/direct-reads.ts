@@ -4,10 +4,11 @@ import { bindings, collectRows } from "./host-exec.js";
 import type { QueryResult, Statement } from "./protocol.js";
 
 /**
- * Opcodes a statement may use to run in the engine's own process. Each runs in bounded time
- * (a B-tree seek, a column read, a comparison, a constant); what loops over rows (`Next`,
- * `Rewind`, `Count`, sorters, virtual tables, coroutines) or may do unbounded work in one
- * instruction (`Function`: `randomblob(1e9)`) is not here.
+ * Opcodes a statement may use to run in the engine's own process. Each runs in time bounded by
+ * the size of the values it touches (a B-tree seek, a column read, a comparison, a constant);
+ * what loops over rows (`Next`, `Rewind`, `Count`, sorters, virtual tables, coroutines), may do
+ * unbounded work in one instruction (`Function`: `randomblob(1e9)`) or builds values larger
+ * than its inputs (`Concat`: `:a||:a||…` doubles at every step, N² work) is not here.
  */
 const BOUNDED_OPCODES = new Set([
   "Init",
@@ -66,7 +67,6 @@ const BOUNDED_OPCODES = new Set([
   "Multiply",
   "Divide",
   "Remainder",
-  "Concat",
   "BitAnd",
   "BitOr",
   "ShiftLeft",
@@ -75,6 +75,42 @@ const BOUNDED_OPCODES = new Set([
   "Noop",
   "Explain",
 ]);
+
+/**
+ * The work budget of a statement answered in the engine (issue 15: instruction kinds alone did
+ * not bound it). better-sqlite3 has no progress handler, so the budget is static, checked
+ * before a statement runs: every instruction runs at most once and none builds a value larger
+ * than its inputs, so the work is at most (instructions) × (largest value touched), where a
+ * value is a parameter, a constant of the SQL text or a stored column. The first two are
+ * bounded here; a stored value is bounded after the fact (below). Past any limit the statement
+ * goes to the SQL host, with its 5 s limit. Measured: a 16 KiB key through a 256-instruction
+ * program is well under a millisecond; a point read has ~10–40 instructions.
+ */
+export const MAX_DIRECT_INSTRUCTIONS = 256;
+/** Total bytes of text and BLOB parameters (a key, not a document). */
+export const MAX_DIRECT_PARAM_BYTES = 16 * 1024;
+/**
+ * A statement whose answer was larger than this (a stored document read by key) is answered by
+ * the host from then on, until the schema changes: one such read costs the engine a linear
+ * copy once per statement text, never again.
+ */
+export const MAX_DIRECT_RESULT_BYTES = 256 * 1024;
+
+/** Bytes of the text and BLOB parameters, plus a little per parameter (so a huge array counts). */
+export function parameterBytes(params: unknown): number {
+  if (params === undefined || params === null) return 0;
+  if (typeof params !== "object") return typeof params === "string" ? params.length : 8;
+  let bytes = 0;
+  const values = Array.isArray(params) ? params : Object.values(params);
+  for (const v of values) {
+    if (typeof v === "string") bytes += v.length + 8;
+    else if (v !== null && typeof v === "object") {
+      const b64 = (v as { base64?: unknown }).base64;
+      bytes += typeof b64 === "string" ? b64.length + 8 : 8;
+    } else bytes += 8;
+  }
+  return bytes;
+}
 
 interface Instruction {
   addr: number;
@@ -88,6 +124,7 @@ interface Instruction {
  * whose `Goto` returns to the start), so every instruction runs at most once.
  */
 export function isBoundedProgram(program: Instruction[]): boolean {
+  if (program.length > MAX_DIRECT_INSTRUCTIONS) return false;
   const last = program.length - 1;
   return program.every((op, i) => {
     if (!BOUNDED_OPCODES.has(op.opcode)) return false;
@@ -133,6 +170,7 @@ export class DirectReads {
 
   /** The result, or undefined when the host must run the statement. */
   tryQuery(statement: Statement): QueryResult | undefined {
+    if (statement.params !== undefined && parameterBytes(statement.params) > MAX_DIRECT_PARAM_BYTES) return undefined;
     const known = this.verdicts.get(statement.sql);
     // An unbounded verdict holds until the schema changes (a new unique index may bound it);
     // that is looked at only when a snapshot is open anyway, so host-bound statements cost
@@ -145,9 +183,12 @@ export class DirectReads {
     try {
       const verdict = known?.schemaVersion === this.schemaVersion ? known : this.judge(conn, statement);
       if (!verdict.bounded) return undefined;
-      const { rows, truncated } = collectRows(
+      const { rows, truncated, bytes } = collectRows(
         verdict.stmt.all(...bindings(statement.params, "sql.params")) as Record<string, unknown>[],
       );
+      if (bytes > MAX_DIRECT_RESULT_BYTES) {
+        setRecent(this.verdicts, statement.sql, { schemaVersion: this.schemaVersion, bounded: false }, MAX_VERDICTS);
+      }
       return { columns: verdict.columns, rows, rows_affected: 0, last_insert_rowid: null, truncated };
     } catch {
       return undefined; // the host runs it and reports what is wrong

@@ -49,11 +49,13 @@ export function bindings(params: unknown, where: string): unknown[] {
 export function collectRows(source: Iterable<Record<string, unknown>>): {
   rows: Record<string, unknown>[];
   truncated: boolean;
+  /** Roughly the bytes of the rows as JSON. */
+  bytes: number;
 } {
   const rows: Record<string, unknown>[] = [];
   let bytes = 0;
   for (const raw of source) {
-    if (rows.length >= MAX_RESULT_ROWS || bytes >= MAX_RESULT_BYTES) return { rows, truncated: true };
+    if (rows.length >= MAX_RESULT_ROWS || bytes >= MAX_RESULT_BYTES) return { rows, truncated: true, bytes };
     const row: Record<string, unknown> = {};
     for (const k in raw) {
       const out = outValue(raw[k]);
@@ -62,7 +64,7 @@ export function collectRows(source: Iterable<Record<string, unknown>>): {
     }
     rows.push(row);
   }
-  return { rows, truncated: false };
+  return { rows, truncated: false, bytes };
 }
 
 function toExecError(err: unknown, where: string): ExecError {
