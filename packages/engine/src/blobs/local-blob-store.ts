@@ -4,6 +4,7 @@ import { type FileHandle, open, readdir, rename, rm, stat } from "node:fs/promis
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { ServiceError } from "../core/errors.js";
+import { PRIVATE_DIR_MODE, privateDir } from "../storage/private-files.js";
 import type { BlobStore, Ingested, IngestOptions } from "./blob-store.js";
 
 const HASH_RE = /^[0-9a-f]{64}$/;
@@ -24,8 +25,8 @@ export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
 
   constructor(private readonly dir: string) {
-    this.tmpDir = join(dir, "tmp");
-    mkdirSync(this.tmpDir, { recursive: true });
+    privateDir(dir); // a blob store from an older version is tightened to 0700
+    this.tmpDir = privateDir(join(dir, "tmp"));
   }
 
   private path(hash: string): string {
@@ -71,7 +72,7 @@ export class LocalBlobStore implements BlobStore {
       await file.close();
       file = null;
       const final = this.path(sha256);
-      mkdirSync(join(this.dir, sha256.slice(0, 2)), { recursive: true });
+      mkdirSync(join(this.dir, sha256.slice(0, 2)), { recursive: true, mode: PRIVATE_DIR_MODE });
       await rename(tmp, final); // same content may already be there: rename replaces it atomically
       return { kind: "blob", hash: sha256, sha256, size };
     } catch (err) {

@@ -70,6 +70,7 @@ export const primitiveExport = defineOp({
           throw err;
         });
     } else {
+      rmSync(path, { force: true }); // tmpPath created it (empty, 0600)
       throw new ServiceError(
         "wrong_type",
         `export applies to db, kv and storage primitives; '${p.name}' is a ${p.type}`,

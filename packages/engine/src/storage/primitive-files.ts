@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { copyFileSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import type { PrimitiveType } from "../core/types.js";
 import type { ForkContext, PrimitiveDefinition, PrimitiveEnv, PrimitiveMove } from "../primitives/definition.js";
+import { privateDir, privateFile } from "./private-files.js";
 import { openSqlite } from "./sqlite.js";
 
 export interface PrimitiveHandle {
@@ -29,8 +30,8 @@ export class PrimitiveFiles {
     private readonly env: PrimitiveEnv,
     private readonly maxOpen = 256,
   ) {
-    this.dir = join(dataDir, "primitives");
-    mkdirSync(this.dir, { recursive: true });
+    this.dir = privateDir(join(dataDir, "primitives"));
+    privateDir(join(dataDir, "snapshots"));
   }
 
   /** How many files are open now. */
@@ -42,11 +43,13 @@ export class PrimitiveFiles {
     return join(this.dir, `${id}.sqlite`);
   }
 
-  /** A fresh path for a temporary file (exports), under `<dataDir>/tmp`. */
+  /**
+   * A fresh temporary file (exports, fork staging) under `<dataDir>/tmp`, created empty with
+   * mode 0600 so whatever is written into it (a SQLite backup) is private from the start.
+   */
   tmpPath(name: string): string {
-    const dir = join(this.dir, "..", "tmp");
-    mkdirSync(dir, { recursive: true });
-    return join(dir, `${name}-${randomBytes(6).toString("hex")}`);
+    const dir = privateDir(join(this.dir, "..", "tmp"));
+    return privateFile(join(dir, `${name}-${randomBytes(6).toString("hex")}`));
   }
 
   /** A directory for a primitive's further files (db branches and metadata). */
@@ -118,9 +121,15 @@ export class PrimitiveFiles {
     return join(this.dir, "..", "snapshots", id);
   }
 
-  /** Writes a consistent copy of the primitive's file to `dest` while writers continue. */
+  /**
+   * Writes a consistent copy of the primitive's file to `dest` while writers continue. The
+   * copy is private: its directory is made 0700 and the file is created 0600 before SQLite
+   * writes into it.
+   */
   async backup(id: string, type: PrimitiveType, dest: string): Promise<void> {
+    privateDir(dirname(dest));
     rmSync(dest, { force: true });
+    privateFile(dest);
     const handle = this.handle(id, type);
     const definition = this.definitions.get(type) as PrimitiveDefinition;
     if (definition.backup !== undefined) await definition.backup(handle.store, dest);
@@ -137,6 +146,7 @@ export class PrimitiveFiles {
     const base = this.path(id);
     const staged = `${base}.restoring`;
     copyFileSync(src, staged);
+    privateFile(staged); // a snapshot from an older version may be 0644
     // From closing the connection to renaming the copy in, nothing yields: no request can
     // reopen the old file in between. Parked long polls end with the old store.
     const closing = this.closeOne(id);
@@ -148,6 +158,7 @@ export class PrimitiveFiles {
   /** Makes primitive `id` a copy of the file at `src` (a fork) and lets its type adjust it. */
   async adopt(id: string, type: PrimitiveType, src: string, fork: ForkContext): Promise<void> {
     copyFileSync(src, this.path(id));
+    privateFile(this.path(id));
     const definition = this.definitions.get(type) as PrimitiveDefinition;
     await definition.onFork?.(this.handle(id, type).store, fork);
   }

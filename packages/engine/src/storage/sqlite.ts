@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { privateFile } from "./private-files.js";
 
 /**
  * Opens a SQLite file the way every engine file is opened: WAL (readers never wait for the
@@ -16,10 +17,11 @@ export const SQLITE_PRAGMAS = [
 /**
  * `exclusive` holds the file's lock for the connection's lifetime (no shared-memory WAL
  * index, cheaper transactions): right for files only this connection ever opens, such as a
- * primitive's file in a locked data directory.
+ * primitive's file in a locked data directory. The file is created (or tightened) 0600 first,
+ * and SQLite gives its -wal and -shm files the same mode.
  */
 export function openSqlite(path: string, options: { exclusive?: boolean } = {}): Database.Database {
-  const db = new Database(path);
+  const db = new Database(privateFile(path));
   if (options.exclusive) db.pragma("locking_mode = EXCLUSIVE");
   for (const pragma of SQLITE_PRAGMAS) db.pragma(pragma);
   return db;

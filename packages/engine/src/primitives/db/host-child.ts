@@ -1,6 +1,8 @@
 // The SQL host: a child process that runs user SQL with better-sqlite3. It exists so that a
 // runaway statement can be stopped for real (the engine kills the process; WAL keeps the file
 // intact) and so user SQL never blocks the engine's event loop.
+process.umask(0o077); // branches, metadata and backups this process creates are private (0700/0600)
+
 import { mkdirSync, rmSync } from "node:fs";
 import { Socket } from "node:net";
 import { join } from "node:path";
