@@ -1,7 +1,8 @@
 // queue benchmark: 8 producers send jobs and 8 consumers receive and ack them, over HTTP on the
 // real local engine (in a child process, bench/kv-server.ts), against the same loop on BullMQ
-// with the machine's Redis, in the same run. Throughput is acked jobs per second; latency is
-// end to end, from the start of the send to the end of the ack.
+// with two private Redis servers (no persistence; AOF with fsync every second), interleaved in
+// the same run. Throughput is completed jobs per second; latency is end to end, from the start
+// of the send until the job's completion has been acknowledged by the store.
 import { Agent, request } from "node:http";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,14 +10,17 @@ import { Queue, Worker } from "bullmq";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
 import { childCpuMicros, forkTs } from "./lib/child.js";
 import { benchSeconds, cpuProfileDir } from "./lib/knobs.js";
+import { ROUNDS } from "./lib/load.js";
+import { type RedisServer, startRedis } from "./lib/redis-server.js";
+import { printFail, printRatio } from "./lib/verdict.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const PRODUCERS = 8;
 const CONSUMERS = 8;
 /** Jobs a consumer leases per receive (the API's batch size; each job is still acked on its own). */
 const RECEIVE_MAX = 10;
-// biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
-const redisUrl = new URL(process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379");
+/** Prim's loop should keep up with BullMQ's, at either durability. */
+const TARGET = 1.0;
 
 interface Outcome {
   jobsPerSec: number;
@@ -83,7 +87,6 @@ function jsonClient(port: number) {
     });
 }
 
-/** Producers send until the deadline; consumers receive (long poll) and ack until the deadline. */
 /** CPU used by this process and the server between `mark()` and `read()`. */
 function cpuMeter(serverMicros: () => Promise<number>) {
   let load0 = 0;
@@ -108,22 +111,59 @@ async function redisCpuMicros(client: { info(section: string): Promise<string> }
   return (get("used_cpu_sys") + get("used_cpu_user")) * 1e6;
 }
 
-async function prim(
-  port: number,
-  seconds: number,
-  warmup: number,
-  serverMicros: () => Promise<number>,
-): Promise<Outcome> {
-  const post = jsonClient(port);
+/** One measured slice of a loop: what `summarize` turns into an Outcome, summed over slices. */
+interface Tally {
+  latencies: number[];
+  seconds: number;
+  errors: number;
+  cpu: Cpu;
+}
+
+function mergeTallies(tallies: readonly Tally[]): Outcome {
+  const sum = (f: (t: Tally) => number) => tallies.reduce((n, t) => n + f(t), 0);
+  const cpu = { server: sum((t) => t.cpu.server), load: sum((t) => t.cpu.load) };
+  return summarize(
+    tallies.flatMap((t) => t.latencies),
+    sum((t) => t.seconds),
+    sum((t) => t.errors),
+    cpu,
+  );
+}
+
+/** Marks CPU at `measureFrom` and reads it at `end`. */
+function measureWindow(meter: ReturnType<typeof cpuMeter>, measureFrom: number, end: number): Promise<Cpu> {
+  return (async () => {
+    await sleepUntil(measureFrom);
+    await meter.mark();
+    await sleepUntil(end);
+    return meter.read();
+  })();
+}
+
+/** Creates group `bench` and queue primitive `jobs`; returns the primitive's path. */
+async function primSetup(post: ReturnType<typeof jsonClient>): Promise<string> {
   const group = await post("/v1/groups", { name: "bench" });
   if (group.status !== 201) throw new Error(`group create: ${group.status}`);
-  const prim = await post("/v1/primitives", { name: "jobs", type: "queue", group: "bench" });
-  const base = `/v1/primitives/${prim.body.id}/queues/work`;
+  const created = await post("/v1/primitives", { name: "jobs", type: "queue", group: "bench" });
+  if (created.status !== 201) throw new Error(`primitive create: ${created.status}`);
+  return `/v1/primitives/${created.body.id}`;
+}
+
+/**
+ * One slice of the Prim loop on its own queue (`work-<slice>`, so no backlog carries over).
+ * A job counts once the answer to its ack has arrived: the engine has committed it as done.
+ */
+async function primSlice(
+  post: ReturnType<typeof jsonClient>,
+  primitive: string,
+  slice: Slice,
+  serverMicros: () => Promise<number>,
+): Promise<Tally> {
+  const base = `${primitive}/queues/work-${slice.index}`;
   const latencies: number[] = [];
   let errors = 0;
-  const start = performance.now();
-  const measureFrom = start + warmup * 1000;
-  const end = measureFrom + seconds * 1000;
+  const measureFrom = performance.now() + slice.warmup * 1000;
+  const end = measureFrom + slice.seconds * 1000;
   const producer = async () => {
     while (performance.now() < end) {
       const res = await post(`${base}/messages`, { body: { t: performance.now() } });
@@ -145,44 +185,39 @@ async function prim(
       }
     }
   };
-  const meter = cpuMeter(serverMicros);
-  const measured = (async () => {
-    await sleepUntil(measureFrom);
-    await meter.mark();
-    await sleepUntil(end);
-    return meter.read();
-  })();
+  const measured = measureWindow(cpuMeter(serverMicros), measureFrom, end);
   await Promise.all([...Array.from({ length: PRODUCERS }, producer), ...Array.from({ length: CONSUMERS }, consumer)]);
-  return summarize(latencies, seconds, errors, await measured);
+  return { latencies, seconds: slice.seconds, errors, cpu: await measured };
 }
 
-/** The same loop on BullMQ: 8 producers calling `add`, 8 workers (concurrency 1) completing jobs. */
-async function bullmq(seconds: number, warmup: number): Promise<Outcome> {
-  const connection = { host: redisUrl.hostname, port: Number(redisUrl.port || 6379) };
-  const name = `prim-bench-${process.pid}-${Date.now()}`;
+/**
+ * One slice of the same loop on BullMQ: 8 producers calling `add`, 8 workers (concurrency 1)
+ * with an empty processor, on a fresh queue. A job counts at the worker's `completed` event,
+ * which BullMQ emits once `moveToCompleted` has answered: its completion has reached Redis.
+ * Jobs are added with `removeOnComplete: true`, so that same call deletes them.
+ */
+async function bullmqSlice(redis: RedisServer, slice: Slice): Promise<Tally> {
+  const connection = { host: "127.0.0.1", port: redis.port };
+  const name = `prim-bench-${slice.index}`;
   const queue = new Queue(name, { connection });
   const latencies: number[] = [];
   let errors = 0;
-  const start = performance.now();
-  const measureFrom = start + warmup * 1000;
-  const end = measureFrom + seconds * 1000;
   const workers = Array.from(
     { length: CONSUMERS },
-    () =>
-      new Worker(
-        name,
-        async (job) => {
-          const t = (job.data as { t: number }).t;
-          // Completion is acknowledged when the processor returns; measure then.
-          queueMicrotask(() => {
-            const now = performance.now();
-            if (t >= measureFrom && now <= end) latencies.push(now - t);
-          });
-        },
-        { connection, concurrency: 1, removeOnComplete: { count: 0 } },
-      ),
+    () => new Worker(name, async () => {}, { connection, concurrency: 1, autorun: false }),
   );
-  for (const worker of workers) worker.on("failed", () => errors++);
+  await Promise.all([queue.waitUntilReady(), ...workers.map((w) => w.waitUntilReady())]);
+  const measureFrom = performance.now() + slice.warmup * 1000;
+  const end = measureFrom + slice.seconds * 1000;
+  for (const worker of workers) {
+    worker.on("failed", () => errors++);
+    worker.on("completed", (job) => {
+      const now = performance.now();
+      const t = (job.data as { t: number }).t;
+      if (t >= measureFrom && now <= end) latencies.push(now - t);
+    });
+    void worker.run();
+  }
   const producer = async () => {
     while (performance.now() < end) {
       try {
@@ -192,20 +227,69 @@ async function bullmq(seconds: number, warmup: number): Promise<Outcome> {
       }
     }
   };
-  const redis = await queue.client;
-  const meter = cpuMeter(() => redisCpuMicros(redis));
-  const measured = (async () => {
-    await sleepUntil(measureFrom);
-    await meter.mark();
-    await sleepUntil(end);
-    return meter.read();
-  })();
+  const client = await queue.client;
+  const measured = measureWindow(
+    cpuMeter(() => redisCpuMicros(client)),
+    measureFrom,
+    end,
+  );
   await Promise.all(Array.from({ length: PRODUCERS }, producer));
   const cpu = await measured;
   await Promise.all(workers.map((w) => w.close()));
   await queue.obliterate({ force: true });
   await queue.close();
-  return summarize(latencies, seconds, errors, cpu);
+  return { latencies, seconds: slice.seconds, errors, cpu };
+}
+
+/** Slice `index` of a loop: `warmup` seconds not measured, then `seconds` measured. */
+interface Slice {
+  index: number;
+  warmup: number;
+  seconds: number;
+}
+
+const LOOPS = [
+  { key: "prim", label: "prim (HTTP)" },
+  { key: "bullmq", label: "bullmq (no persistence)" },
+  { key: "bullmq_aof", label: "bullmq (AOF everysec)" },
+] as const;
+type LoopKey = (typeof LOOPS)[number]["key"];
+
+function printTableOf(outcomes: Record<LoopKey, Outcome>): void {
+  const head = ["loop".padEnd(24), "jobs/s".padStart(9), "p50 ms".padStart(8), "p99 ms".padStart(8)];
+  head.push("jobs".padStart(8), "server µs/job".padStart(14), "client µs/job".padStart(14), "errors");
+  console.log(`\n${head.join(" ")}`);
+  for (const { key, label } of LOOPS) {
+    const o = outcomes[key];
+    const cells = [label.padEnd(24), o.jobsPerSec.toFixed(0).padStart(9), o.p50.toFixed(2).padStart(8)];
+    cells.push(o.p99.toFixed(2).padStart(8), String(o.jobs).padStart(8), o.serverCpuPerJob.toFixed(0).padStart(14));
+    cells.push(o.loadCpuPerJob.toFixed(0).padStart(14), String(o.errors));
+    console.log(cells.join(" "));
+  }
+  console.log("");
+}
+
+function printResultsOf(outcomes: Record<LoopKey, Outcome>): void {
+  const names: Record<LoopKey, [string, string]> = {
+    prim: ["queue", "server"],
+    bullmq: ["bullmq", "redis"],
+    bullmq_aof: ["bullmq_aof", "redis"],
+  };
+  for (const { key } of LOOPS) {
+    const o = outcomes[key];
+    const [prefix, server] = names[key];
+    console.log(`RESULT ${prefix}_jobs_per_sec ${o.jobsPerSec.toFixed(0)} jobs/s`);
+    console.log(`RESULT ${prefix}_e2e_p50 ${o.p50.toFixed(2)} ms`);
+    console.log(`RESULT ${prefix}_e2e_p99 ${o.p99.toFixed(2)} ms`);
+    console.log(`RESULT ${prefix}_${server}_cpu_per_job ${o.serverCpuPerJob.toFixed(0)} us`);
+    console.log(`RESULT ${prefix}_client_cpu_per_job ${o.loadCpuPerJob.toFixed(0)} us`);
+  }
+  const prim = outcomes.prim.jobsPerSec;
+  printRatio("queue_vs_bullmq", prim / outcomes.bullmq.jobsPerSec, TARGET);
+  printRatio("queue_vs_bullmq_aof", prim / outcomes.bullmq_aof.jobsPerSec, TARGET);
+  for (const { key, label } of LOOPS) {
+    if (outcomes[key].errors > 0) printFail(`${label}: ${outcomes[key].errors} failed requests or jobs`);
+  }
 }
 
 export async function run(): Promise<void> {
@@ -214,40 +298,37 @@ export async function run(): Promise<void> {
   const child = forkTs<ParentMessage, ChildMessage>(join(benchDir, "kv-server.ts"), {
     cpuProfileDir: cpuProfileDir(),
   });
-  let primOut: Outcome;
+  const redis: RedisServer[] = [];
+  const tallies: Record<LoopKey, Tally[]> = { prim: [], bullmq: [], bullmq_aof: [] };
   try {
+    redis.push(await startRedis(false), await startRedis(true));
+    const [plain, aof] = redis as [RedisServer, RedisServer];
     const ready = await child.next("ready");
-    primOut = await prim(ready.enginePort, seconds, warmup, () => childCpuMicros(child));
+    const post = jsonClient(ready.enginePort);
+    const primitive = await primSetup(post);
+    const serverMicros = () => childCpuMicros(child);
+    console.log(`queue bench: ${PRODUCERS} producers, ${CONSUMERS} consumers; ${seconds}s measured per loop`);
+    console.log(`  in ${ROUNDS} interleaved slices (Prim, BullMQ, BullMQ with AOF, then again), warm-up before each`);
+    for (let round = 0; round < ROUNDS; round++) {
+      const slice = (k: number): Slice => ({
+        index: round * LOOPS.length + k,
+        warmup: round === 0 ? warmup : warmup / 4,
+        seconds: seconds / ROUNDS,
+      });
+      tallies.prim.push(await primSlice(post, primitive, slice(0), serverMicros));
+      tallies.bullmq.push(await bullmqSlice(plain, slice(1)));
+      tallies.bullmq_aof.push(await bullmqSlice(aof, slice(2)));
+      console.log(`round ${round + 1}/${ROUNDS} done`);
+    }
   } finally {
     await child.stop();
+    await Promise.all(redis.map((r) => r.stop()));
   }
-  const bullOut = await bullmq(seconds, warmup);
-  const rows = [
-    ["prim (HTTP)", primOut],
-    ["bullmq (Redis)", bullOut],
-  ] as const;
-  console.log(
-    `${"loop".padEnd(16)} ${"jobs/s".padStart(9)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"jobs".padStart(8)} ${"server µs/job".padStart(14)} ${"client µs/job".padStart(14)} errors`,
-  );
-  for (const [name, o] of rows) {
-    console.log(
-      `${name.padEnd(16)} ${o.jobsPerSec.toFixed(0).padStart(9)} ${o.p50.toFixed(2).padStart(8)} ${o.p99.toFixed(2).padStart(8)} ${String(o.jobs).padStart(8)} ${o.serverCpuPerJob.toFixed(0).padStart(14)} ${o.loadCpuPerJob.toFixed(0).padStart(14)} ${o.errors}`,
-    );
-  }
-  console.log(`RESULT queue_jobs_per_sec ${primOut.jobsPerSec.toFixed(0)} jobs/s`);
-  console.log(`RESULT queue_e2e_p50 ${primOut.p50.toFixed(2)} ms`);
-  console.log(`RESULT queue_e2e_p99 ${primOut.p99.toFixed(2)} ms`);
-  console.log(`RESULT queue_server_cpu_per_job ${primOut.serverCpuPerJob.toFixed(0)} us`);
-  console.log(`RESULT queue_client_cpu_per_job ${primOut.loadCpuPerJob.toFixed(0)} us`);
-  console.log(`RESULT bullmq_jobs_per_sec ${bullOut.jobsPerSec.toFixed(0)} jobs/s`);
-  console.log(`RESULT bullmq_e2e_p50 ${bullOut.p50.toFixed(2)} ms`);
-  console.log(`RESULT bullmq_e2e_p99 ${bullOut.p99.toFixed(2)} ms`);
-  console.log(`RESULT bullmq_redis_cpu_per_job ${bullOut.serverCpuPerJob.toFixed(0)} us`);
-  console.log(`RESULT bullmq_client_cpu_per_job ${bullOut.loadCpuPerJob.toFixed(0)} us`);
-  const ratio = primOut.jobsPerSec / bullOut.jobsPerSec;
-  console.log(`RATIO queue_vs_bullmq ${ratio.toFixed(2)} (target 1.00)`);
-  if (primOut.errors > 0 || bullOut.errors > 0) {
-    console.log(`FAIL errors: prim ${primOut.errors}, bullmq ${bullOut.errors}`);
-    process.exitCode = 1;
-  }
+  const outcomes = {
+    prim: mergeTallies(tallies.prim),
+    bullmq: mergeTallies(tallies.bullmq),
+    bullmq_aof: mergeTallies(tallies.bullmq_aof),
+  };
+  printTableOf(outcomes);
+  printResultsOf(outcomes);
 }
