@@ -1,6 +1,7 @@
-// memory recall benchmark: ranking quality of the memory primitive's recall on a labelled set
-// (bench/data/memory-recall.json), against substring baselines computed in the same run, and
-// recall latency with 100,000 memories in the store. Runs the engine in this process (its
+// memory recall benchmark: ranking quality of the memory primitive's recall on two labelled
+// sets (bench/data/memory-recall.json, and the harder memory-recall-hard.json over the same
+// memories plus near-duplicates), against SQLite FTS5 BM25 and a per-word substring baseline
+// on the same texts, and recall latency with 100,000 memories in the store. Runs the engine in this process (its
 // TypeScript sources, so no build is needed) and calls it through `engine.invoke`.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,21 +10,36 @@ import { fileURLToPath } from "node:url";
 import { Engine, LOCAL_PRINCIPAL, ManualClock, type PrimitiveInfo } from "../packages/engine/src/index.js";
 import {
   fillerTexts,
+  fts5Baseline,
   type LabelledMemory,
   type LabelledQuery,
+  type LabelledSet,
+  loadHardSet,
   loadLabelledSet,
   percentile,
   prng,
   type Scores,
   score,
   shuffle,
-  wholeQuerySubstringBaseline,
   wordSubstringBaseline,
 } from "./lib/memory-corpus.js";
+import { printRatio } from "./lib/verdict.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
+/** Recall@5 of memory.recall on the standard set, as a share (not a ratio to a peer). */
 const TARGET_RECALL_AT_5 = 0.85;
-const TARGET_MRR_RATIO = 1.5;
+/**
+ * Targets of memory.recall over each peer, on both sets. Recall is sold as better than what a
+ * user builds in ten minutes, so it must not lose on any metric (1.00) and must beat both peers
+ * on MRR by more than one query's worth (1.05: one query moves MRR by ~1.5 %). Set before the
+ * hard set was first run, and not to be moved to fit a result.
+ */
+const PEER_TARGETS = { recall_at1: 1.0, recall_at5: 1.0, mrr: 1.05 } as const;
+const METRICS = [
+  ["recall_at1", "recallAt1"],
+  ["recall_at5", "recallAt5"],
+  ["mrr", "mrr"],
+] as const;
 // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
 const LATENCY_MEMORIES = Number(process.env.BENCH_MEMORIES ?? 100_000);
 const LATENCY_PASSES = 3;
@@ -103,42 +119,73 @@ function byType(rankings: string[][], queries: readonly LabelledQuery[]): Map<st
   );
 }
 
-function printQuality(rows: { name: string; all: Scores; types: Map<string, Scores> }[], types: string[]): void {
-  const head = ["ranking".padEnd(22), "recall@5", "     MRR", ...types.map((t) => `${t} r@5/MRR`.padStart(24))];
-  console.log(`\n${head.join("  ")}`);
+interface QualityRow {
+  name: string;
+  all: Scores;
+  types: Map<string, Scores>;
+}
+
+function printQuality(set: string, rows: QualityRow[], types: string[]): void {
+  const head = ["ranking".padEnd(14), "  r@1", "  r@5", "  MRR", ...types.map((t) => `${t} r@1/r@5/MRR`.padStart(28))];
+  console.log(`\n${set} set\n${head.join("  ")}`);
   for (const r of rows) {
-    const cells = [r.name.padEnd(22), r.all.recallAt5.toFixed(3).padStart(8), r.all.mrr.toFixed(3).padStart(8)];
+    const cells = [r.name.padEnd(14), ...[r.all.recallAt1, r.all.recallAt5, r.all.mrr].map((x) => x.toFixed(3))];
     for (const t of types) {
       const s = r.types.get(t);
-      cells.push(`${s?.recallAt5.toFixed(2)} / ${s?.mrr.toFixed(2)}`.padStart(24));
+      const text = s === undefined ? "-" : [s.recallAt1, s.recallAt5, s.mrr].map((x) => x.toFixed(2)).join(" / ");
+      cells.push(text.padStart(28));
     }
     console.log(cells.join("  "));
   }
-  console.log("");
 }
 
-/** Quality on the labelled set alone: engine recall and both baselines, same data, same order. */
-async function qualityRun(engine: Engine, clock: ManualClock, memories: LabelledMemory[], queries: LabelledQuery[]) {
-  const primitive = await createMemory(engine, "labelled");
+/** Quality on one labelled set: engine recall and both peers, same texts, same order. */
+async function qualityRun(
+  engine: Engine,
+  clock: ManualClock,
+  set: string,
+  memories: LabelledMemory[],
+  queries: LabelledQuery[],
+): Promise<QualityRow[]> {
+  const primitive = await createMemory(engine, `labelled-${set}`);
   const ids = await remember(engine, clock, primitive, memories);
   const engineRanks = await recallRankings(engine, primitive, queries, ids);
+  const fts5 = fts5Baseline(memories);
+  const fts5Ranks = queries.map((q) => fts5.rank(q.query, 10));
+  fts5.close();
   const wordRanks = queries.map((q) => wordSubstringBaseline(memories, q.query, 10));
-  const wholeRanks = queries.map((q) => wholeQuerySubstringBaseline(memories, q.query, 10));
   const types = [...new Set(queries.map((q) => q.type))];
   const rows = [
     { name: "memory_recall", ranks: engineRanks },
+    { name: "fts5_bm25", ranks: fts5Ranks },
     { name: "baseline_words", ranks: wordRanks },
-    { name: "baseline_substring", ranks: wholeRanks },
   ].map((r) => ({ name: r.name, all: score(r.ranks, queries), types: byType(r.ranks, queries) }));
-  printQuality(rows, types);
+  printQuality(set, rows, types);
   // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
   if (process.env.BENCH_VERBOSE) {
     queries.forEach((q, i) => {
       const got = (engineRanks[i] as string[]).slice(0, 5);
-      if (!q.expected.some((id) => got.includes(id))) console.log(`miss: ${q.query} → ${got.join(", ")}`);
+      const peer = (fts5Ranks[i] as string[]).slice(0, 5);
+      if (!q.expected.some((id) => got.includes(id))) {
+        console.log(`miss (${q.type}): ${q.query} → ${got.join(", ")} (fts5: ${peer.join(", ")})`);
+      }
     });
   }
   return rows;
+}
+
+/** RESULT lines of a set, then RATIO lines of memory.recall against each peer. */
+function printSetResults(set: string, rows: QualityRow[]): void {
+  for (const r of rows) {
+    for (const [metric, key] of METRICS)
+      console.log(`RESULT ${r.name}_${metric}_${set} ${r.all[key].toFixed(3)} ratio`);
+  }
+  const [mem, ...peers] = rows as [QualityRow, ...QualityRow[]];
+  for (const peer of peers) {
+    for (const [metric, key] of METRICS) {
+      printRatio(`memory_${metric}_vs_${peer.name}_${set}`, mem.all[key] / peer.all[key], PEER_TARGETS[metric]);
+    }
+  }
 }
 
 /** Latency (and, informationally, quality) with the labelled set hidden among filler memories. */
@@ -162,44 +209,34 @@ async function latencyRun(engine: Engine, clock: ManualClock, memories: Labelled
 }
 
 export async function run(): Promise<void> {
-  const { memories, queries } = loadLabelledSet(join(benchDir, "data", "memory-recall.json"));
-  // Insertion order is shuffled (seeded) so recency carries no hint of the topic.
-  const ordered = shuffle(memories, prng(42));
+  const standard = loadLabelledSet(join(benchDir, "data", "memory-recall.json"));
+  const hard = loadHardSet(join(benchDir, "data", "memory-recall-hard.json"), standard);
   const dataDir = mkdtempSync(join(tmpdir(), "prim-bench-memory-"));
   const clock = new ManualClock(1_700_000_000_000);
   const engine = Engine.openLocal({ dataDir, clock });
   try {
     await engine.invoke(LOCAL_PRINCIPAL, "group.create", null, { name: "bench" });
-    console.log(`labelled set: ${memories.length} memories, ${queries.length} queries`);
-    const rows = await qualityRun(engine, clock, ordered, queries);
-    console.log(`latency run: remembering ${LATENCY_MEMORIES} memories …`);
-    const large = await latencyRun(engine, clock, ordered, queries);
-    const [mem, words, whole] = rows as [(typeof rows)[0], (typeof rows)[0], (typeof rows)[0]];
-    console.log(`\n${large.count} memories: ${large.latencies.length} recalls measured\n`);
-    for (const r of rows) {
-      console.log(`RESULT ${r.name}_recall_at5 ${r.all.recallAt5.toFixed(3)} ratio`);
-      console.log(`RESULT ${r.name}_mrr ${r.all.mrr.toFixed(3)} ratio`);
+    const sets: [string, LabelledSet][] = [
+      ["standard", standard],
+      ["hard", hard],
+    ];
+    const quality: [string, QualityRow[]][] = [];
+    for (const [name, set] of sets) {
+      console.log(`${name} set: ${set.memories.length} memories, ${set.queries.length} queries`);
+      // Insertion order is shuffled (seeded) so recency carries no hint of the topic.
+      quality.push([name, await qualityRun(engine, clock, name, shuffle(set.memories, prng(42)), set.queries)]);
     }
+    console.log(`\nlatency run: remembering ${LATENCY_MEMORIES} memories …`);
+    const large = await latencyRun(engine, clock, shuffle(standard.memories, prng(42)), standard.queries);
+    console.log(`\n${large.count} memories: ${large.latencies.length} recalls measured\n`);
     console.log(`RESULT memory_recall_p50_${large.count} ${percentile(large.latencies, 0.5).toFixed(2)} ms`);
     console.log(`RESULT memory_recall_p99_${large.count} ${percentile(large.latencies, 0.99).toFixed(2)} ms`);
     console.log(`RESULT memory_remember_rate_${large.count} ${large.insertRate.toFixed(0)} memories/s`);
     console.log(`RESULT memory_recall_at5_among_${large.count} ${large.quality.recallAt5.toFixed(3)} ratio`);
     console.log(`RESULT memory_mrr_among_${large.count} ${large.quality.mrr.toFixed(3)} ratio`);
-    // The issue's target is against the plain substring baseline (the whole query as a
-    // substring). The per-word baseline is a much stronger opponent; its ratio is reported
-    // without a target so the gap over real keyword matching stays visible.
-    const mrrRatio = mem.all.mrr / whole.all.mrr;
-    console.log(`RATIO memory_recall_at5 ${mem.all.recallAt5.toFixed(2)} (target ${TARGET_RECALL_AT_5.toFixed(2)})`);
-    console.log(`RATIO memory_mrr_vs_baseline ${mrrRatio.toFixed(2)} (target ${TARGET_MRR_RATIO.toFixed(2)})`);
-    console.log(`RATIO memory_mrr_vs_baseline_words ${(mem.all.mrr / words.all.mrr).toFixed(2)} (target none)`);
-    if (mem.all.recallAt5 < TARGET_RECALL_AT_5) {
-      console.error(`FAIL memory_recall_at5 ${mem.all.recallAt5.toFixed(3)} below ${TARGET_RECALL_AT_5}`);
-      process.exitCode = 1;
-    }
-    if (mrrRatio < TARGET_MRR_RATIO) {
-      console.error(`FAIL memory_mrr_vs_baseline ${mrrRatio.toFixed(2)} below ${TARGET_MRR_RATIO}`);
-      process.exitCode = 1;
-    }
+    const [, standardRows] = quality[0] as [string, QualityRow[]];
+    printRatio("memory_recall_at5_standard", (standardRows[0] as QualityRow).all.recallAt5, TARGET_RECALL_AT_5);
+    for (const [name, rows] of quality) printSetResults(name, rows);
   } finally {
     await engine.close();
     rmSync(dataDir, { recursive: true, force: true });
