@@ -45,8 +45,34 @@ export function reflections(secret: string): Record<string, string> {
 }
 
 /**
+ * The credential with its letters' case changed, then encoded: what an upstream that treats the
+ * value case-insensitively (a host name, a header, a lower-cased log line) sends back.
+ */
+export function casedReflections(secret: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [casing, cased] of [
+    ["lower", secret.toLowerCase()],
+    ["upper", secret.toUpperCase()],
+  ] as const) {
+    const bytes = Buffer.from(cased, "utf8");
+    out[`${casing}`] = cased;
+    out[`${casing}_url`] = encodeURIComponent(cased);
+    out[`${casing}_url_lower_hex`] = encodeURIComponent(cased).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+    out[`${casing}_base64`] = bytes.toString("base64");
+    out[`${casing}_base64url`] = bytes.toString("base64url");
+    out[`${casing}_hex`] = bytes.toString("hex");
+    out[`${casing}_json`] = JSON.stringify(cased);
+    out[`${casing}_json_ascii`] = JSON.stringify(JSON.stringify(cased)); // escaped twice
+  }
+  out.url_upper = encodeURIComponent(secret).toUpperCase(); // a whole percent-encoded text upper-cased
+  out.basic_lower = Buffer.from(`user:${secret.toLowerCase()}`).toString("base64");
+  return out;
+}
+
+/**
  * A real HTTP server on a loopback address that fetch calls go to. Routes: `/echo` (what was
  * received), `/reflect` (the credential in many encodings, in the body and in headers),
+ * `/reflect-case` (its upper- and lower-cased forms encoded, and as a header name),
  * `/reflect-binary`, `/reflect-gzip`, `/redirect?to=&status=`, `/loop` (redirects to itself), `/slow` (never answers), `/huge`
  * (2 MiB), `/status?code=`.
  */
@@ -76,6 +102,17 @@ export async function startEcho(host = "127.0.0.1"): Promise<EchoServer> {
           res.setHeader("x-b64", forms.base64 as string);
           res.setHeader("x-url", forms.url as string);
           res.setHeader("set-cookie", [`a=${forms.url}`, `b=${forms.base64url}`]);
+          res.setHeader("content-type", "application/json");
+          res.end(JSON.stringify(forms));
+          return;
+        }
+        case "/reflect-case": {
+          // Case-changed forms in the body, in header values, and the credential as a header
+          // NAME (Node lower-cases names) when it is a valid header name.
+          const forms = casedReflections(secret);
+          res.setHeader("x-upper", forms.upper as string);
+          res.setHeader("x-lower-b64", forms.lower_base64 as string);
+          if (/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(secret)) res.setHeader(`x-${secret}`, "1");
           res.setHeader("content-type", "application/json");
           res.end(JSON.stringify(forms));
           return;

@@ -41,11 +41,14 @@ export const LEAK_FORMS: Record<string, string> = {
   ),
 };
 
-/** Which forms of SECRET occur in `text` (empty when none). */
+/** Letters lower-cased, byte for byte (latin1 keeps every byte one character). */
+const fold = (bytes: Buffer) => bytes.toString("latin1").toLowerCase();
+
+/** Which forms of SECRET occur in `text`, in any letter case (empty when none). */
 export function leaksIn(text: string | Buffer): string[] {
-  const haystack = typeof text === "string" ? Buffer.from(text, "utf8") : text;
+  const haystack = fold(typeof text === "string" ? Buffer.from(text, "utf8") : text);
   return Object.entries(LEAK_FORMS)
-    .filter(([, form]) => haystack.includes(Buffer.from(form, "utf8")))
+    .filter(([, form]) => haystack.includes(fold(Buffer.from(form, "utf8"))))
     .map(([name]) => name);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { reflections } from "./vault-echo.js";
+import { casedReflections, reflections } from "./vault-echo.js";
 import { LEAK_FORMS, leaksIn, SECRET, withGrantedSecret } from "./vault-helpers.js";
 
 const MARK = "[REDACTED:API_KEY]";
@@ -26,6 +26,35 @@ describe("vault: redaction", () => {
     expect(leaksIn(JSON.stringify(res.body))).toEqual([]);
     // The upstream did get every one of those forms.
     expect(reflections(SECRET).plain).toBe(SECRET);
+  });
+
+  it("redacts the value whatever its letter case, encoded or not, in the body and in header values", async () => {
+    const { fetch, echo } = await withGrantedSecret();
+    const res = await fetch({ url: `${echo.origin}/reflect-case`, auth: { bearer: "API_KEY" } });
+    expect(res.status).toBe(200);
+    const forms = JSON.parse(res.body.body) as Record<string, string>;
+    expect(Object.keys(forms).sort()).toEqual(Object.keys(casedReflections(SECRET)).sort());
+    for (const [name, form] of Object.entries(forms)) {
+      if (name.endsWith("_json")) expect(form, name).toBe(`"${MARK}"`);
+      else if (name.endsWith("_json_ascii")) expect(form, name).toBe(`"\\"${MARK}\\""`);
+      else if (name === "basic_lower") expect(form, name).toContain(MARK);
+      else expect(form, name).toBe(MARK);
+    }
+    expect(res.body.headers["x-upper"]).toBe(MARK);
+    expect(res.body.headers["x-lower-b64"]).toBe(MARK);
+    expect(leaksIn(JSON.stringify(res.body))).toEqual([]);
+    expect(JSON.stringify(res.body).toLowerCase()).not.toContain(SECRET.toLowerCase());
+  });
+
+  it("redacts the value in a response header name, which arrives lower-cased", async () => {
+    const { fetch, echo, put, grant } = await withGrantedSecret();
+    const token = "Tok3nInAHeaderName";
+    await put("TOKEN", token);
+    await grant({ name: "TOKEN", allow: { hosts: [echo.host] } });
+    const res = await fetch({ url: `${echo.origin}/reflect-case`, auth: { bearer: "TOKEN" } });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.headers)).toContain("x-[REDACTED:TOKEN]");
+    expect(res.text.toLowerCase()).not.toContain(token.toLowerCase());
   });
 
   it("redacts a header-injected and a query-injected value the same way", async () => {
@@ -73,6 +102,26 @@ describe("vault: redaction", () => {
     expect(res.body.error.code).toBe("secret_policy_denied");
     expect(res.body.error.message).toContain("[REDACTED:TOKEN].example.com");
     expect(res.text).not.toContain(token);
+  });
+
+  it("redacts a mixed-case value the URL parser lower-cased in an error message (denied and unresolvable hosts)", async () => {
+    const { fetch, echo, put, grant } = await withGrantedSecret();
+    const token = "Tok3nAllowedInHostNames";
+    await put("TOKEN", token);
+    const granted = await grant({ name: "TOKEN", allow: { hosts: [echo.host, "*.prim-test.invalid"] } });
+    expect(granted.status, granted.text).toBe(201);
+    for (const [to, status] of [
+      [`http://${token}.example.com/steal`, 403], // not granted: secret_policy_denied names the host
+      [`http://${token}.prim-test.invalid/steal`, 502], // granted, but DNS fails: upstream_error names the host
+    ] as const) {
+      const res = await fetch({
+        url: `${echo.origin}/redirect?to=${encodeURIComponent(to)}`,
+        auth: { bearer: "TOKEN" },
+      });
+      expect(res.status, res.text).toBe(status);
+      expect(res.body.error.message).toContain("[REDACTED:TOKEN].");
+      expect(res.text.toLowerCase()).not.toContain(token.toLowerCase());
+    }
   });
 
   it("never returns the value for a request that fails half way", async () => {

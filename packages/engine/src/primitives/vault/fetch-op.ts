@@ -110,7 +110,10 @@ export const vaultFetch = defineOp({
         ...encodeBody(redactor.bytes(res.body)),
       };
       // Fail closed should a form slip past redaction (short values would match JSON syntax).
-      if (value.length >= 8 && JSON.stringify([result.headers, result.body]).includes(value)) {
+      if (
+        value.length >= 8 &&
+        JSON.stringify([result.headers, result.body]).toLowerCase().includes(value.toLowerCase())
+      ) {
         throw new ServiceError("upstream_error", `the upstream response could not be redacted`);
       }
       return result;
