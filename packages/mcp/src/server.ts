@@ -105,6 +105,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.get(request.params.name);
     if (tool === undefined) {
+      // A real tool this session may not use is the spec's `tool_not_allowed`, a tool error
+      // like every other refusal; a name Prim does not have is a protocol error.
+      if (TOOLS.some((t) => t.name === request.params.name)) {
+        const message = `tool '${request.params.name}' is outside this session's tool allowlist`;
+        return result({ error: { code: "tool_not_allowed", message } }, true);
+      }
       throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
     }
     const parsed = tool.schema.safeParse(request.params.arguments ?? {});

@@ -50,10 +50,14 @@ describe("MCP over Streamable HTTP", () => {
     const client = await s.connect("g", "?tools=kv_*,db_query");
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
     expect(names).toEqual(["db_query", "kv_delete", "kv_get", "kv_list", "kv_set", "primitive_list"]);
-    const res = await client
-      .callTool({ name: "db_exec", arguments: { primitive: "x", sql: "SELECT 1" } })
-      .catch((e) => e);
-    expect(String(res.message ?? JSON.stringify(res))).toMatch(/not found/i);
+    // A Prim tool outside the allowlist: the spec's tool_not_allowed, as a tool error result.
+    const refused = await s.call(client, "db_exec", { primitive: "x", sql: "SELECT 1" });
+    expect(refused).toMatchObject({ isError: true, data: { error: { code: "tool_not_allowed" } } });
+    expect(refused.data.error.message).toContain("db_exec");
+    expect(JSON.parse(refused.text as string)).toEqual(refused.data);
+    // A name Prim has no tool for stays a JSON-RPC error.
+    const unknown = await client.callTool({ name: "no_such_tool", arguments: {} }).catch((e) => e);
+    expect(String(unknown.message ?? JSON.stringify(unknown))).toMatch(/no_such_tool not found/);
   });
 
   it("db_query stays read-only even when db_exec is allowed", async () => {
