@@ -2,6 +2,7 @@
 // RESULT and RATIO lines for machines, and FAIL lines for phases with failed operations.
 import type { Measured } from "./load.js";
 import type { Driven } from "./objects.js";
+import { printFail, printRatio } from "./verdict.js";
 
 /** Decimal megabytes: MB/s figures are bytes/s ÷ 10^6. */
 const MB = 1e6;
@@ -64,8 +65,8 @@ export interface Ratio {
   target: number | null;
 }
 
-/** Prints RESULT, RATIO and FAIL lines; returns whether every phase succeeded. */
-export function printResults(rows: readonly Row[], ratios: readonly Ratio[]): boolean {
+/** Prints RESULT, RATIO and FAIL lines; a failed phase or a missed target fails the run. */
+export function printResults(rows: readonly Row[], ratios: readonly Ratio[]): void {
   for (const r of rows) {
     console.log(`RESULT ${r.name}_ops ${opsText(r)} ops/s`);
     console.log(`RESULT ${r.name}_mbps ${r.mbps.toFixed(1)} MB/s`);
@@ -75,11 +76,9 @@ export function printResults(rows: readonly Row[], ratios: readonly Ratio[]): bo
     const a = byName.get(engine);
     const b = byName.get(baseline);
     if (a === undefined || b === undefined) continue;
-    const ratio = b.mbps > 0 ? a.mbps / b.mbps : 0;
-    console.log(`RATIO ${label} ${ratio.toFixed(2)} (target ${target === null ? "none" : target.toFixed(2)})`);
+    printRatio(label, b.mbps > 0 ? a.mbps / b.mbps : 0, target);
   }
   // A benchmark of failed requests would be meaningless: every operation must succeed.
   const failed = rows.filter((r) => r.failures > 0);
-  for (const r of failed) console.error(`FAIL ${r.name}: ${r.failures} failed operations (${r.detail})`);
-  return failed.length === 0;
+  for (const r of failed) printFail(`${r.name}: ${r.failures} failed operations (${r.detail})`);
 }
