@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -14,17 +13,14 @@ import {
 } from "@prim/engine";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createMcpServer } from "./server.js";
-
-interface Session {
-  transport: StreamableHTTPServerTransport;
-  server: McpServer;
-  /** The group path that started the session; the id answers 404 under any other. */
-  group: string;
-  lastUsed: number;
-}
-
-/** Sessions unused this long are closed (a client that vanished without DELETE). */
-const IDLE_MS = 30 * 60_000;
+import {
+  MAX_SESSIONS,
+  MAX_SESSIONS_PER_CREDENTIAL,
+  SESSION_IDLE_MS,
+  type Session,
+  type SessionLimits,
+  SessionTable,
+} from "./sessions.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -68,17 +64,18 @@ async function groupFor(engine: Engine, principal: Principal, name: string): Pro
 /**
  * Mounts the MCP endpoint at `/mcp/<group>` (Streamable HTTP: POST, GET for the event stream,
  * DELETE to end a session). Authentication is the server's own `onRequest` hook, as for REST.
+ * Sessions are capped per credential and in total (`sessions.ts`); tests pass smaller caps.
  */
-export function mountMcp(app: FastifyInstance, engine: Engine): void {
-  const sessions = new Map<string, Session>();
-  const sweep = setInterval(() => {
-    const cutoff = Date.now() - IDLE_MS;
-    for (const session of sessions.values()) if (session.lastUsed < cutoff) void session.transport.close();
-  }, 60_000);
+export function mountMcp(app: FastifyInstance, engine: Engine, limits: Partial<SessionLimits> = {}): void {
+  const sessions = new SessionTable({
+    perCredential: limits.perCredential ?? MAX_SESSIONS_PER_CREDENTIAL,
+    total: limits.total ?? MAX_SESSIONS,
+  });
+  const sweep = setInterval(() => sessions.sweep(Date.now() - SESSION_IDLE_MS), 60_000);
   sweep.unref();
   app.addHook("onClose", async () => {
     clearInterval(sweep);
-    await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
+    await sessions.closeAll();
   });
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
@@ -93,10 +90,20 @@ export function mountMcp(app: FastifyInstance, engine: Engine): void {
     } else {
       throw invalid("mcp-session-id: required (start a session with an initialize request)");
     }
-    session.lastUsed = Date.now();
+    const current = session;
+    current.lastUsed = Date.now();
+    if (req.method !== "GET") {
+      // Busy until the answer is written: a session mid-call is never closed to make room.
+      current.busy++;
+      reply.raw.once("close", () => {
+        current.busy--;
+        current.lastUsed = Date.now();
+        if (current.transport.sessionId === undefined) sessions.remove(current); // initialize failed
+      });
+    }
     reply.hijack();
     reply.raw.setHeader("x-request-id", req.id);
-    await session.transport.handleRequest(req.raw, reply.raw, req.body);
+    await current.transport.handleRequest(req.raw, reply.raw, req.body);
   };
 
   const startSession = async (req: FastifyRequest, groupName: string): Promise<Session> => {
@@ -104,20 +111,20 @@ export function mountMcp(app: FastifyInstance, engine: Engine): void {
     const principal = patterns === null ? req.principal : narrowTools(req.principal, patterns);
     const group = await groupFor(engine, req.principal, groupName);
     const server = createMcpServer({ engine, principal, group, baseUrl: `${req.protocol}://${req.headers.host}` });
-    const session = { server, group: groupName, lastUsed: Date.now() } as Session;
+    const session = { server, group: groupName, actor: req.principal.actor, lastUsed: Date.now(), busy: 0 } as Session;
+    sessions.admit(session);
     session.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, session);
-      },
-      onsessionclosed: (id) => {
-        sessions.delete(id);
-      },
+      onsessioninitialized: (id) => sessions.initialized(id, session),
+      onsessionclosed: () => sessions.remove(session),
     });
-    session.transport.onclose = () => {
-      if (session.transport.sessionId !== undefined) sessions.delete(session.transport.sessionId);
-    };
-    await server.connect(session.transport);
+    session.transport.onclose = () => sessions.remove(session);
+    try {
+      await server.connect(session.transport);
+    } catch (err) {
+      sessions.remove(session);
+      throw err;
+    }
     return session;
   };
 
