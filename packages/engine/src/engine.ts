@@ -43,6 +43,17 @@ export interface LocalEngineOptions {
   operations?: readonly AnyOperation[];
   /** Test-only: vault fetch may reach loopback addresses (127.0.0.0/8, ::1), nothing else private. */
   allowLoopbackFetch?: boolean;
+  /**
+   * SQL host processes for db primitives (default: `PRIM_SQL_HOSTS` if set, else
+   * DEFAULT_SQL_HOSTS; see primitives/db/sql-host.ts).
+   */
+  sqlHosts?: number;
+}
+
+/** `PRIM_SQL_HOSTS`, when it is a positive integer. */
+function sqlHostsFromEnv(): number | undefined {
+  const n = Number(process.env.PRIM_SQL_HOSTS);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
 export interface InvokeMeta {
@@ -78,7 +89,7 @@ export class Engine {
     const definitions = new Map(
       (options.definitions ?? PRIMITIVE_DEFINITIONS).map((d) => [d.type, d as PrimitiveDefinition]),
     );
-    const sqlHost = new SqlHost();
+    const sqlHost = new SqlHost({ size: options.sqlHosts ?? sqlHostsFromEnv() });
     const keyRing = new LocalKeyRing(options.dataDir, clock);
     const vault = { keyRing, allowLoopbackFetch: options.allowLoopbackFetch ?? false };
     const files = new PrimitiveFiles(

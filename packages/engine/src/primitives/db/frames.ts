@@ -6,6 +6,8 @@
  * again — the reason this is not Node's IPC channel (which would escape it inside a message).
  */
 export const HEADER_BYTES = 9;
+/** The id of the frame a host sends once when it starts (requests count from 1). */
+export const READY_FRAME_ID = 0;
 
 export interface Frame {
   id: number;

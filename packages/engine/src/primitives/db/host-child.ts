@@ -7,22 +7,30 @@ import { mkdirSync, rmSync } from "node:fs";
 import { Socket } from "node:net";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { encodeFrame, FrameReader } from "./frames.js";
+import { encodeFrame, FrameReader, READY_FRAME_ID } from "./frames.js";
 import { dropTempObjects, type ExecError, execute } from "./host-exec.js";
 import type { BranchInfo, DbLocation, HostRequest } from "./protocol.js";
 
+// Open connections by path, least recently used first. Bounded: each holds a file descriptor
+// and up to 2 MB of page cache, and an engine may have thousands of dbs. A request uses at
+// most three files (main or a branch, a branch, meta.sqlite), all among the most recent.
 const open = new Map<string, Database.Database>();
+const MAX_OPEN_CONNECTIONS = 32;
 
 function connect(path: string): Database.Database {
   let db = open.get(path);
-  if (db === undefined) {
-    db = new Database(path);
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = NORMAL");
-    db.pragma("busy_timeout = 5000");
-    db.pragma("foreign_keys = ON");
+  if (db !== undefined) {
+    open.delete(path);
     open.set(path, db);
+    return db;
   }
+  db = new Database(path);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("busy_timeout = 5000");
+  db.pragma("foreign_keys = ON");
+  open.set(path, db);
+  if (open.size > MAX_OPEN_CONNECTIONS) closePath(open.keys().next().value as string);
   return db;
 }
 
@@ -246,3 +254,5 @@ channel.on("data", (chunk: Buffer) => {
 // The engine went away: nothing more to do.
 channel.on("end", () => process.exit(0));
 channel.on("error", () => process.exit(0));
+// Requests are timed from here on (host-process.ts): starting is not a statement's time.
+channel.write(encodeFrame(READY_FRAME_ID, 0, "{}"));

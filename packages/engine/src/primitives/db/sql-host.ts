@@ -1,182 +1,164 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import type { Socket } from "node:net";
-import { fileURLToPath } from "node:url";
-import { ERROR_STATUS, type ErrorCode, ServiceError } from "../../core/errors.js";
-import { lazyJson } from "../../core/raw-json.js";
-import { encodeFrame, type Frame, FrameReader } from "./frames.js";
-import { type HostRequest, STATEMENT_TIMEOUT_MS } from "./protocol.js";
+import { SqlHostProcess } from "./host-process.js";
+import type { DbLocation, HostRequest } from "./protocol.js";
+import { STATEMENT_TIMEOUT_MS } from "./protocol.js";
 
-// Under vitest the engine runs from its TypeScript sources; the child then runs through tsx.
-const here = import.meta.url;
-const childPath = fileURLToPath(new URL(here.endsWith(".ts") ? "./host-child.ts" : "./host-child.js", here));
-const childExecArgv = here.endsWith(".ts") ? ["--import", "tsx"] : [];
+/**
+ * SQL host processes by default. One host lets a single caller's slow statements (each may run
+ * 5 s) queue every other db behind them; with N hosts and one host per db at a time, N − 1 dbs
+ * can run slow statements at once while the rest are still answered at once. Three keeps a
+ * write answered while two neighbours misbehave, and costs little: a host is a Node process
+ * (~40 MB) started only when the ones before it are busy, so a quiet engine runs one.
+ */
+export const DEFAULT_SQL_HOSTS = 3;
 
-interface Pending {
-  id: number;
-  req: HostRequest;
-  /** The request as JSON, made before it was queued (a restart resends it as is). */
-  text: string;
-  resolve: (value: unknown) => void;
-  reject: (err: unknown) => void;
+export interface SqlHostOptions {
+  /** Host processes (default DEFAULT_SQL_HOSTS, at least 1). */
+  size?: number;
+  /** Statement time limit per request (default 5 s). */
+  timeoutMs?: number;
+  /**
+   * Most hosts one tenant's dbs may keep busy at once (default: all). The local engine has
+   * one tenant; the cloud passes each request's workspace as its tenant and sets this below
+   * `size`, so one workspace's slow statements cannot occupy every host while others wait.
+   */
+  maxHostsPerTenant?: number;
 }
 
-/** A host reply's error as a ServiceError; unknown codes become a plain internal error. */
-function hostError(code: string, message: string): ServiceError {
-  const known = code in ERROR_STATUS ? (code as ErrorCode) : "internal_error";
-  return new ServiceError(known, known === "internal_error" ? "internal error; safe to retry" : message);
-}
-
-/** A request as JSON text, or the 400 a request that cannot be serialised answers. */
-function serialise(req: HostRequest): string | ServiceError {
-  try {
-    return JSON.stringify(req);
-  } catch (err) {
-    const reason = err instanceof RangeError ? "it is nested too deeply" : "it holds a value JSON cannot carry";
-    return new ServiceError("invalid_request", `the statement's parameters cannot be sent to the SQL host: ${reason}`);
-  }
+/** One db's place in the pool. */
+interface Lane {
+  /** The host its requests go to while any is unanswered. */
+  host: number;
+  inFlight: number;
+  tenant: string;
+  /** Hosts that may hold connections to its files (see `route`). */
+  opened: Set<number>;
 }
 
 /**
- * The engine's side of the SQL host process. Requests are pipelined and answered in order; the
- * oldest unanswered request is the one running, and only it is timed. When it overruns, the
- * process is killed (SQLite's WAL keeps every file intact), the request fails, and the ones
- * queued behind it — which had not started — are sent to a fresh process.
+ * The SQL hosts of an engine, and which db runs where. Rules:
+ * - a db's requests are answered in the order they were made (the engine relies on it): while
+ *   one is unanswered, the db's next requests go to the same host, which runs them in order;
+ * - so a db occupies at most one host at a time, and its slow statements delay only the dbs
+ *   that share that host at that moment;
+ * - a db with nothing in flight goes to the least busy host (fewest unanswered requests; the
+ *   first of equals, so a quiet engine uses one process), within its tenant's share.
+ * A db's files are open in at most one host: when it moves, the host it leaves gets a `close`
+ * for it, queued ahead of anything the db may send there later. So a connection never outlives
+ * a promote, restore or branch delete made through another host, and closing a db (delete,
+ * eviction, shutdown) waits for every host that may have it open.
  */
 export class SqlHost {
-  private child: ChildProcess | null = null;
-  private channel: Socket | null = null;
-  private readonly pending: Pending[] = [];
-  private nextId = 1;
-  private timer: NodeJS.Timeout | null = null;
-  private closed = false;
+  private readonly hosts: SqlHostProcess[];
+  private readonly lanes = new Map<string, Lane>();
+  /** Per tenant, unanswered requests on each host. */
+  private readonly tenantLoad = new Map<string, number[]>();
+  private readonly maxHostsPerTenant: number;
 
-  constructor(private readonly timeoutMs = STATEMENT_TIMEOUT_MS) {}
-
-  request<T>(req: HostRequest): Promise<T> {
-    if (this.closed) return Promise.reject(new ServiceError("internal_error", "internal error; safe to retry"));
-    // Serialised before anything is queued: the channel pairs replies with requests by order,
-    // so an entry that was never sent would take the next reply and desynchronise every later
-    // one. Whatever the input (nested too deep, a BigInt, a cycle), it fails here on its own.
-    const text = serialise(req);
-    if (text instanceof ServiceError) return Promise.reject(text);
-    return new Promise<T>((resolve, reject) => {
-      const entry: Pending = { id: this.nextId++, req, text, resolve: resolve as (v: unknown) => void, reject };
-      this.pending.push(entry);
-      this.post(entry);
-      if (this.pending.length === 1) this.armTimer();
-    });
+  constructor(options: SqlHostOptions = {}) {
+    const size = Math.max(1, Math.floor(options.size ?? DEFAULT_SQL_HOSTS));
+    this.hosts = Array.from({ length: size }, () => new SqlHostProcess(options.timeoutMs ?? STATEMENT_TIMEOUT_MS));
+    this.maxHostsPerTenant = Math.max(1, Math.min(size, options.maxHostsPerTenant ?? size));
   }
 
-  /** Requests sent and not answered yet (the pool routes to the host with the fewest). */
+  get size(): number {
+    return this.hosts.length;
+  }
+
+  /** Unanswered requests on all hosts. */
   get load(): number {
-    return this.pending.length;
+    return this.hosts.reduce((sum, h) => sum + h.load, 0);
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    this.clearTimer();
-    const child = this.child;
-    this.child = null;
-    this.channel?.destroy();
-    this.channel = null;
-    if (child === null || child.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once("exit", () => resolve());
-      child.kill("SIGTERM");
-    });
+  /** Runs `req` for the db at `req.at`; `tenant` is the workspace in the cloud (see options). */
+  request<T>(req: HostRequest, tenant = ""): Promise<T> {
+    if (req.kind === "close") return this.closeEverywhere(req.at) as Promise<T>;
+    const lane = this.route(req.at, tenant);
+    const host = lane.host;
+    const tenantLoad = this.tenantHosts(lane.tenant);
+    lane.inFlight++;
+    tenantLoad[host] = (tenantLoad[host] as number) + 1;
+    const settle = () => {
+      lane.inFlight--;
+      tenantLoad[host] = (tenantLoad[host] as number) - 1;
+    };
+    const answer = (this.hosts[host] as SqlHostProcess).request<T>(req);
+    answer.then(settle, settle);
+    return answer;
   }
 
-  // Requests made in one turn of the event loop go to the host in one write.
-  private outbox: Buffer[] = [];
-
-  private post(entry: Pending): void {
-    if (this.outbox.length === 0) setImmediate(() => this.flushOutbox());
-    this.outbox.push(encodeFrame(entry.id, 0, entry.text));
-  }
-
-  private flushOutbox(): void {
-    const frames = this.outbox;
-    this.outbox = [];
-    if (frames.length > 0)
-      this.ensureChannel().write(frames.length === 1 ? (frames[0] as Buffer) : Buffer.concat(frames));
-  }
-
-  /** The host process and its socket pair (fd 3), started on first use. */
-  private ensureChannel(): Socket {
-    if (this.channel !== null) return this.channel;
-    const child = spawn(process.execPath, [...childExecArgv, childPath], {
-      stdio: ["ignore", "inherit", "inherit", "pipe"],
-    });
-    const channel = child.stdio[3] as Socket;
-    const reader = new FrameReader();
-    channel.on("data", (chunk: Buffer) => reader.push(chunk, (frame) => this.onReply(child, frame)));
-    channel.on("error", () => {}); // the exit handler deals with a dead host
-    child.on("exit", () => this.onExit(child));
-    child.unref();
-    channel.unref();
-    this.child = child;
-    this.channel = channel;
-    return channel;
-  }
-
-  private onReply(child: ChildProcess, frame: Frame): void {
-    const head = this.pending[0];
-    // A reply from a host that was replaced, or for a request that already failed.
-    if (child !== this.child || head === undefined || head.id !== frame.id) return;
-    this.pending.shift();
-    this.clearTimer();
-    if (this.pending.length > 0) this.armTimer();
-    if (frame.status !== 0) {
-      const { code, message } = JSON.parse(frame.text) as { code: string; message: string };
-      head.reject(hostError(code, message));
-      return;
+  /** Which host the db's request goes to: its current one while busy, else the least busy. */
+  private route(at: DbLocation, tenant: string): Lane {
+    let lane = this.lanes.get(at.file);
+    if (lane === undefined) {
+      lane = { host: -1, inFlight: 0, tenant, opened: new Set() };
+      this.lanes.set(at.file, lane);
     }
-    // A statement's result crosses as the JSON text of the response body: REST sends it as is,
-    // and only a caller that reads its fields pays for parsing it.
-    head.resolve(head.req.kind === "exec" ? lazyJson(frame.text) : JSON.parse(frame.text));
+    if (lane.inFlight === 0) {
+      lane.tenant = tenant;
+      const host = this.leastBusy(tenant);
+      if (host !== lane.host) {
+        lane.host = host;
+        for (const other of lane.opened) if (other !== host) void this.closeOn(other, at, lane);
+      }
+    }
+    lane.opened.add(lane.host);
+    return lane;
   }
 
-  private armTimer(): void {
-    this.timer = setTimeout(() => this.onTimeout(), this.timeoutMs);
-    this.timer.unref();
+  private leastBusy(tenant: string): number {
+    const mine = this.tenantHosts(tenant);
+    // A tenant that already keeps its share of hosts busy waits on one of those.
+    const occupied = mine.filter((n) => n > 0).length;
+    const allowed = (i: number) => occupied < this.maxHostsPerTenant || (mine[i] as number) > 0;
+    let best = -1;
+    for (let i = 0; i < this.hosts.length; i++) {
+      if (!allowed(i)) continue;
+      if (best === -1 || (this.hosts[i] as SqlHostProcess).load < (this.hosts[best] as SqlHostProcess).load) best = i;
+    }
+    return best;
   }
 
-  private clearTimer(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
+  private tenantHosts(tenant: string): number[] {
+    let load = this.tenantLoad.get(tenant);
+    if (load === undefined) {
+      load = this.hosts.map(() => 0);
+      this.tenantLoad.set(tenant, load);
+    }
+    return load;
   }
 
-  private onTimeout(): void {
-    const head = this.pending.shift();
-    this.restart();
-    head?.reject(
-      new ServiceError("invalid_request", `the statement ran longer than ${this.timeoutMs} ms and was interrupted`),
-    );
+  /**
+   * Closes the db's connections on host `i`. With `lane` (the db moved away), that host no
+   * longer counts as holding them once done, unless the db came back to it meanwhile.
+   */
+  private closeOn(i: number, at: DbLocation, lane?: Lane): Promise<unknown> {
+    const done = () => {
+      if (lane !== undefined && lane.host !== i) lane.opened.delete(i);
+    };
+    const host = this.hosts[i] as SqlHostProcess;
+    // A host that is not running holds no connection (a restart opens none).
+    if (!host.running) {
+      done();
+      return Promise.resolve();
+    }
+    return host.request({ kind: "close", at }).then(done, done);
   }
 
-  /** Kills the process and resends what was queued behind the request it was running. */
-  private restart(): void {
-    const old = this.child;
-    this.child = null;
-    this.channel?.destroy();
-    this.channel = null;
-    old?.kill("SIGKILL");
-    this.outbox = [];
-    if (this.pending.length === 0) return;
-    const frames = this.pending.map((p) => encodeFrame(p.id, 0, p.text));
-    this.ensureChannel().write(Buffer.concat(frames));
-    this.armTimer();
+  /** A db's `close`: on every host that may hold its files, after its unanswered requests. */
+  private async closeEverywhere(at: DbLocation): Promise<{ closed: true }> {
+    const lane = this.lanes.get(at.file);
+    if (lane === undefined) return { closed: true }; // no host ever opened it
+    // Requests routed from now on (the db reopened at once) reopen their host's connections
+    // after this close, which that host runs first.
+    const hosts = [...lane.opened];
+    lane.opened.clear();
+    await Promise.all(hosts.map((i) => this.closeOn(i, at)));
+    if (lane.inFlight === 0 && lane.opened.size === 0) this.lanes.delete(at.file);
+    return { closed: true };
   }
 
-  private onExit(child: ChildProcess): void {
-    if (child !== this.child) return; // killed on purpose
-    this.child = null;
-    this.channel?.destroy();
-    this.channel = null;
-    this.clearTimer();
-    // The process died on its own: the running request may have done anything; fail it.
-    const head = this.pending.shift();
-    head?.reject(new ServiceError("internal_error", "internal error; safe to retry"));
-    if (this.pending.length > 0 && !this.closed) this.restart();
+  /** Stops every host process (unanswered requests fail). */
+  async close(): Promise<void> {
+    await Promise.all(this.hosts.map((h) => h.close()));
   }
 }
