@@ -32,8 +32,22 @@ export function checkObjectKey(key: string, field = "key"): void {
   }
 }
 
+/**
+ * Text that is sent back as an HTTP header value (`Content-Type`, `x-object-meta-*`): no
+ * control characters — CR/LF would split the header, and Node refuses to send any of them, so
+ * a stored one would break every later GET — and nothing past U+00FF, which a header cannot
+ * carry. Bytes 0x80-0xFF stay allowed: a UTF-8 value sent in a REST header arrives as them.
+ */
+const HEADER_TEXT_RE = /^[\u0020-\u007e\u0080-\u00ff]*$/;
+const HEADER_TEXT_MESSAGE =
+  "must not contain control characters or characters past U+00FF (it is sent as an HTTP header)";
+export const headerTextSchema = z.string().regex(HEADER_TEXT_RE, HEADER_TEXT_MESSAGE);
+
+/** An object's or a signed upload's Content-Type. */
+export const contentTypeSchema = headerTextSchema.min(1).max(255);
+
 export const metadataSchema = z
-  .record(z.string().regex(/^[a-z0-9!#$%&'*+.^_`|~-]+$/, "metadata names must be header tokens"), z.string())
+  .record(z.string().regex(/^[a-z0-9!#$%&'*+.^_`|~-]+$/, "metadata names must be header tokens"), headerTextSchema)
   .refine(
     (m) =>
       Object.entries(m).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) <= MAX_METADATA_BYTES,

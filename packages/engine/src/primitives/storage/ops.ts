@@ -6,6 +6,7 @@ import type { ObjectInfo } from "../../core/types.js";
 import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
 import {
   checkObjectKey,
+  contentTypeSchema,
   DEFAULT_PRESIGN_MS,
   MAX_OBJECT_BYTES,
   MAX_PRESIGN_MS,
@@ -65,7 +66,7 @@ export const storagePut = defineOp({
   input: z.strictObject({
     key: objectKeySchema,
     body: z.custom<AsyncIterable<Buffer>>((v) => typeof v === "object" && v !== null && Symbol.asyncIterator in v),
-    content_type: z.string().min(1).max(255).default("application/octet-stream"),
+    content_type: contentTypeSchema.default("application/octet-stream"),
     metadata: metadataSchema.default({}),
     if_match: z.string().optional(),
     if_none_match: ifNoneMatchAny.optional(),
@@ -142,7 +143,7 @@ export const storagePresign = defineOp({
       key: objectKeySchema,
       method: z.enum(["GET", "PUT"]).default("GET"),
       expires_in: durationString.optional(),
-      content_type: z.string().min(1).max(255).optional(),
+      content_type: contentTypeSchema.optional(),
       max_size: z.number().int().min(0).max(MAX_OBJECT_BYTES).optional(),
       if_none_match: ifNoneMatchAny.optional(),
     })

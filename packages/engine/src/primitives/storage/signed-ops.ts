@@ -3,7 +3,7 @@ import { ServiceError } from "../../core/errors.js";
 import type { Principal } from "../../core/principal.js";
 import type { ObjectInfo } from "../../core/types.js";
 import { defineOp, type Operation } from "../../ops/operation.js";
-import { MAX_OBJECT_BYTES } from "./limits.js";
+import { contentTypeSchema, MAX_OBJECT_BYTES } from "./limits.js";
 import { type ObjectRead, readObject, writeObject } from "./objects.js";
 import { type StorageStore, toInfo } from "./store.js";
 
@@ -29,7 +29,7 @@ export const storageSigned = defineOp({
     range: z.string().optional(),
     if_none_match: z.string().optional(),
     body: z.custom<AsyncIterable<Buffer>>().optional(),
-    content_type: z.string().optional(),
+    content_type: contentTypeSchema.optional(),
     content_length: z.number().int().min(0).optional(),
   }),
   async run(ctx, input): Promise<ObjectRead | ObjectInfo> {
