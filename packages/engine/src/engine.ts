@@ -100,8 +100,8 @@ export class Engine {
     );
     const audit = new AuditLog(catalog, options.auditFlushMs);
     audit.keep(options.auditRetentionMs ?? AUDIT_RETENTION_MS, clock);
-    const blobs = new LocalBlobStore(join(options.dataDir, "blobs"));
-    const blobCollector = new BlobCollector(catalog, files, blobs);
+    const blobs = new LocalBlobStore(join(options.dataDir, "blobs"), clock);
+    const blobCollector = new BlobCollector(catalog, files, blobs, clock);
     const signer = new UrlSigner(readOrCreateKey(join(options.dataDir, "signing.key")));
     const services: EngineServices = {
       catalog,

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import { LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/engine";
-import { afterEach } from "vitest";
+import { type Engine, LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/engine";
+import { afterEach, expect, vi } from "vitest";
 import { startServer, type TestServerOptions } from "./helpers.js";
 
 // A streamed (blob-backed) response finishes on the server a moment after the client has read
@@ -148,6 +148,21 @@ export async function eventually(check: () => boolean, ms = 2000): Promise<boole
     await sleep(20);
   }
   return check();
+}
+
+/**
+ * Resolves once `n` storage writes (put, signed put) have ended, failed ones included: the
+ * engine audits every operation as it finishes, so this is the event "the upload is over".
+ */
+export async function writesEnded(engine: Engine, n: number): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      await engine.services.audit.flush();
+      const entries = await engine.services.catalog.listAudit({ group: "app", action: "storage.", limit: 200 });
+      expect(entries.filter((e) => e.action === "storage.put" || e.action === "storage.signed").length).toBe(n);
+    },
+    { timeout: 10_000, interval: 10 },
+  );
 }
 
 /** Encodes each segment of a key for a URL path, keeping `/` as the separator. */

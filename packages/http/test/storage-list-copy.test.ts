@@ -198,7 +198,6 @@ describe("storage: copy", () => {
     await api("POST", `${base}/copy`, { from: "src", to: "dst" });
     expect((await api("DELETE", `${base}/objects/src`)).status).toBe(204);
     expect((await get("dst")).bytes.equals(bytes)).toBe(true);
-    await sleep(20);
     expect(await engine.services.blobCollector.collect(0)).toBe(0);
     expect(blobFiles(dataDir)).toEqual([sha256(bytes)]);
     expect((await get("dst")).bytes.equals(bytes)).toBe(true);
@@ -216,7 +215,6 @@ describe("storage: blobs", () => {
     await put("two", bytes);
     expect(blobFiles(dataDir)).toEqual([sha256(bytes)]);
     await api("DELETE", `${base}/objects/one`);
-    await sleep(20);
     expect(await engine.services.blobCollector.collect(0)).toBe(0);
     expect((await get("two")).bytes.equals(bytes)).toBe(true);
   });
@@ -237,7 +235,6 @@ describe("storage: blobs", () => {
     await put("obj", v1);
     await put("obj", v2);
     expect(blobFiles(dataDir)).toEqual([sha256(v1), sha256(v2)].sort());
-    await sleep(20);
     expect(await engine.services.blobCollector.collect(0)).toBe(1);
     expect(blobFiles(dataDir)).toEqual([sha256(v2)]);
     expect((await get("obj")).bytes.equals(v2)).toBe(true);
@@ -247,7 +244,6 @@ describe("storage: blobs", () => {
     const { put, api, store, dataDir, engine } = await withStorage();
     await put("obj", pattern(30 * 1024));
     expect((await api("DELETE", `/v1/primitives/${store.id}`)).status).toBe(204);
-    await sleep(20);
     expect(await engine.services.blobCollector.collect(0)).toBe(1);
     expect(blobFiles(dataDir)).toEqual([]);
   });

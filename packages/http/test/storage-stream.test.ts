@@ -1,7 +1,16 @@
 import { createHash } from "node:crypto";
 import { request } from "node:http";
 import { describe, expect, it } from "vitest";
-import { blobFiles, eventually, pattern, rawRequest, sha256, sleep, tmpFiles, withStorage } from "./storage-helpers.js";
+import {
+  blobFiles,
+  eventually,
+  pattern,
+  rawRequest,
+  sha256,
+  tmpFiles,
+  withStorage,
+  writesEnded,
+} from "./storage-helpers.js";
 
 const MiB = 1024 * 1024;
 const CHUNKS = 100;
@@ -127,13 +136,13 @@ async function interruptedPut(target: string, dataDir: string, declared: number,
 
 describe("storage: interrupted uploads", () => {
   it("keeps the previous object and leaves no temp file when the client goes away mid-body", async () => {
-    const { url, base, put, get, dataDir, api } = await withStorage();
+    const { url, base, put, get, dataDir, api, engine } = await withStorage();
     const previous = pattern(40 * 1024, 1);
     const info = (await put("obj", previous, { "content-type": "text/x-previous" })).json;
     const begun = await interruptedPut(`${url}${base}/objects/obj`, dataDir, 5 * MiB, MiB);
     expect(begun).toBe(true); // the upload had reached the blob store
     expect(await eventually(() => tmpFiles(dataDir).length === 0)).toBe(true);
-    await sleep(100); // give a wrongly committed row time to appear
+    await writesEnded(engine, 2); // the interrupted put is over: a wrongly committed row would show now
     const read = await get("obj");
     expect(read.status).toBe(200);
     expect(read.bytes.equals(previous)).toBe(true);
@@ -146,19 +155,19 @@ describe("storage: interrupted uploads", () => {
   });
 
   it("stores nothing when an upload of a new key is interrupted", async () => {
-    const { url, base, get, dataDir } = await withStorage();
+    const { url, base, get, dataDir, engine } = await withStorage();
     expect(await interruptedPut(`${url}${base}/objects/new`, dataDir, 5 * MiB, 2 * MiB)).toBe(true);
     expect(await eventually(() => tmpFiles(dataDir).length === 0)).toBe(true);
-    await sleep(100);
+    await writesEnded(engine, 1);
     expect((await get("new")).status).toBe(404);
   });
 
   it("stores nothing when a signed upload is interrupted", async () => {
-    const { base, api, get, dataDir } = await withStorage();
+    const { base, api, get, dataDir, engine } = await withStorage();
     const grant = (await api("POST", `${base}/presign`, { key: "signed", method: "PUT" })).body;
     expect(await interruptedPut(grant.url, dataDir, 3 * MiB, MiB)).toBe(true);
     expect(await eventually(() => tmpFiles(dataDir).length === 0)).toBe(true);
-    await sleep(100);
+    await writesEnded(engine, 1);
     expect((await get("signed")).status).toBe(404);
   });
 
@@ -213,7 +222,6 @@ describe("storage: concurrent conditional uploads", () => {
     const read = await get("race");
     expect(read.bytes.equals(bodies[winner] as Buffer)).toBe(true);
     // The loser's blob is unreferenced and goes at the next collection.
-    await sleep(20);
     await engine.services.blobCollector.collect(0);
     expect(blobFiles(dataDir)).toEqual([sha256(bodies[winner] as Buffer)]);
     expect(tmpFiles(dataDir)).toEqual([]);

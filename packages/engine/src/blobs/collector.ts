@@ -1,4 +1,5 @@
 import type { Catalog } from "../catalog/catalog.js";
+import { type Clock, systemClock } from "../core/clock.js";
 import type { PrimitiveFiles } from "../storage/primitive-files.js";
 import type { BlobStore } from "./blob-store.js";
 
@@ -15,6 +16,8 @@ export class BlobCollector {
     private readonly catalog: Catalog,
     private readonly files: PrimitiveFiles,
     private readonly blobs: BlobStore,
+    /** The clock the blob store dates blobs with. */
+    private readonly clock: Clock = systemClock,
     private readonly delayMs = 30_000,
   ) {}
 
@@ -52,7 +55,7 @@ export class BlobCollector {
       if (page.length < 500) break;
       after = page[page.length - 1]?.id;
     }
-    const cutoff = Date.now() - graceMs;
+    const cutoff = this.clock.now() - graceMs;
     let deleted = 0;
     for await (const blob of this.blobs.list()) {
       if (referenced.has(blob.hash) || blob.mtimeMs > cutoff) continue;

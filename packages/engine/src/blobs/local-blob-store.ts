@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, mkdirSync } from "node:fs";
-import { type FileHandle, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { type FileHandle, open, readdir, rename, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { type Clock, systemClock } from "../core/clock.js";
 import { ServiceError } from "../core/errors.js";
 import { PRIVATE_DIR_MODE, privateDir } from "../storage/private-files.js";
 import type { BlobStore, Ingested, IngestOptions } from "./blob-store.js";
@@ -24,7 +25,11 @@ function tooLarge(max: number): ServiceError {
 export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
 
-  constructor(private readonly dir: string) {
+  /** `clock` dates each blob (its mtime), so the collector's grace period runs on the engine's clock. */
+  constructor(
+    private readonly dir: string,
+    private readonly clock: Clock = systemClock,
+  ) {
     privateDir(dir); // a blob store from an older version is tightened to 0700
     this.tmpDir = privateDir(join(dir, "tmp"));
   }
@@ -71,6 +76,8 @@ export class LocalBlobStore implements BlobStore {
       await file.sync();
       await file.close();
       file = null;
+      const writtenAt = this.clock.now() / 1000;
+      await utimes(tmp, writtenAt, writtenAt);
       const final = this.path(sha256);
       mkdirSync(join(this.dir, sha256.slice(0, 2)), { recursive: true, mode: PRIVATE_DIR_MODE });
       await rename(tmp, final); // same content may already be there: rename replaces it atomically
