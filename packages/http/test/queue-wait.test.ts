@@ -1,41 +1,53 @@
 import { LOCAL_PRINCIPAL, type Principal } from "@prim/engine";
-import { describe, expect, it } from "vitest";
-import { sleep, withQueue } from "./queue-helpers.js";
+import { describe, expect, it, vi } from "vitest";
+import { withQueue } from "./queue-helpers.js";
+
+/** Resolves once `n` receives are parked on `queue`: an explicit event, not a sleep. */
+async function parked(s: Awaited<ReturnType<typeof withQueue>>, queue: string, n: number) {
+  // The queue primitive's handle (engine-internal, not exported): its long-poll waiters.
+  const { waiters } = s.engine.services.files.handle(s.queue.id, "queue").store as {
+    waiters: { parked(queue: string): number };
+  };
+  await vi.waitFor(() => expect(waiters.parked(queue)).toBe(n), { timeout: 10_000, interval: 5 });
+}
 
 describe("queue: long poll", () => {
   it("a parked receive returns as soon as a job is sent, not at its deadline", async () => {
     const s = await withQueue();
-    const started = performance.now();
-    const pending = s.receive("q", { wait: "20s" });
-    await sleep(100);
+    // The wait outlasts the test's timeout: only the send can answer this receive in time.
+    const pending = s.receive("q", { wait: "30s" });
+    await parked(s, "q", 1);
     const sent = await s.send("q", { body: "wake" });
     const got = await pending;
-    const elapsed = performance.now() - started;
     expect(got.body.data.map((j: { id: string }) => j.id)).toEqual([sent.body.id]);
     expect(got.body.data[0].lease_token).toEqual(expect.any(String));
-    expect(elapsed).toBeLessThan(5000); // far below the 20 s wait: woken by the send
+    await parked(s, "q", 0);
   });
 
   it("returns an empty list at the deadline (real time), integer ms accepted", async () => {
     const s = await withQueue();
-    const started = performance.now();
-    const got = await s.receive("q", { wait: 300 });
+    const pending = s.receive("q", { wait: 300 });
+    await parked(s, "q", 1);
+    const got = await pending;
     expect(got.status).toBe(200);
     expect(got.body.data).toEqual([]);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    await parked(s, "q", 0);
+    // The receiver that left takes nothing: a job sent now stays ready for the next receive.
+    const sent = await s.send("q", { body: 1 });
+    expect((await s.job("q", sent.body.id)).body.status).toBe("ready");
   });
 
   it("wakes when a delay passes and when a lease runs out (engine clock)", async () => {
     const s = await withQueue();
     const delayed = await s.send("q", { body: "d", delay: "10s" });
     const pending = s.receive("q", { wait: "20s", lease: "5s" });
-    await sleep(100);
+    await parked(s, "q", 1);
     s.clock.advance(10_000);
     const first = await pending;
     expect(first.body.data.map((j: { id: string }) => j.id)).toEqual([delayed.body.id]);
 
     const again = s.receive("q", { wait: "20s" });
-    await sleep(100);
+    await parked(s, "q", 1);
     s.clock.advance(5000); // the first lease runs out
     const second = await again;
     expect(second.body.data.map((j: { id: string; attempts: number }) => [j.id, j.attempts])).toEqual([
@@ -46,26 +58,27 @@ describe("queue: long poll", () => {
   it("serves parked receivers in arrival order, each job once, and wakes on retry, requeue and publish", async () => {
     const s = await withQueue();
     const a = s.receive("q", { wait: "10s" });
-    await sleep(30);
+    await parked(s, "q", 1);
     const b = s.receive("q", { wait: "10s" });
-    await sleep(30);
+    await parked(s, "q", 2);
     await s.send("q", { body: 1 });
     const gotA = await a;
     expect(gotA.body.data.map((j: { body: number }) => j.body)).toEqual([1]);
     const job = gotA.body.data[0];
+    await parked(s, "q", 1);
     await s.settle("q", job.id, { lease_token: job.lease_token, action: "retry", in: 0 });
     const gotB = await b;
     expect(gotB.body.data.map((j: { id: string }) => j.id)).toEqual([job.id]);
 
     await s.settle("q", job.id, { lease_token: gotB.body.data[0].lease_token, action: "dead" });
     const c = s.receive("q", { wait: "10s" });
-    await sleep(30);
+    await parked(s, "q", 1);
     await s.api("POST", `${s.base}/queues/q/messages/${job.id}/requeue`);
     expect((await c).body.data.map((j: { id: string }) => j.id)).toEqual([job.id]);
 
     await s.api("POST", `${s.base}/topics/news/subscriptions`, { queue: "q" });
     const d = s.receive("q", { wait: "10s" });
-    await sleep(30);
+    await parked(s, "q", 1);
     await s.api("POST", `${s.base}/topics/news/publish`, { body: "extra" });
     expect((await d).body.data.map((j: { body: string }) => j.body)).toEqual(["extra"]);
   });
@@ -79,12 +92,12 @@ describe("queue: long poll", () => {
       body: JSON.stringify({ wait: "10s" }),
       signal: controller.signal,
     }).catch(() => "aborted");
-    await sleep(50);
+    await parked(s, "q", 1);
     controller.abort();
     expect(await gone).toBe("aborted");
-    await sleep(50);
+    await parked(s, "q", 0);
     const live = s.receive("q", { wait: "10s" });
-    await sleep(50);
+    await parked(s, "q", 1);
     const sent = await s.send("q", { body: 1 });
     expect((await live).body.data.map((j: { id: string }) => j.id)).toEqual([sent.body.id]);
   });

@@ -48,6 +48,11 @@ export class Waiters {
     });
   }
 
+  /** How many receives are parked on `queue` (tests wait on this instead of sleeping). */
+  parked(queue: string): number {
+    return this.byQueue.get(queue)?.length ?? 0;
+  }
+
   /** Serves parked receivers of `queue` in arrival order while it has ready jobs. */
   wake(queue: string): void {
     if (!this.byQueue.has(queue)) return;
