@@ -101,6 +101,15 @@ describe("MCP over Streamable HTTP", () => {
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     const noToken = await fetch(`${s.url}/mcp/ok`, { method: "POST", headers, body: JSON.stringify(init) });
     expect(noToken.status).toBe(401);
+    expect(((await noToken.json()) as any).error.code).toBe("invalid_token");
+    expect(noToken.headers.get("x-request-id")).toBeTruthy();
+    const wrongToken = await fetch(`${s.url}/mcp/ok`, {
+      method: "POST",
+      headers: { ...headers, authorization: "Bearer nope" },
+      body: JSON.stringify(init),
+    });
+    expect(wrongToken.status).toBe(401);
+    expect(((await wrongToken.json()) as any).error.code).toBe("invalid_token");
     const auth = { ...headers, authorization: "Bearer t0p" };
     const bad = await fetch(`${s.url}/mcp/Not_Valid!`, { method: "POST", headers: auth, body: JSON.stringify(init) });
     expect(bad.status).toBe(400);
@@ -111,6 +120,8 @@ describe("MCP over Streamable HTTP", () => {
       body: JSON.stringify(init),
     });
     expect(cross.status).toBe(403);
+    expect(((await cross.json()) as any).error.code).toBe("forbidden");
+    expect(cross.headers.get("x-request-id")).toBeTruthy();
     const ok = await s.connect("ok", "", { authorization: "Bearer t0p" });
     expect((await ok.listTools()).tools.length).toBeGreaterThan(20);
   });

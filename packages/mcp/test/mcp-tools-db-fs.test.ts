@@ -1,8 +1,10 @@
 // db_query, db_exec, db_branch and fs_read, fs_write, fs_search, fs_fork over Streamable HTTP:
 // every action, with the structured result checked.
 import { describe, expect, it } from "vitest";
-import { MAX_INLINE_BYTES } from "../src/index.js";
 import { withStore } from "./helpers.js";
+
+/** The MCP tools' inline content limit, stated here so a change to it fails this test: 1 MiB. */
+const MAX_INLINE_BYTES = 1_048_576;
 
 describe("MCP tools: db", () => {
   it("db_exec runs one statement or a batch; db_query queries, lists tables and describes one", async () => {

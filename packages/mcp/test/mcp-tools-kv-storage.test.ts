@@ -1,8 +1,10 @@
 // kv_get, kv_list, kv_set, kv_delete and storage_list, storage_read, storage_write, storage_sign
 // over Streamable HTTP: every action, with the structured result checked.
 import { describe, expect, it } from "vitest";
-import { MAX_INLINE_BYTES } from "../src/index.js";
 import { withStore } from "./helpers.js";
+
+/** The MCP tools' inline content limit, stated here so a change to it fails this test: 1 MiB. */
+const MAX_INLINE_BYTES = 1_048_576;
 
 describe("MCP tools: kv", () => {
   it("kv_set sets (json, bytes, ttl, if_version), kv_get reads a key or several", async () => {
