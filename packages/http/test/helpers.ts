@@ -44,12 +44,15 @@ export interface TestServerOptions {
   clock?: ManualClock;
   /** Further engine options (e.g. the vault's test-only `allowLoopbackFetch`). */
   engineOptions?: Partial<LocalEngineOptions>;
+  /** The caller closes the server (one server shared by a file's tests, from beforeAll). */
+  manualClose?: boolean;
 }
 
 /** The real REST server on a free loopback port, over a fresh data directory. */
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "prim-http-"));
-  if (options.dataDir === undefined) cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
+  if (options.dataDir === undefined && !options.manualClose) cleanups.push(removeDir);
   const clock = options.clock ?? new ManualClock(1_800_000_000_000);
   const engine = Engine.openLocal({ ...options.engineOptions, dataDir, clock });
   const app = options.authenticate
@@ -65,8 +68,9 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     closed = true;
     await app.close();
     await engine.close();
+    if (options.dataDir === undefined && options.manualClose) removeDir();
   };
-  cleanups.push(close);
+  if (!options.manualClose) cleanups.push(close);
   return {
     url,
     engine,
