@@ -15,6 +15,7 @@ export {
   toServiceError,
 } from "./core/errors.js";
 export { isUlid, prefixedId, ulid } from "./core/ids.js";
+export { jsonNestsDeeperThan, MAX_JSON_DEPTH } from "./core/json-depth.js";
 export { isValidName, NAME_RE } from "./core/names.js";
 export { decodeCursor, encodeCursor, KEY_PAGE, LIST_PAGE } from "./core/pagination.js";
 export {

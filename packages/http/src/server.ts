@@ -1,7 +1,8 @@
-import { type Engine, type Principal, prefixedId } from "@prim/engine";
+import { type Engine, invalid, jsonNestsDeeperThan, MAX_JSON_DEPTH, type Principal, prefixedId } from "@prim/engine";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from "./edge-errors.js";
 import { installErrorHandling } from "./errors.js";
-import { type LocalAuthOptions, localAuthenticator } from "./local-auth.js";
+import { type LocalAuthOptions, localAuthenticator, requestPath } from "./local-auth.js";
 import { buildOpenApi } from "./openapi.js";
 import { mountRoute } from "./route.js";
 import { REST_ROUTES } from "./routes/index.js";
@@ -31,17 +32,25 @@ export function createServer(options: ServerOptions): FastifyInstance {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID_RE.test(given) ? given : prefixedId("req");
     },
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2048 },
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
+    // Router and HTTP-parser errors answer in the spec's shape too (`edge-errors.ts`).
+    frameworkErrors: frameworkErrorHandler(authenticate),
+    clientErrorHandler,
     // Shutdown must not wait for idle keep-alive connections.
     forceCloseConnections: true,
   });
 
   // JSON only (raw-body routes add their own parsers). An empty JSON body is no body (POST
-  // routes without input); anything else must parse.
+  // routes without input); anything else must parse. This parser serves REST and `/mcp/<group>`
+  // alike, so the depth limit below covers every JSON body the server accepts.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, body, done) => {
     const text = body as string;
     if (text.trim() === "") return done(null, undefined);
+    // V8 parses any depth, but serialising a value nested ~5,000 deep overflows the stack.
+    if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      return done(invalid(`body: JSON nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+    }
     try {
       done(null, JSON.parse(text));
     } catch (err) {
@@ -59,7 +68,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // Callback style, not async: this hook runs on every request.
   app.addHook("onRequest", (req, reply, done) => {
     reply.header("x-request-id", req.id);
-    if (req.url.startsWith("/v1/signed/")) setSignedCors(reply);
+    if (requestPath(req.url).startsWith("/v1/signed/")) setSignedCors(reply);
     try {
       const principal = authenticate(req);
       if (principal instanceof Promise) {
