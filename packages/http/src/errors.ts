@@ -33,6 +33,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((req, reply) => {
     const code: ErrorCode = "not_found";
-    reply.code(404).send({ error: { code, message: `no route for ${req.method} ${req.url.split("?")[0]}` } });
+    // The path is not quoted back: it may carry a signed URL's token, and it may be long.
+    reply.code(404).send({ error: { code, message: `no ${req.method} route at this path (see /v1/openapi.json)` } });
   });
 }
