@@ -29,6 +29,23 @@ function isLocalOrigin(origin: string): boolean {
   }
 }
 
+/**
+ * The path of a request target, without its query: rules about paths must not be fooled by a
+ * query string (`/health?x=1` is `/health`). The raw path is compared, not a decoded one, so
+ * `/%68ealth` is not exempt: an odd spelling can only make a rule stricter.
+ */
+export function requestPath(url: string): string {
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** Node keeps the first of several Host headers; a proxy may keep another, so refuse them all. */
+function hostHeaderCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === "host") count++;
+  return count;
+}
+
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
 /**
@@ -41,11 +58,12 @@ export function localAuthenticator(options: LocalAuthOptions) {
   const expected = options.rootToken === undefined ? null : digest(options.rootToken);
   return (req: FastifyRequest): Principal => {
     const host = req.headers.host;
-    if (host === undefined || !LOCAL_HOSTS.has(hostname(host))) {
+    if (host === undefined || !LOCAL_HOSTS.has(hostname(host)) || hostHeaderCount(req.raw.rawHeaders) > 1) {
       throw new ServiceError("forbidden", "the local engine answers only requests addressed to localhost");
     }
-    if (req.url.startsWith("/v1/signed/")) return LOCAL_PRINCIPAL;
-    const requireToken = req.url !== "/health";
+    const path = requestPath(req.url);
+    if (path.startsWith("/v1/signed/")) return LOCAL_PRINCIPAL;
+    const requireToken = path !== "/health";
     const origin = req.headers.origin;
     if (req.headers["sec-fetch-site"] === "cross-site" || (origin !== undefined && !isLocalOrigin(origin))) {
       throw new ServiceError("forbidden", "cross-site requests to the local engine are refused");

@@ -67,3 +67,50 @@ describe("local auth", () => {
     expect((await engine.services.catalog.listAudit({ limit: 1 }))[0]?.actor).toBe("local");
   });
 });
+
+describe("local auth matches the path, not the URL", () => {
+  it("/health needs no token whatever its query string; other paths still do", async () => {
+    const { api } = await startServer({ rootToken: "tok-health" });
+    for (const path of ["/health", "/health?x=1", "/health?", "/health?a=b&c=%2Fd"]) {
+      const res = await api("GET", path);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ok: true, version: expect.any(String) });
+    }
+    // A query naming /health does not exempt another path, nor does an odd spelling of it.
+    for (const path of ["/v1/groups?/health", "/v1/groups?x=/health", "/%68ealth", "/health/"]) {
+      expect((await api("GET", path)).status).toBe(401);
+    }
+  });
+
+  it("the signed-URL exemption is decided on the path: a query cannot grant it", async () => {
+    const { api } = await startServer({ rootToken: "tok-signed" });
+    const sneaky = await api("GET", "/v1/groups?/v1/signed/x");
+    expect(sneaky.status).toBe(401);
+    expect(sneaky.body.error.code).toBe("invalid_token");
+    // A signed path needs no token (a bad token is the signed route's own 403).
+    const signed = await api("GET", "/v1/signed/not-a-token?x=1");
+    expect(signed.status).toBe(403);
+    expect(signed.body.error.code).toBe("forbidden");
+    expect(signed.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("refuses a request with two Host headers (Node keeps the first; a proxy may keep another)", async () => {
+    const { url } = await startServer();
+    const { hostname, port } = new URL(url);
+    const res = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      // rawHeaders as an array lets node:http send Host twice.
+      const req = request(
+        { hostname, port, path: "/v1/groups", method: "GET", headers: ["Host", "localhost", "Host", "evil.example"] },
+        (r) => {
+          let text = "";
+          r.on("data", (c) => (text += c));
+          r.on("end", () => resolve({ status: r.statusCode ?? 0, body: JSON.parse(text) }));
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("forbidden");
+  });
+});
