@@ -13,6 +13,9 @@ const schema = z.object({
 
 export type Env = z.infer<typeof schema>;
 
+/** Credentials the CLI takes from its environment and no child process of it needs. */
+const SECRETS = ["PRIM_ROOT_TOKEN", "PRIM_EMBEDDINGS_KEY"] as const;
+
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const parsed = schema.safeParse(source);
   if (!parsed.success) {
@@ -22,3 +25,16 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
   }
   return parsed.data;
 }
+
+/**
+ * Drops the credentials from this process's environment once read, so the processes the engine
+ * starts (SQL hosts) do not inherit them. `PRIM_ROOT_TOKEN` is the preferred way to pass the
+ * root token: unlike `--root-token`, the environment is readable only by the same user.
+ */
+export function forgetEnvSecrets(target: NodeJS.ProcessEnv = process.env): void {
+  for (const name of SECRETS) delete target[name];
+}
+
+/** Said on stderr when the root token came as a flag (any local user sees flags in `ps`). */
+export const ROOT_TOKEN_FLAG_WARNING =
+  "prim: warning: --root-token is visible to other local users (ps); prefer the PRIM_ROOT_TOKEN environment variable";

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { embedderFromSettings } from "@prim/engine";
 import { startDevServer } from "./dev-server.js";
-import { readEnv } from "./env.js";
+import { forgetEnvSecrets, ROOT_TOKEN_FLAG_WARNING, readEnv } from "./env.js";
 import { mcp } from "./mcp-command.js";
 
 const USAGE = `Usage: prim <command> [options]
@@ -11,13 +11,15 @@ Commands:
           --port N          port to listen on (default 7777, env PRIM_PORT)
           --host H          interface (default localhost)
           --data DIR        data directory (default ./.prim, env PRIM_DATA_DIR)
-          --root-token T    require this Bearer token (env PRIM_ROOT_TOKEN)
+          --root-token T    require this Bearer token; prefer env PRIM_ROOT_TOKEN
+                            (a flag is visible to other users in ps)
           MCP (Streamable HTTP) is served at /mcp/<group>
   mcp     An MCP server on stdio for one group
           --group G         the group (created on first use)
           --data DIR        data directory (default ./.prim, env PRIM_DATA_DIR)
           --tools P         comma-separated tool patterns to offer (kv_*,db_query)
-          --root-token T    token of the running prim dev, if it has one
+          --root-token T    token of the running prim dev, if it has one;
+                            prefer env PRIM_ROOT_TOKEN
           Relays to the prim dev that owns DIR; without one, opens DIR itself.
 `;
 
@@ -33,6 +35,8 @@ async function dev(args: string[]): Promise<void> {
     strict: true,
   });
   const env = readEnv();
+  forgetEnvSecrets();
+  if (values["root-token"] !== undefined) console.error(ROOT_TOKEN_FLAG_WARNING);
   const port = values.port === undefined ? (env.PRIM_PORT ?? 7777) : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: not a port number: ${values.port}`);
   const server = await startDevServer({

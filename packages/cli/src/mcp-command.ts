@@ -3,10 +3,10 @@ import { parseArgs } from "node:util";
 import { Engine, isValidName, LOCAL_PRINCIPAL, narrowTools } from "@prim/engine";
 import { proxyStdio, serveStdio } from "@prim/mcp";
 import { runningEngine } from "./engine-file.js";
-import { readEnv } from "./env.js";
+import { forgetEnvSecrets, ROOT_TOKEN_FLAG_WARNING, readEnv } from "./env.js";
 
 /**
- * `prim mcp --group G [--data DIR] [--tools P] [--root-token T]`: an MCP server on stdio for
+ * `prim mcp --group G [--data DIR] [--tools P] [--root-token T]` (or `PRIM_ROOT_TOKEN`): an MCP server on stdio for
  * one group. If a `prim dev` owns the data directory, every message is relayed to its
  * `/mcp/<group>` endpoint (one process owns the files, so nothing is opened twice and no
  * state is missed); otherwise this process opens the engine on the directory itself.
@@ -23,6 +23,9 @@ export async function mcp(args: string[]): Promise<void> {
     strict: true,
   });
   const env = readEnv();
+  forgetEnvSecrets();
+  // stderr: stdout carries the MCP protocol.
+  if (values["root-token"] !== undefined) console.error(ROOT_TOKEN_FLAG_WARNING);
   const group = values.group;
   if (group === undefined || !isValidName(group)) {
     throw new Error("--group: required, 1-63 characters of a-z, 0-9, '-', '_', '.'");
