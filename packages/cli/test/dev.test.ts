@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PrimClient, PrimError } from "@prim/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { BIN, startPrim as runPrim } from "./prim-process.js";
+import { primCommand, startPrim as runPrim } from "./prim-process.js";
 
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
@@ -20,9 +20,9 @@ function dataDir(): string {
   return dir;
 }
 
-/** Runs the real `prim dev` binary and waits for its "listening on" line. */
+/** Runs the real `prim dev` and waits for its "listening on" line. */
 function startPrim(args: string[]) {
-  return runPrim([BIN], ["dev", "--port", "0", ...args], children);
+  return runPrim(primCommand(dataDir()), ["dev", "--port", "0", ...args], children);
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -66,10 +66,11 @@ describe("prim dev", () => {
   });
 
   it("rejects unknown commands and bad flags", async () => {
-    const child = spawn(process.execPath, [BIN, "launch"], { stdio: "pipe" });
+    const prim = primCommand(dataDir());
+    const child = spawn(process.execPath, [...prim, "launch"], { stdio: "pipe" });
     children.push(child);
     expect(await exited(child)).toBe(1);
-    const bad = spawn(process.execPath, [BIN, "dev", "--port", "nope"], { stdio: "pipe" });
+    const bad = spawn(process.execPath, [...prim, "dev", "--port", "nope"], { stdio: "pipe" });
     children.push(bad);
     expect(await exited(bad)).toBe(1);
   });

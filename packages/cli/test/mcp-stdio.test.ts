@@ -166,10 +166,10 @@ describe("prim mcp (stdio)", () => {
     ]);
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
     expect(names).toEqual(["kv_get", "primitive_list"]);
-    const refused = await client
-      .callTool({ name: "kv_set", arguments: { primitive: "x", key: "a", value: 1 } })
-      .catch((e) => e);
-    expect(String(refused?.message ?? JSON.stringify(refused))).toMatch(/not found/i);
+    // The spec's answer: a tool error result with code tool_not_allowed (not a protocol error).
+    const refused = await client.callTool({ name: "kv_set", arguments: { primitive: "x", key: "a", value: 1 } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain("tool_not_allowed");
     expect((await call("primitive_list", {})).data).toEqual({ data: [], next_cursor: null });
   });
 
@@ -212,10 +212,9 @@ describe("prim mcp (stdio)", () => {
     const kv = await rest(dev.url, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "g" });
     await rest(dev.url, "PUT", `/v1/primitives/${kv.id}/keys/a`, { value: "seen" });
     expect((await call("kv_get", { primitive: "cache", key: "a" })).data.value).toBe("seen");
-    const refused = await client
-      .callTool({ name: "kv_set", arguments: { primitive: "cache", key: "a", value: 1 } })
-      .catch((e) => e);
-    expect(String(refused?.message ?? JSON.stringify(refused))).toMatch(/not found/i);
+    const refused = await client.callTool({ name: "kv_set", arguments: { primitive: "cache", key: "a", value: 1 } });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain("tool_not_allowed");
     expect((await rest(dev.url, "GET", `/v1/primitives/${kv.id}/keys/a`)).value).toBe("seen");
   });
 });

@@ -1,16 +1,16 @@
-// Runs the real `prim` command as a child process for the CLI tests: the built binary when there
-// is a build (root `npm test` builds first), else the CLI's TypeScript sources under tsx with
-// `@prim/*` resolved to sources by a loader hook. Either way the spawned node process is the
-// engine itself. PRIM_TEST_SOURCES=1 runs the sources even when a (possibly stale) build exists.
+// Runs the real `prim` command as a child process for the CLI tests: the CLI's TypeScript sources
+// under tsx, with `@prim/*` resolved to sources by a loader hook, so a test never runs a stale
+// `dist/` and needs no build (like every other test). The spawned node process is the engine
+// itself. PRIM_TEST_BUILT=1 runs the built `bin/prim.js` instead (build first: npm run build).
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const PACKAGES = new URL("../../", import.meta.url);
 export const ROOT = fileURLToPath(new URL("../", PACKAGES));
 export const BIN = fileURLToPath(new URL("cli/bin/prim.js", PACKAGES));
-const BUILT = process.env.PRIM_TEST_SOURCES !== "1" && existsSync(fileURLToPath(new URL("cli/dist/main.js", PACKAGES)));
+const BUILT = process.env.PRIM_TEST_BUILT === "1";
 
 /** The node arguments that run `prim` (`dir` receives the launcher files when needed). */
 export function primCommand(dir: string): string[] {
