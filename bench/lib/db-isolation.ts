@@ -27,14 +27,23 @@ export interface WriteLatencies {
   failures: number;
 }
 
+/** The first unexpected answer of a run, printed with the results. */
+let firstFailure: string | null = null;
+
 async function post(url: string, sql: string, params?: unknown[]): Promise<number> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ sql, params }),
-  });
-  await res.arrayBuffer();
-  return res.status;
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ sql, params }),
+    });
+    const text = await res.text();
+    if (res.status !== 200 && res.status !== 400) firstFailure ??= `${res.status} ${text.slice(0, 200)}`;
+    return res.status;
+  } catch (err) {
+    firstFailure ??= String((err as Error).cause ?? err);
+    return 0;
+  }
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
@@ -78,6 +87,8 @@ export async function measureWrites(
   stop = true;
   await Promise.all(runaways);
   latencies.sort((a, b) => a - b);
+  if (firstFailure !== null) console.error(`isolation: first failure: ${firstFailure}`);
+  firstFailure = null;
   return {
     writes: latencies.length,
     p50: pct(latencies, 0.5),

@@ -93,4 +93,23 @@ describe("db host channel: requests that cannot be serialised", () => {
     // Closing stops the hosts (it used to wait forever on a reply that never came).
     await engine.close();
   });
+
+  it("answers a request before a runaway pipelined behind it starts (its reply is never held back)", async () => {
+    const host = new SqlHost({ size: 1, timeoutMs: 1500 });
+    hosts.push(host);
+    const dir = tempDir();
+    const at = { file: `${dir}/a.sqlite`, dir: `${dir}/a.d` };
+    const exec = (sql: string) =>
+      host.request({ kind: "exec", at, statements: [{ sql }], batch: false, readOnly: false });
+    await exec("CREATE TABLE t (v)");
+    // Sent in one write: the host reads both at once, runs the insert, then the runaway.
+    const [write, runaway] = await Promise.allSettled([
+      exec("INSERT INTO t VALUES (1)"),
+      exec("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c"),
+    ]);
+    expect(write.status).toBe("fulfilled"); // it was committed: reporting it interrupted would be wrong
+    expect((runaway as PromiseRejectedResult).reason.code).toBe("invalid_request");
+    const rows = JSON.parse(JSON.stringify(await exec("SELECT count(*) AS n FROM t"))).rows;
+    expect(rows).toEqual([{ n: 1 }]);
+  }, 20_000);
 });

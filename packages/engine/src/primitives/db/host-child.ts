@@ -235,13 +235,23 @@ function run(message: { id: number; req: HostRequest }): void {
   });
 }
 
-/** Runs what can run now, then writes every reply made in one go. */
+/**
+ * Runs what can run now, writing each reply before the next request starts: the next one may
+ * run until the engine kills this process, and a reply held back until then would be lost —
+ * a write that was committed would be reported as interrupted.
+ */
 function drain(): void {
-  while (waitingOn === null && queued.length > 0) run(queued.shift() as { id: number; req: HostRequest });
-  if (outbox.length > 0) {
-    channel.write(outbox.length === 1 ? (outbox[0] as Buffer) : Buffer.concat(outbox));
-    outbox = [];
+  while (waitingOn === null && queued.length > 0) {
+    run(queued.shift() as { id: number; req: HostRequest });
+    flush();
   }
+  flush();
+}
+
+function flush(): void {
+  if (outbox.length === 0) return;
+  channel.write(outbox.length === 1 ? (outbox[0] as Buffer) : Buffer.concat(outbox));
+  outbox = [];
 }
 
 const reader = new FrameReader();
