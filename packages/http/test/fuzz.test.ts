@@ -341,12 +341,17 @@ async function fuzzOperation(op: Operation, aim: Aim): Promise<string | null> {
     if (breach !== null) throw new Error(`${breach} — ${res.status} ${res.text.slice(0, 200)}`);
   });
   // Search for AIM_MS without shrinking, then replay the failure and shrink it for SHRINK_MS.
-  const found = await fc.check(property, {
-    numRuns: 100_000,
-    interruptAfterTimeLimit: AIM_MS[aim],
-    endOnFailure: true,
-    examples: aim === "body" ? deepExamples(op) : [],
-  });
+  const search = (limit: { interruptAfterTimeLimit: number } | { numRuns: number }) =>
+    fc.check(property, {
+      numRuns: 100_000,
+      ...limit,
+      endOnFailure: true,
+      examples: aim === "body" ? deepExamples(op) : [],
+    });
+  let found = await search({ interruptAfterTimeLimit: AIM_MS[aim] });
+  // Interrupted before a single run ended (a slow first request on a loaded machine): fast-check
+  // calls that a failure without a counterexample. Run a few requests without the time limit.
+  if (found.failed && found.counterexample === null && found.interrupted) found = await search({ numRuns: 5 });
   if (!found.failed) return null;
   const shrunk = await fc.check(property, {
     seed: found.seed,
