@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { durationString } from "../../core/duration.js";
 import { notFound } from "../../core/errors.js";
-import { decodeCursor, KEY_PAGE, limitSchema, type Page, queryBoolean, toPage } from "../../core/pagination.js";
+import { decodeCursor, KEY_PAGE, limitSchema, type Page, queryBoolean } from "../../core/pagination.js";
+import { budgetedPage, ResponseBudget } from "../../core/response-budget.js";
 import type { KvEntry } from "../../core/types.js";
 import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
 import { checkKeySize, encodeValue, keySchema, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS } from "./limits.js";
@@ -49,11 +50,14 @@ export const kvList = defineOp({
   run(ctx, input): Page<KvEntry> {
     const store = ctx.store as KvStore;
     const after = input.cursor === undefined ? "" : decodeCursor(input.cursor, cursorSchema).k;
-    const rows = store.list({ prefix: input.prefix, after, limit: input.limit, values: input.values });
+    // With values, a page ends early at the response budget (next_cursor continues it).
+    const budget = new ResponseBudget();
+    const rows = store.list({ prefix: input.prefix, after, limit: input.limit, values: input.values, budget });
     ctx.audit.target = input.prefix || null;
-    return toPage(
+    return budgetedPage(
       rows,
       input.limit,
+      budget,
       (e) => e,
       (e) => ({ k: e.key }),
     );
@@ -104,9 +108,17 @@ export const kvMget = defineOp({
   name: "kv.mget",
   tool: "kv_get",
   input: z.strictObject({ keys: keysSchema }),
-  run(ctx, input): { data: (KvEntry | null)[] } {
-    ctx.audit.detail = { keys: input.keys.length };
-    return { data: (ctx.store as KvStore).mget(input.keys) };
+  /**
+   * Entries in request order. When they would pass the response budget, the answer holds the
+   * entries of the first keys that fit and `truncated: true`; the caller asks again for
+   * `keys.slice(data.length)`. (A 413 would refuse a valid request for the size of stored
+   * data, and spread across many round trips what one answer can partly carry.)
+   */
+  run(ctx, input): { data: (KvEntry | null)[]; truncated: boolean } {
+    const budget = new ResponseBudget();
+    const data = (ctx.store as KvStore).mgetWithin(input.keys, budget);
+    ctx.audit.detail = { keys: input.keys.length, ...(budget.cut ? { answered: data.length } : {}) };
+    return { data, truncated: budget.cut };
   },
 });
 

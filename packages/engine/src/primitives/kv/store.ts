@@ -1,6 +1,8 @@
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
 import { ServiceError } from "../../core/errors.js";
+import { RAW_JSON } from "../../core/raw-json.js";
+import { ITEM_OVERHEAD_BYTES, type ResponseBudget } from "../../core/response-budget.js";
 import type { KvEncoding, KvEntry } from "../../core/types.js";
 import { GroupCommit } from "../../storage/group-commit.js";
 import { ReadCache, withJson } from "./read-cache.js";
@@ -17,6 +19,11 @@ CREATE TABLE IF NOT EXISTS kv (
 ); -- a rowid table: values up to 1 MiB make WITHOUT ROWID leaves slow (measured 2x on 1 KiB values)
 CREATE INDEX IF NOT EXISTS kv_by_expiry ON kv (expires_at) WHERE expires_at IS NOT NULL;
 `;
+
+/** A value's bytes in a JSON answer, from its stored length alone (bytes travel as base64). */
+const ANSWER_BYTES_SQL =
+  "(CASE encoding WHEN 'bytes' THEN (octet_length(value) + 2) / 3 * 4 ELSE octet_length(value) END)";
+const META_COLUMNS = "key, encoding, version, expires_at, created_at, updated_at";
 
 /** Expired rows are deleted at most this often, on a write; reads filter them out anyway. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -115,9 +122,21 @@ export class KvStore {
          RETURNING version, created_at`,
       ),
       delete: db.prepare("DELETE FROM kv WHERE key = ?"),
-      list: db.prepare(
-        `SELECT * FROM kv WHERE key > ? AND key >= ? AND (expires_at IS NULL OR expires_at > ?)
+      // Listings read values only when asked, and then with their answer size, so a page can
+      // end at the response budget.
+      listKeys: db.prepare(
+        `SELECT ${META_COLUMNS} FROM kv WHERE key > ? AND key >= ? AND (expires_at IS NULL OR expires_at > ?)
          ORDER BY key LIMIT ?`,
+      ),
+      listValues: db.prepare(
+        `SELECT ${META_COLUMNS}, ${ANSWER_BYTES_SQL} AS size, value FROM kv
+         WHERE key > ? AND key >= ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY key LIMIT ?`,
+      ),
+      // mget under a budget: the value is read only when it fits the room left.
+      getWithin: db.prepare(
+        `SELECT ${META_COLUMNS}, ${ANSWER_BYTES_SQL} AS size,
+           CASE WHEN ${ANSWER_BYTES_SQL} <= @room THEN value END AS value
+         FROM kv WHERE key = @key AND (expires_at IS NULL OR expires_at > @now)`,
       ),
       count: db.prepare("SELECT count(*) AS n FROM kv WHERE expires_at IS NULL OR expires_at > ?"),
       sweep: db.prepare("DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?"),
@@ -152,12 +171,48 @@ export class KvStore {
     return keys.map((key) => this.read(key, now));
   }
 
+  /**
+   * `mget` within a response budget: entries (or null for a missing key) in request order for
+   * as many keys as fit; the answer is shorter than `keys` when the budget ran out. A value
+   * that does not fit is never read.
+   */
+  mgetWithin(keys: readonly string[], budget: ResponseBudget): (KvEntry | null)[] {
+    const now = this.clock.now();
+    const out: (KvEntry | null)[] = [];
+    for (const key of keys) {
+      const cached = this.cache.get(key, now);
+      if (cached !== undefined) {
+        if (!budget.take((cached[RAW_JSON] as string).length)) break;
+        out.push(cached);
+        continue;
+      }
+      const overhead = ITEM_OVERHEAD_BYTES + key.length;
+      const row = this.stmts.getWithin.get({ key, now, room: budget.room - overhead }) as
+        | (Row & { size: number })
+        | undefined;
+      if (row === undefined) {
+        if (!budget.take(4)) break; // null
+        out.push(null);
+        continue;
+      }
+      // The same test the statement made: a value it left unread (null) does not fit.
+      if (!budget.take(overhead + row.size)) break;
+      out.push(this.filled(row));
+    }
+    return out;
+  }
+
   /** A live entry, from the read cache or the file (which then fills the cache). */
   private read(key: string, now: number): KvEntry | null {
     const cached = this.cache.get(key, now);
     if (cached !== undefined) return cached;
     const row = this.live(key, now);
     if (row === undefined) return null;
+    return this.filled(row);
+  }
+
+  /** The entry of a row read from the file, put in the read cache. */
+  private filled(row: Row): KvEntry {
     const entry = toEntry(row, true);
     return this.cache.fill(entry, row.encoding === "json" ? String(row.value) : JSON.stringify(entry.value));
   }
@@ -268,13 +323,22 @@ export class KvStore {
     return toEntry(row, true);
   }
 
-  /** Live keys after `after` that start with `prefix`, in key order; `limit + 1` rows at most. */
-  list(opts: { prefix: string; after: string; limit: number; values: boolean }): KvEntry[] {
-    const rows = this.stmts.list.all(opts.after, opts.prefix, this.clock.now(), opts.limit + 1) as Row[];
+  /**
+   * Live keys after `after` that start with `prefix`, in key order; `limit + 1` rows at most.
+   * With a budget, the rows stop where the next one would not fit (`budget.cut` tells).
+   */
+  list(opts: { prefix: string; after: string; limit: number; values: boolean; budget?: ResponseBudget }): KvEntry[] {
+    const statement = opts.values ? this.stmts.listValues : this.stmts.listKeys;
+    // Stepped one row at a time, so rows past the budget are never read.
+    const rows = statement.iterate(opts.after, opts.prefix, this.clock.now(), opts.limit + 1) as IterableIterator<
+      Row & { size?: number }
+    >;
     const out: KvEntry[] = [];
     for (const row of rows) {
       // Keys are in order, so the first key without the prefix ends the matches.
       if (!row.key.startsWith(opts.prefix)) break;
+      const bytes = ITEM_OVERHEAD_BYTES + row.key.length + (row.size ?? 0);
+      if (opts.budget !== undefined && !opts.budget.take(bytes)) break;
       out.push(toEntry(row, opts.values));
     }
     return out;

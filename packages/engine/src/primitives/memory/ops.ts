@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { notFound } from "../../core/errors.js";
-import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean, toPage } from "../../core/pagination.js";
+import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean } from "../../core/pagination.js";
+import { budgetedPage, ResponseBudget } from "../../core/response-budget.js";
 import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
 import {
   CONSOLIDATE_THRESHOLD,
@@ -16,7 +17,7 @@ import {
   tagsSchema,
   textSchema,
 } from "./limits.js";
-import { type MemoryRecord, toRecord } from "./record.js";
+import { answerBytes, type MemoryRecord, toRecord } from "./record.js";
 import type { ConsolidateResult, MemoryStore } from "./store.js";
 
 const memoryOp = dataOp("memory");
@@ -69,8 +70,10 @@ export const memoryList = defineOp({
   }),
   run(ctx, input): Page<MemoryRecord> {
     const before = input.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(input.cursor, cursorSchema).s;
-    const rows = (ctx.store as MemoryStore).list(input, before, input.limit);
-    return toPage(rows, input.limit, toRecord, (row) => ({ s: row.seq }));
+    // A page ends early at the response budget; next_cursor continues it.
+    const budget = new ResponseBudget();
+    const rows = (ctx.store as MemoryStore).list(input, before, input.limit, budget);
+    return budgetedPage(rows, input.limit, budget, toRecord, (row) => ({ s: row.seq }));
   },
 });
 
@@ -156,7 +159,14 @@ export const memoryRecall = defineOp({
     });
     // The query itself is not audited: it may quote what the memories hold.
     ctx.audit.detail = { results: hits.length };
-    return { data: hits.map((hit) => ({ ...toRecord(hit.row), score: hit.score })) };
+    // Best first, as many as fit the response budget (fewer than `limit` only for huge memories).
+    const budget = new ResponseBudget();
+    const fitting: typeof hits = [];
+    for (const hit of hits) {
+      if (!budget.take(answerBytes(hit.row))) break;
+      fitting.push(hit);
+    }
+    return { data: fitting.map((hit) => ({ ...toRecord(hit.row), score: hit.score })) };
   },
 });
 

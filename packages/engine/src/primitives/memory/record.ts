@@ -1,3 +1,4 @@
+import { ITEM_OVERHEAD_BYTES } from "../../core/response-budget.js";
 // The memory record: its row in the primitive's file and its API shape.
 
 /** A memory as the API returns it. */
@@ -33,6 +34,18 @@ export interface MemoryRow {
 // Every column but the vector: rows are read often, vectors only by recall's vector signal.
 export const ROW_COLUMNS =
   "seq, id, kind, text, tags, owner, metadata, created_at, updated_at, superseded_by, supersedes";
+
+/** A memory's bytes in a JSON answer (text measured as JSON, so escapes count). */
+export function answerBytes(row: MemoryRow): number {
+  return (
+    ITEM_OVERHEAD_BYTES +
+    JSON.stringify(row.text).length +
+    row.metadata.length +
+    row.tags.length +
+    row.supersedes.length +
+    (row.owner?.length ?? 0)
+  );
+}
 
 export function toRecord(row: MemoryRow): MemoryRecord {
   return {

@@ -2,11 +2,12 @@ import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
 import { notFound, ServiceError } from "../../core/errors.js";
 import { prefixedId } from "../../core/ids.js";
+import { ResponseBudget } from "../../core/response-budget.js";
 import { GroupCommit } from "../../storage/group-commit.js";
 import { type Cluster, type ClusterMember, findClusters } from "./consolidate.js";
 import { type Embedder, encodeVector } from "./embedder.js";
 import { Recaller, type RecallHit, type RecallOptions } from "./recall.js";
-import { type MemoryRecord, type MemoryRow, ROW_COLUMNS, toRecord } from "./record.js";
+import { answerBytes, type MemoryRecord, type MemoryRow, ROW_COLUMNS, toRecord } from "./record.js";
 import { MEMORY_SCHEMA } from "./schema.js";
 import { Vocabulary } from "./vocabulary.js";
 
@@ -177,8 +178,11 @@ export class MemoryStore {
     );
   }
 
-  /** Memories newest first, after `beforeSeq`; `limit + 1` rows at most (for the cursor). */
-  list(filter: ListFilter, beforeSeq: number, limit: number): MemoryRow[] {
+  /**
+   * Memories newest first, after `beforeSeq`; `limit + 1` rows at most (for the cursor). The
+   * rows stop where the next one would not fit `budget` (`budget.cut` tells).
+   */
+  list(filter: ListFilter, beforeSeq: number, limit: number, budget = new ResponseBudget()): MemoryRow[] {
     const where = ["m.seq < @before"];
     if (filter.kind !== undefined) where.push("m.kind = @kind");
     if (filter.owner !== undefined) where.push("m.owner = @owner");
@@ -192,7 +196,12 @@ export class MemoryStore {
     }
     const params: Record<string, unknown> = { before: beforeSeq, limit: limit + 1 };
     for (const key of ["kind", "owner", "tag"] as const) if (filter[key] !== undefined) params[key] = filter[key];
-    return stmt.all(params) as MemoryRow[];
+    const out: MemoryRow[] = [];
+    for (const row of stmt.iterate(params) as IterableIterator<MemoryRow>) {
+      if (!budget.take(answerBytes(row))) break;
+      out.push(row);
+    }
+    return out;
   }
 
   /** Ranked recall; the query's embedding (if configured) is computed first. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../../core/pagination.js";
+import { decodeCursor, LIST_PAGE, limitSchema, type Page } from "../../core/pagination.js";
+import { budgetedPage, ResponseBudget } from "../../core/response-budget.js";
 import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
 import type { QueueHandle } from "./index.js";
 import {
@@ -172,10 +173,13 @@ export const queueMessages = defineOp({
   run(ctx, input): Page<Job> {
     ctx.audit.target = input.queue;
     const after = input.cursor === undefined ? 0 : decodeCursor(input.cursor, cursorSchema).s;
-    const rows = (ctx.store as QueueHandle).store.list(input.queue, input.status, after, input.limit);
-    return toPage(
+    // A page ends early at the response budget; next_cursor continues it.
+    const budget = new ResponseBudget();
+    const rows = (ctx.store as QueueHandle).store.list(input.queue, input.status, after, input.limit, budget);
+    return budgetedPage(
       rows,
       input.limit,
+      budget,
       ({ seq: _seq, ...job }) => job,
       (row) => ({ s: row.seq }),
     );

@@ -23,8 +23,14 @@ export interface JobRow {
   updated_at: number;
 }
 
-/** A ready job's position and delivery count (only what leasing needs: wide rows cost ~0.5 µs a column). */
-export type ReadyRow = Pick<JobRow, "seq" | "deliveries">;
+/**
+ * A ready job's position, delivery count and body size (only what leasing needs: wide rows
+ * cost ~0.5 µs a column; the size keeps a receive within the response budget).
+ */
+export type ReadyRow = Pick<JobRow, "seq" | "deliveries"> & { size: number };
+
+/** A listed job with its body's stored size. */
+export type ListedRow = JobRow & { size: number };
 
 /** The queue store's prepared statements (spelled out: declarations cannot name the inferred type). */
 export interface QueueStatements {
@@ -42,9 +48,9 @@ export interface QueueStatements {
   heartbeat: Database.Statement<[number, number, number, number], unknown[]>;
   requeue: Database.Statement<[number, number, number], unknown[]>;
   purge: Database.Statement<[string, string, number], void>;
-  list: Database.Statement<[string, number, number], JobRow>;
-  listPending: Database.Statement<[string, string, number, number], JobRow>;
-  listFinished: Database.Statement<[string, string, number, number], JobRow>;
+  list: Database.Statement<[string, number, number], ListedRow>;
+  listPending: Database.Statement<[string, string, number, number], ListedRow>;
+  listFinished: Database.Statement<[string, string, number, number], ListedRow>;
   queues: Database.Statement<[], { name: string }>;
   counts: Database.Statement<[number], { queue: string; status: JobStatus; n: number; delayed: number }>;
   pending: Database.Statement<[], { n: number }>;
@@ -104,7 +110,7 @@ export function prepareStatements(db: Database.Database): QueueStatements {
       let stmt = readyByMax.get(max);
       if (stmt === undefined) {
         stmt = prep<[string, number], ReadyRow>(
-          `SELECT seq, deliveries FROM jobs WHERE queue = ? AND status = 'ready' AND available_at <= ?
+          `SELECT seq, deliveries, octet_length(body) AS size FROM jobs WHERE queue = ? AND status = 'ready' AND available_at <= ?
            ORDER BY priority DESC, available_at, seq LIMIT ${Math.trunc(max)}`,
         );
         readyByMax.set(max, stmt);
@@ -145,13 +151,15 @@ export function prepareStatements(db: Database.Database): QueueStatements {
     purge: prep<[string, string, number], void>(
       "DELETE FROM jobs WHERE queue = ? AND status IN ('done', 'dead') AND status = ? AND updated_at <= ?",
     ),
-    list: prep<[string, number, number], JobRow>("SELECT * FROM jobs WHERE queue = ? AND seq > ? ORDER BY seq LIMIT ?"),
-    listPending: prep<[string, string, number, number], JobRow>(
-      "SELECT * FROM jobs INDEXED BY jobs_by_queue WHERE queue = ? AND status = ? AND seq > ? ORDER BY seq LIMIT ?",
+    list: prep<[string, number, number], ListedRow>(
+      "SELECT *, octet_length(body) AS size FROM jobs WHERE queue = ? AND seq > ? ORDER BY seq LIMIT ?",
+    ),
+    listPending: prep<[string, string, number, number], ListedRow>(
+      "SELECT *, octet_length(body) AS size FROM jobs INDEXED BY jobs_by_queue WHERE queue = ? AND status = ? AND seq > ? ORDER BY seq LIMIT ?",
     ),
     // Repeating the partial index's condition lets SQLite use it.
-    listFinished: prep<[string, string, number, number], JobRow>(
-      "SELECT * FROM jobs INDEXED BY jobs_finished WHERE queue = ? AND status IN ('done', 'dead') AND status = ? AND seq > ? ORDER BY seq LIMIT ?",
+    listFinished: prep<[string, string, number, number], ListedRow>(
+      "SELECT *, octet_length(body) AS size FROM jobs INDEXED BY jobs_finished WHERE queue = ? AND status IN ('done', 'dead') AND status = ? AND seq > ? ORDER BY seq LIMIT ?",
     ),
     queues: prep<[], { name: string }>("SELECT name FROM queues ORDER BY name"),
     counts: prep<[number], { queue: string; status: JobStatus; n: number; delayed: number }>(

@@ -2,8 +2,9 @@ import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
 import { notFound, ServiceError } from "../../core/errors.js";
 import { prefixedId, randomToken } from "../../core/ids.js";
+import { ITEM_OVERHEAD_BYTES, ResponseBudget } from "../../core/response-budget.js";
 import { GroupCommit } from "../../storage/group-commit.js";
-import { backoffMs, DEFAULT_MAX_ATTEMPTS, MAX_ERROR_CHARS } from "./limits.js";
+import { backoffMs, DEFAULT_MAX_ATTEMPTS, MAX_DEDUPE_KEY, MAX_ERROR_CHARS } from "./limits.js";
 import { SCHEMA } from "./schema.js";
 import { type JobRow, type JobStatus, prepareStatements, type QueueStatements, rowOf } from "./statements.js";
 
@@ -69,6 +70,9 @@ function toJob(row: JobRow, withToken = false): Job {
   if (withToken && row.lease_token !== null) job.lease_token = row.lease_token;
   return job;
 }
+
+/** A job's answer bytes besides its body, at most (last_error and dedupe_key at their limits). */
+const JOB_FIELDS_BYTES = ITEM_OVERHEAD_BYTES + MAX_ERROR_CHARS + MAX_DEDUPE_KEY;
 
 /** Lease tokens name the delivery they belong to, so a stale one is told apart from a wrong one. */
 function newLeaseToken(delivery: number): string {
@@ -168,12 +172,18 @@ export class QueueStore {
     this.knownQueues.add(queue);
   }
 
-  /** Leases up to `max` ready jobs, synchronously (inside a commit). */
+  /**
+   * Leases up to `max` ready jobs, synchronously (inside a commit). Jobs past the response
+   * budget are left ready, not leased: a receive answers fewer than `max` rather than hold
+   * leases on jobs it cannot hand over.
+   */
   leaseNow(queue: string, max: number, leaseMs: number): Job[] {
     const now = this.clock.now();
     const jobs: Job[] = [];
+    const budget = new ResponseBudget();
     const rows = this.stmts.ready(max).all(queue, now);
     for (const row of rows) {
+      if (!budget.take(JOB_FIELDS_BYTES + row.size)) break;
       const delivery = row.deliveries + 1;
       const leased = this.stmts.lease.get(
         delivery,
@@ -291,16 +301,31 @@ export class QueueStore {
     return toJob(row);
   }
 
-  /** Jobs in send order after `afterSeq`; `limit + 1` rows so the caller can tell a next page. */
-  list(queue: string, status: JobStatus | undefined, afterSeq: number, limit: number): (Job & { seq: number })[] {
+  /**
+   * Jobs in send order after `afterSeq`; `limit + 1` rows so the caller can tell a next page.
+   * The rows stop where the next one would not fit `budget` (`budget.cut` tells).
+   */
+  list(
+    queue: string,
+    status: JobStatus | undefined,
+    afterSeq: number,
+    limit: number,
+    budget: ResponseBudget = new ResponseBudget(),
+  ): (Job & { seq: number })[] {
     this.reap();
+    // Stepped one row at a time, so bodies past the budget are never read.
     const rows =
       status === undefined
-        ? this.stmts.list.all(queue, afterSeq, limit + 1)
+        ? this.stmts.list.iterate(queue, afterSeq, limit + 1)
         : status === "done" || status === "dead"
-          ? this.stmts.listFinished.all(queue, status, afterSeq, limit + 1)
-          : this.stmts.listPending.all(queue, status, afterSeq, limit + 1);
-    return rows.map((row) => ({ ...toJob(row), seq: row.seq }));
+          ? this.stmts.listFinished.iterate(queue, status, afterSeq, limit + 1)
+          : this.stmts.listPending.iterate(queue, status, afterSeq, limit + 1);
+    const out: (Job & { seq: number })[] = [];
+    for (const { size, ...row } of rows) {
+      if (!budget.take(JOB_FIELDS_BYTES + size)) break;
+      out.push({ ...toJob(row), seq: row.seq });
+    }
+    return out;
   }
 
   counts(): QueueCounts[] {
