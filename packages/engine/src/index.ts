@@ -27,6 +27,7 @@ export {
   toolPatternMatches,
 } from "./core/principal.js";
 export { RAW_JSON, rawJsonOf, type WithRawJson } from "./core/raw-json.js";
+export { MAX_RESPONSE_BYTES_PER_CALL } from "./core/response-budget.js";
 export * from "./core/types.js";
 export { Engine, type InvokeMeta, type LocalEngineOptions } from "./engine.js";
 export type { EngineServices } from "./engine-services.js";

@@ -1,5 +1,6 @@
-import type { Engine } from "@prim/engine";
+import { type Engine, MAX_JSON_DEPTH, MAX_RESPONSE_BYTES_PER_CALL } from "@prim/engine";
 import { z } from "zod";
+import { JSON_BODY_LIMIT } from "./limits.js";
 import type { RestRoute } from "./route.js";
 
 type JsonSchema = { properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
@@ -22,6 +23,13 @@ const ERROR_RESPONSE = {
     },
   },
 };
+
+/** Limits every route shares, stated once in the document's description. */
+const API_LIMITS = [
+  "Errors are `{ error: { code, message } }`; every response carries `X-Request-Id`.",
+  `JSON request bodies: at most ${JSON_BODY_LIMIT / 1024 / 1024} MiB (413 payload_too_large), and arrays/objects nested at most ${MAX_JSON_DEPTH} levels deep, the body itself counting as one (400 invalid_request).`,
+  `Multi-item answers carry at most about ${MAX_RESPONSE_BYTES_PER_CALL / 1024 / 1024} MiB: a page of a listing ends early and its next_cursor continues it; POST /mget answers the keys that fit with truncated: true; a receive leases fewer jobs than max; a recall returns fewer memories than limit.`,
+].join("\n\n");
 
 /** `/v1/primitives/:id/keys/*` → `/v1/primitives/{id}/keys/{key}`. */
 function openApiPath(route: RestRoute): string {
@@ -65,6 +73,7 @@ export function buildOpenApi(engine: Engine, routes: readonly RestRoute[], versi
     const operation: Record<string, unknown> = {
       operationId: count === 1 ? route.op : `${route.op}.${count}`,
       summary: route.summary,
+      ...(route.description === undefined ? {} : { description: route.description }),
       tags: [route.tag],
       parameters,
       responses: {
@@ -86,7 +95,7 @@ export function buildOpenApi(engine: Engine, routes: readonly RestRoute[], versi
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Prim REST API", version },
+    info: { title: "Prim REST API", version, description: API_LIMITS },
     servers: [{ url: "http://localhost:7777" }],
     components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
     security: [{ bearer: [] }, {}],

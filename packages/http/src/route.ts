@@ -34,6 +34,8 @@ export interface RestRoute {
   /** Success status; 204 sends no body. */
   status?: 200 | 201 | 204;
   summary: string;
+  /** Longer OpenAPI text, where a route's answer has rules of its own (limits, truncation). */
+  description?: string;
   tag: string;
 }
 

@@ -2,14 +2,14 @@ import { type Engine, invalid, jsonNestsDeeperThan, MAX_JSON_DEPTH, type Princip
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from "./edge-errors.js";
 import { installErrorHandling } from "./errors.js";
+import { JSON_BODY_LIMIT } from "./limits.js";
 import { type LocalAuthOptions, localAuthenticator, requestPath } from "./local-auth.js";
 import { buildOpenApi } from "./openapi.js";
 import { mountRoute } from "./route.js";
 import { REST_ROUTES } from "./routes/index.js";
 import { VERSION } from "./version.js";
 
-/** Largest JSON request body (a 1 MiB kv value may grow to several MiB as base64 or escaped JSON). */
-export const JSON_BODY_LIMIT = 16 * 1024 * 1024;
+export { JSON_BODY_LIMIT };
 
 export interface ServerOptions {
   engine: Engine;

@@ -193,3 +193,13 @@ describe("memory answers stay within 8 MiB", () => {
     expect(ids.size).toBe(200);
   });
 });
+
+describe("the caps are documented in the OpenAPI document", () => {
+  it("states the answer cap, the depth limit and mget's truncation", async () => {
+    const { api } = await startServer();
+    const doc = (await api("GET", "/v1/openapi.json")).body;
+    expect(doc.info.description).toContain("8 MiB");
+    expect(doc.info.description).toContain("128 levels");
+    expect(doc.paths["/v1/primitives/{id}/mget"].post.description).toContain("truncated");
+  });
+});

@@ -44,7 +44,19 @@ export const KV_ROUTES: readonly RestRoute[] = [
     summary: "Delete a key",
     tag,
   },
-  { method: "POST", url: `${base}/mget`, op: "kv.mget", target: "id", from: "body", summary: "Get several keys", tag },
+  {
+    method: "POST",
+    url: `${base}/mget`,
+    op: "kv.mget",
+    target: "id",
+    from: "body",
+    summary: "Get several keys",
+    description:
+      "Returns `{ data, truncated }`: `data` holds a KvEntry (or null when missing) per key, in request order. " +
+      "When the entries would pass the 8 MiB answer cap, `data` holds those of the first keys that fit and " +
+      "`truncated` is true; ask again for the keys after `data.length`.",
+    tag,
+  },
   {
     method: "POST",
     url: `${base}/mset`,
