@@ -239,6 +239,29 @@ describe("db: result caps", () => {
 });
 
 describe("db: batch", () => {
+  it("shares one 10 MiB row budget across a batch, and still runs every statement", async () => {
+    const { batch, q } = await withDb();
+    // Five statements of 8 × 1 MiB each: 40 MiB if each had its own cap.
+    const eight =
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 8) SELECT x, hex(zeroblob(524288)) AS s FROM c";
+    const res = await batch([
+      { sql: eight },
+      { sql: eight },
+      { sql: "CREATE TABLE after_budget (id INTEGER PRIMARY KEY)" },
+      { sql: eight },
+      { sql: eight },
+    ]);
+    expect(res.status).toBe(200);
+    const results = res.body.results as { rows: { s: string }[]; truncated: boolean }[];
+    expect(results.map((r) => r.truncated)).toEqual([false, true, false, true, true]);
+    expect(results[0]?.rows).toHaveLength(8);
+    expect(results[3]?.rows).toEqual([]);
+    const total = results.reduce((n, r) => n + r.rows.reduce((m, row) => m + (row.s?.length ?? 0), 0), 0);
+    expect(total).toBeLessThanOrEqual(11 * 1024 * 1024);
+    // The write after the budget was spent ran with the rest of the transaction.
+    expect((await q("SELECT count(*) AS n FROM after_budget")).body.rows).toEqual([{ n: 0 }]);
+  });
+
   it("runs statements in one transaction and returns one result per statement", async () => {
     const { batch, q } = await withDb();
     const res = await batch([

@@ -123,11 +123,15 @@ describe("db: refused statements", () => {
   });
 
   it("does not let SQL load extensions", async () => {
-    const { q } = await seeded();
+    const { q, batch } = await seeded();
     const res = await q("SELECT load_extension('/nonexistent/libevil.so')");
-    expect([400, 403]).toContain(res.status);
-    expect(["invalid_request", "forbidden"]).toContain(res.body.error.code);
+    // Refused like a PRAGMA or ATTACH the sandbox does not allow: 403 forbidden.
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("forbidden");
     expect(res.body.error.message).toMatch(/not authorized/);
+    const inBatch = await batch([{ sql: "SELECT 1" }, { sql: "SELECT load_extension('/nonexistent/libevil.so')" }]);
+    expect(inBatch.status).toBe(403);
+    expect(inBatch.body.error.code).toBe("forbidden");
   });
 
   it("runs exactly one statement per /query, refusing a second one", async () => {

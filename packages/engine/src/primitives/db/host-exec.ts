@@ -45,8 +45,11 @@ export function bindings(params: unknown, where: string): unknown[] {
   throw { code: "invalid_request", message: `${where}: params must be an array or an object` };
 }
 
-/** A statement's rows as JSON-safe objects, cut at the row and byte caps. */
-export function collectRows(source: Iterable<Record<string, unknown>>): {
+/** A statement's rows as JSON-safe objects, cut at the row cap and at `maxBytes`. */
+export function collectRows(
+  source: Iterable<Record<string, unknown>>,
+  maxBytes = MAX_RESULT_BYTES,
+): {
   rows: Record<string, unknown>[];
   truncated: boolean;
   /** Roughly the bytes of the rows as JSON. */
@@ -55,7 +58,7 @@ export function collectRows(source: Iterable<Record<string, unknown>>): {
   const rows: Record<string, unknown>[] = [];
   let bytes = 0;
   for (const raw of source) {
-    if (rows.length >= MAX_RESULT_ROWS || bytes >= MAX_RESULT_BYTES) return { rows, truncated: true, bytes };
+    if (rows.length >= MAX_RESULT_ROWS || bytes >= maxBytes) return { rows, truncated: true, bytes };
     const row: Record<string, unknown> = {};
     for (const k in raw) {
       const out = outValue(raw[k]);
@@ -73,6 +76,9 @@ function toExecError(err: unknown, where: string): ExecError {
   const message = `${where}: ${e.message ?? String(err)}`;
   if (e.code?.startsWith("SQLITE_CONSTRAINT")) return { code: "conflict", message };
   if (e.code === "SQLITE_TOOBIG") return { code: "payload_too_large", message };
+  // SQLite's own refusals (load_extension, which is disabled; an authorizer denial) are the
+  // sandbox saying no, like a refused PRAGMA or ATTACH: 403, not a fault in the SQL.
+  if (e.code === "SQLITE_AUTH" || e.message === "not authorized") return { code: "forbidden", message };
   if (e.code === "SQLITE_ERROR" || e.code === "SQLITE_RANGE" || e.code === "SQLITE_MISMATCH") {
     return { code: "invalid_request", message };
   }
@@ -137,6 +143,8 @@ function runOne(
   st: Statement,
   readOnly: boolean,
   where: string,
+  /** Row bytes the whole answer may still carry (a batch's statements share one budget). */
+  budget: { bytes: number },
 ): { result: QueryResult; wrote: boolean } {
   if (typeof st.sql !== "string" || st.sql.trim() === "")
     throw { code: "invalid_request", message: `${where}: sql is empty` };
@@ -172,7 +180,11 @@ function runOne(
       wrote: !stmt.readonly,
     };
   }
-  const { rows, truncated } = collectRows(stmt.iterate(...args) as Iterable<Record<string, unknown>>);
+  const { rows, truncated, bytes } = collectRows(
+    stmt.iterate(...args) as Iterable<Record<string, unknown>>,
+    budget.bytes,
+  );
+  budget.bytes -= bytes;
   // Read after running: a cached statement is recompiled when the schema changed.
   const columns = stmt.columns().map((c) => c.name);
   const changes = stmt.readonly ? 0 : Number(own.changes.get());
@@ -208,7 +220,12 @@ export function dropTempObjects(db: Database.Database): void {
     db.exec(`DROP ${type.toUpperCase()} IF EXISTS temp."${name.replaceAll('"', '""')}"`);
 }
 
-/** Runs one statement, or a batch in one transaction (any failure rolls all back, naming its index). */
+/**
+ * Runs one statement, or a batch in one transaction (any failure rolls all back, naming its
+ * index). A batch's results share the 10 MiB row budget of one answer: once it is spent, later
+ * statements still run (the transaction is all or nothing) and return their rows cut, with
+ * `truncated: true`.
+ */
 export function execute(
   db: Database.Database,
   statements: Statement[],
@@ -217,17 +234,18 @@ export function execute(
 ): { value: unknown; wrote: boolean } {
   if (!batch) {
     try {
-      const { result, wrote } = runOne(db, statements[0] as Statement, readOnly, "sql");
+      const { result, wrote } = runOne(db, statements[0] as Statement, readOnly, "sql", { bytes: MAX_RESULT_BYTES });
       return { value: result, wrote };
     } catch (err) {
       throw toExecError(err, "sql");
     }
   }
   let wrote = false;
+  const budget = { bytes: MAX_RESULT_BYTES };
   const results = db.transaction(() =>
     statements.map((st, i) => {
       try {
-        const out = runOne(db, st, readOnly, `statements[${i}]`);
+        const out = runOne(db, st, readOnly, `statements[${i}]`, budget);
         wrote ||= out.wrote;
         return out.result;
       } catch (err) {
