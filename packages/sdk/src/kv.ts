@@ -80,7 +80,11 @@ export class KvClient {
     } while (cursor !== undefined);
   }
 
-  mget(keys: string[]): Promise<{ data: (KvEntry | null)[] }> {
+  /**
+   * Entries in request order (null where missing). An answer carries at most ~8 MiB: past it,
+   * `data` holds the first keys that fit and `truncated` is true; ask again for the rest.
+   */
+  mget(keys: string[]): Promise<{ data: (KvEntry | null)[]; truncated: boolean }> {
     return this.transport.request("POST", `${this.base}/mget`, { body: { keys } });
   }
 
