@@ -42,9 +42,17 @@ export interface RunningPrim {
   output: () => string;
 }
 
-/** Runs `prim <command args>` (e.g. `dev --port 0 …`) and waits for its "listening on" line. */
-export function startPrim(command: string[], args: string[], children: ChildProcess[]): Promise<RunningPrim> {
-  const child = spawn(process.execPath, [...command, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+/**
+ * Runs `prim <command args>` (e.g. `dev --port 0 …`) and waits for its "listening on" line;
+ * `env` replaces the environment (default: this process's).
+ */
+export function startPrim(
+  command: string[],
+  args: string[],
+  children: ChildProcess[],
+  env?: NodeJS.ProcessEnv,
+): Promise<RunningPrim> {
+  const child = spawn(process.execPath, [...command, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let output = "";
   return new Promise((resolve, reject) => {

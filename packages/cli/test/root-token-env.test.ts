@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { primCommand, ROOT } from "./prim-process.js";
+import { primCommand, startPrim } from "./prim-process.js";
 
 const TOKEN = "tok-from-env-7f3a9c";
 const children: ChildProcess[] = [];
@@ -23,23 +23,7 @@ function tempDir(): string {
 /** `prim dev` with an explicit environment; resolves at its "listening on" line. */
 function startDev(args: string[], env: NodeJS.ProcessEnv) {
   const dir = tempDir();
-  const child = spawn(process.execPath, [...primCommand(dir), "dev", "--port", "0", "--data", dir, ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let output = "";
-  return new Promise<{ child: ChildProcess; url: string; output: () => string }>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1] as string, output: () => output });
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.on("exit", (code) => reject(new Error(`prim exited (${code}): ${output}`)));
-  });
+  return startPrim(primCommand(dir), ["dev", "--port", "0", "--data", dir, ...args], children, env);
 }
 
 const envWithout = (name: string) => Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== name));
