@@ -39,10 +39,11 @@ async function dev(args: string[]): Promise<void> {
   if (values["root-token"] !== undefined) console.error(ROOT_TOKEN_FLAG_WARNING);
   const port = values.port === undefined ? (env.PRIM_PORT ?? 7777) : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: not a port number: ${values.port}`);
+  const dataDir = values.data ?? env.PRIM_DATA_DIR ?? ".prim";
   const server = await startDevServer({
     port,
     host: values.host,
-    dataDir: values.data ?? env.PRIM_DATA_DIR ?? ".prim",
+    dataDir,
     rootToken: values["root-token"] ?? env.PRIM_ROOT_TOKEN,
     embedder: embedderFromSettings({
       url: env.PRIM_EMBEDDINGS_URL,
@@ -50,13 +51,21 @@ async function dev(args: string[]): Promise<void> {
       apiKey: env.PRIM_EMBEDDINGS_KEY,
     }),
   });
-  console.log(`prim dev: listening on ${server.url} (data in ${values.data ?? env.PRIM_DATA_DIR ?? ".prim"})`);
+  console.log(`prim dev: listening on ${server.url} (data in ${dataDir})`);
+  // A signal to the whole process group (Ctrl-C in a terminal, a supervisor's kill -TERM -<pgid>)
+  // reaches the SQL hosts too; the engine counts those as closed, so a shutdown reports what it
+  // closed and exits 0. A failure to close is one line and exit 1, never a stack: the data is
+  // safe either way (SQLite's WAL), and the line says what did not close. A second signal while
+  // closing takes the default action (the process ends at once).
   const stop = (signal: string) => {
     console.log(`prim dev: ${signal}, closing`);
     server.close().then(
-      () => process.exit(0),
-      (err) => {
-        console.error(err);
+      () => {
+        console.log(`prim dev: closed ${server.url} and the data in ${dataDir}`);
+        process.exit(0);
+      },
+      (err: unknown) => {
+        console.error(`prim dev: closing failed: ${err instanceof Error ? err.message : String(err)}`);
         process.exit(1);
       },
     );

@@ -1,13 +1,21 @@
 // The pool of SQL hosts: one db's slow statements must not hold up another db, a db's requests
 // stay in order, and no host keeps a connection to a file another host replaced.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { SqlHostProcess } from "../../src/primitives/db/host-process.js";
 import type { DbLocation, HostRequest } from "../../src/primitives/db/protocol.js";
 import { SqlHost, type SqlHostOptions } from "../../src/primitives/db/sql-host.js";
 import { tempDir } from "../helpers.js";
 
 /** Runs until the host kills it. */
 const RUNAWAY = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c";
+
+/** This process's child processes (the SQL hosts a pool started). */
+function childPids(): Set<number> {
+  const path = `/proc/${process.pid}/task/${process.pid}/children`;
+  return new Set(readFileSync(path, "utf8").split(/\s+/).filter(Boolean).map(Number));
+}
 
 const pools: SqlHost[] = [];
 afterEach(async () => {
@@ -123,5 +131,46 @@ describe("db SQL host pool", () => {
     expect(await write).toBe("ok");
     expect(events).toEqual(["u"]);
     expect(await Promise.all(slow)).toEqual(["invalid_request", "invalid_request", "invalid_request"]);
+  }, 30_000);
+
+  it("counts a db closed when its host dies of SIGTERM before the close is answered (a group shutdown)", async () => {
+    const { exec, send } = setup({ size: 1, timeoutMs: 2000 });
+    const before = childPids();
+    await exec("a", "CREATE TABLE t (v)");
+    const [host] = [...childPids()].filter((pid) => !before.has(pid));
+    expect(host).toBeDefined();
+    // The signal and the close leave in one turn, so the host is dead before the close reaches
+    // it and the pool learns of the death only after sending it: what a Ctrl-C to the process
+    // group does while the engine closes its dbs.
+    process.kill(host as number, "SIGTERM");
+    await expect(send("a", { kind: "close" } as HostRequest)).resolves.toEqual({ closed: true });
+    // The db is usable again: the next request starts a fresh host.
+    expect((await exec("a", "SELECT count(*) AS n FROM t")).rows).toEqual([{ n: 0 }]);
+  }, 30_000);
+});
+
+describe("a SQL host stopped by a signal to the process group", () => {
+  it("answers the close it was running as done (a gone process holds no connection) and runs what follows on a fresh one", async () => {
+    const host = new SqlHostProcess(2000);
+    const dir = tempDir();
+    const at: DbLocation = { file: join(dir, "a.sqlite"), dir: join(dir, "a.d") };
+    const exec = (sql: string) =>
+      host
+        .request({ kind: "exec", at, statements: [{ sql }], batch: false, readOnly: false })
+        .then((r) => JSON.parse(JSON.stringify(r)) as { rows: Record<string, unknown>[] });
+    try {
+      const before = childPids();
+      await exec("CREATE TABLE t (v)");
+      const [pid] = [...childPids()].filter((p) => !before.has(p));
+      expect(pid).toBeDefined();
+      process.kill(pid as number, "SIGTERM");
+      // Sent in the same turn as the signal: the host dies before answering it.
+      const closed = host.request({ kind: "close", at });
+      const after = exec("SELECT count(*) AS n FROM t");
+      await expect(closed).resolves.toEqual({ closed: true });
+      expect((await after).rows).toEqual([{ n: 0 }]);
+    } finally {
+      await host.close();
+    }
   }, 30_000);
 });

@@ -95,7 +95,8 @@ export class SqlHostProcess {
     this.ready = false;
     this.channel?.destroy();
     this.channel = null;
-    if (child === null || child.exitCode !== null) return;
+    // A host killed by a signal has `signalCode` set and `exitCode` null.
+    if (child === null || child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       child.once("exit", () => resolve());
       child.kill("SIGTERM");
@@ -127,8 +128,8 @@ export class SqlHostProcess {
     const reader = new FrameReader();
     channel.on("data", (chunk: Buffer) => reader.push(chunk, (frame) => this.onReply(child, frame)));
     channel.on("error", () => {}); // the exit handler deals with a dead host
-    child.on("exit", () => this.onExit(child));
-    child.on("error", () => this.onExit(child)); // could not start: fail the head, retry the rest
+    child.on("exit", (_code, signal) => this.onExit(child, signal));
+    child.on("error", () => this.onExit(child, null)); // could not start: fail the head, retry the rest
     child.unref();
     channel.unref();
     this.child = child;
@@ -195,16 +196,33 @@ export class SqlHostProcess {
     this.armTimer();
   }
 
-  private onExit(child: ChildProcess): void {
+  /**
+   * The process ended without being asked to. A signal to the engine's whole process group (a
+   * terminal's Ctrl-C, a supervisor's `kill -TERM -<pgid>`) reaches the host first, often while
+   * the engine is closing its dbs: a `close` it was running is then done, not failed — a process
+   * that is gone holds no connection. Anything else it was running may have done anything, so
+   * it fails (safe to retry), and what was queued behind it goes to a fresh process.
+   */
+  private onExit(child: ChildProcess, signal: NodeJS.Signals | null): void {
     if (child !== this.child) return; // killed on purpose
     this.child = null;
     this.ready = false;
     this.channel?.destroy();
     this.channel = null;
     this.clearTimer();
-    // The process died on its own: the running request may have done anything; fail it.
     const head = this.pending.shift();
-    head?.reject(new ServiceError("internal_error", "internal error; safe to retry"));
+    // Only the head is settled here: a `close` queued behind it may follow a request of its db
+    // that the fresh process runs first, so it goes there too, to keep each db's order.
+    if (head?.req.kind === "close") head.resolve({ closed: true });
+    else if (head !== undefined) {
+      const stopped = signal === "SIGTERM" || signal === "SIGINT";
+      head.reject(
+        new ServiceError(
+          "internal_error",
+          stopped ? "internal error: the SQL host was stopped; safe to retry" : "internal error; safe to retry",
+        ),
+      );
+    }
     if (this.pending.length > 0 && !this.closed) this.restart();
   }
 }

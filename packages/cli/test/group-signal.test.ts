@@ -1,0 +1,94 @@
+// A signal sent to `prim dev`'s whole process group, as a terminal's Ctrl-C or a supervisor's
+// `kill -TERM -<pgid>` does, reaches the SQL host children too, and they die before the engine
+// closes. The shutdown must still be clean: exit code 0, a line saying what closed, no error.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { primCommand, ROOT } from "./prim-process.js";
+
+const groups: number[] = [];
+const dirs: string[] = [];
+
+afterEach(() => {
+  for (const pgid of groups.splice(0)) {
+    try {
+      process.kill(-pgid, "SIGKILL");
+    } catch {} // already gone
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Starts `prim dev` as the leader of a new process group; resolves with its URL. */
+function startDetached(dir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const args = [...primCommand(dir), "dev", "--port", "0", "--data", join(dir, "data")];
+  const child = spawn(process.execPath, args, { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  groups.push(child.pid as number);
+  let output = "";
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ child, url: match[1] as string, output: () => output });
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.on("exit", (code, signal) => reject(new Error(`prim exited (${code ?? signal}): ${output}`)));
+  });
+}
+
+async function call(base: string, path: string, body: unknown): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** Resolves with the exit code and signal once the process and its output streams have ended. */
+function ended(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+}
+
+describe("prim dev under a process-group signal", () => {
+  it.each(["SIGTERM", "SIGINT"] as const)(
+    "exits 0 and reports only what it closed when its group gets %s",
+    { timeout: 60_000 },
+    async (signal) => {
+      const dir = mkdtempSync(join(tmpdir(), "prim-group-"));
+      dirs.push(dir);
+      const prim = await startDetached(dir);
+      await call(prim.url, "/v1/groups", { name: "app" });
+      const db = (await call(prim.url, "/v1/primitives", { name: "d", type: "db", group: "app" })).id as string;
+      // A write goes to a SQL host, so at least one host process is running when the signal comes.
+      await call(prim.url, `/v1/primitives/${db}/query`, { sql: "CREATE TABLE t (v TEXT)" });
+      await call(prim.url, `/v1/primitives/${db}/query`, { sql: "INSERT INTO t VALUES ('x')" });
+      expect(childPids(prim.child.pid as number).length).toBeGreaterThan(0);
+
+      const end = ended(prim.child);
+      process.kill(-(prim.child.pid as number), signal);
+      const { code } = await end;
+      const output = prim.output();
+      expect(output).not.toContain("internal_error");
+      expect(output).not.toMatch(/^\s+at /m); // no stack frame
+      // What it closed, and nothing else.
+      expect(output.trim().split("\n")).toEqual([
+        expect.stringMatching(/^prim dev: listening on /),
+        `prim dev: ${signal}, closing`,
+        expect.stringMatching(/^prim dev: closed http:\/\/localhost:\d+ and the data in /),
+      ]);
+      expect(code).toBe(0);
+    },
+  );
+});
