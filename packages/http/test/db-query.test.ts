@@ -71,6 +71,9 @@ describe("db: POST /query result", () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ rows_affected: 1, last_insert_rowid: 1 });
     expect((await q("SELECT name FROM users")).body.rows).toEqual([{ name: "x" }]);
+    // Under its own operation name, so the audit trail says which door the write came through.
+    const actions = (await api("GET", "/v1/audit")).body.data.map((e: { action: string }) => e.action);
+    expect(actions.filter((a: string) => a === "db.exec")).toHaveLength(1);
   });
 });
 

@@ -27,7 +27,7 @@ export const DB_ROUTES: readonly RestRoute[] = [
     summary: "Run one SQL statement",
     tag,
   },
-  { method: "POST", url: `${base}/exec`, op: "db.query", target: "id", from: "body", summary: "Alias of /query", tag },
+  { method: "POST", url: `${base}/exec`, op: "db.exec", target: "id", from: "body", summary: "Alias of /query", tag },
   {
     method: "POST",
     url: `${base}/batch`,

@@ -48,7 +48,7 @@ export const DB_TOOLS: ToolSpec[] = [
     },
     pick: (a) => (a.statements !== undefined ? "batch" : "exec"),
     actions: {
-      exec: { op: "db.query", fields: ["sql", "params", "branch"] },
+      exec: { op: "db.exec", fields: ["sql", "params", "branch"] },
       batch: { op: "db.batch", fields: ["statements", "branch"] },
     },
   },

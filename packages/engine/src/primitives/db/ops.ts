@@ -46,6 +46,15 @@ export const dbQuery = defineOp({
   },
 });
 
+/**
+ * The exec door (REST `/exec`, the spec's alias of `/query`, and the MCP `db_exec` tool's
+ * single statement): the same runner as `db.query` under its own name, so the audit log says
+ * which door a statement came through. The name grants nothing: whether a statement may write
+ * is always the credential's `db_exec` grant (`readOnly` above), so `/exec` with a read-only
+ * key stays read-only, as the spec's alias must.
+ */
+export const dbExec = defineOp({ ...dbQuery, name: "db.exec" });
+
 export const dbBatch = defineOp({
   ...dbOp,
   name: "db.batch",
@@ -132,6 +141,7 @@ export const dbBranchDelete = defineOp({
 
 export const DB_OPERATIONS: readonly Operation[] = [
   dbQuery,
+  dbExec,
   dbBatch,
   dbTables,
   dbTable,

@@ -28,10 +28,11 @@ export class DbStore {
   }
 
   /**
-   * A request that may write: the direct reads' snapshot ends before it is sent and again when
-   * it is answered, so no read after the answer misses what it wrote.
+   * A statement run by the SQL host (a query the engine could not answer itself, or a batch).
+   * It may write, so the direct reads' snapshot ends before it is sent and again when it is
+   * answered: no read after the answer misses what it wrote.
    */
-  private write<T>(req: HostRequest): Promise<T> {
+  private runOnHost<T>(req: HostRequest): Promise<T> {
     return this.bracketed(req, () => this.direct.release());
   }
 
@@ -60,7 +61,7 @@ export class DbStore {
   query(statement: Statement, options: { branch?: string; readOnly: boolean }): Promise<QueryResult> {
     const answered = options.branch === undefined ? this.direct.tryQuery(statement) : undefined;
     if (answered !== undefined) return Promise.resolve(answered);
-    return this.write({
+    return this.runOnHost({
       kind: "exec",
       at: this.at(options.branch),
       statements: [statement],
@@ -70,7 +71,7 @@ export class DbStore {
   }
 
   batch(statements: Statement[], options: { branch?: string; readOnly: boolean }): Promise<{ results: QueryResult[] }> {
-    return this.write({
+    return this.runOnHost({
       kind: "exec",
       at: this.at(options.branch),
       statements,
