@@ -50,7 +50,12 @@ export interface Operation<I = unknown, O = unknown, S = unknown> {
   refusedWhilePaused?: boolean;
   /** Whether the call leaves an audit entry (data and lifecycle calls). */
   audited: boolean;
-  /** Whether the call counts as a metered operation (spec: "What counts as an operation"). */
+  /**
+   * Whether the call counts as a metered operation (spec: "What counts as an operation"). The
+   * local engine meters nothing, so nothing here reads it: it is the cloud's metering flag
+   * (CLOUD.md, "Limits and metering"), declared beside each operation so the classification is
+   * written and reviewed where the operation is, not in a list the cloud would have to keep.
+   */
   metered: boolean;
   input: z.ZodType<I>;
   run(ctx: OpContext<S>, input: I): O | Promise<O>;

@@ -5,15 +5,10 @@ import type { SqlHost } from "./db/sql-host.js";
 import type { Embedder } from "./memory/embedder.js";
 import type { VaultEnv } from "./vault/keyring.js";
 
-/**
- * What every primitive type provides over its SQLite file. The engine opens files, keeps them
- * open in an LRU, and hands each operation the type's store; snapshot, fork, export and stats
- * work on the file itself and so stay uniform across types.
- */
 /** What every type's store may use, handed over by the engine. */
 export interface PrimitiveEnv {
   clock: Clock;
-  /** The process that runs user SQL for `db` primitives (started on first use). */
+  /** The pool of processes that run user SQL for `db` primitives (each started when needed). */
   sqlHost: SqlHost;
   /** Embeddings for memory recall; absent unless configured (nothing calls the network). */
   embedder?: Embedder | undefined;
@@ -35,6 +30,11 @@ export interface ForkContext {
   toGroupId: string;
 }
 
+/**
+ * What every primitive type provides over its SQLite file. The engine opens files, keeps them
+ * open in an LRU, and hands each operation the type's store; snapshot, fork, export and stats
+ * work on the file itself and so stay uniform across types.
+ */
 export interface PrimitiveDefinition<S = unknown> {
   type: PrimitiveType;
   /**

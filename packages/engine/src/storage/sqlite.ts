@@ -3,9 +3,13 @@ import { privateFile } from "./private-files.js";
 
 /**
  * Opens a SQLite file the way every engine file is opened: WAL (readers never wait for the
- * writer), synchronous=NORMAL (a commit is durable once the WAL is checkpointed; a power cut
- * can lose the last transactions but never corrupts), and a busy timeout for other processes
- * (a stdio MCP server sharing the data directory).
+ * writer), synchronous=NORMAL (a commit survives a crash of the process at once, and a power
+ * cut once the WAL is checkpointed; a power cut can lose the last transactions but never
+ * corrupts), and a busy timeout for the connections that share a file within the one engine
+ * that owns the directory — the audit writer's thread beside the trail's reader. No other
+ * process opens these files: the data-directory lock refuses a second engine, and `prim mcp`
+ * relays to the `prim dev` that owns the directory, or, with none running, is that one engine
+ * itself (cli/src/mcp-command.ts).
  */
 export const SQLITE_PRAGMAS = [
   "journal_mode = WAL",
