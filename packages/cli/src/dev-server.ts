@@ -1,8 +1,9 @@
 import { resolve } from "node:path";
-import { type Clock, type Embedder, Engine } from "@prim/engine";
+import type { Clock, Embedder, Engine } from "@prim/engine";
 import { createLocalServer } from "@prim/http";
 import { mountMcp } from "@prim/mcp";
 import { removeEngineFile, writeEngineFile } from "./engine-file.js";
+import { openLocalEngine } from "./local-engine.js";
 
 export interface DevServerOptions {
   port?: number;
@@ -25,11 +26,7 @@ export interface DevServer {
 
 /** Starts the local engine: REST under `/v1` over data in `dataDir`. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
-  const engine = Engine.openLocal({
-    dataDir: resolve(options.dataDir),
-    clock: options.clock,
-    embedder: options.embedder,
-  });
+  const engine = openLocalEngine(options);
   const app = createLocalServer({ engine, rootToken: options.rootToken, logger: options.logger });
   mountMcp(app, engine);
   try {

@@ -1,9 +1,10 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { Engine, isValidName, LOCAL_PRINCIPAL, narrowTools } from "@prim/engine";
-import { proxyStdio, serveStdio } from "@prim/mcp";
+import { isValidName, LOCAL_PRINCIPAL, narrowTools, openGroup } from "@prim/engine";
+import { parseToolPatterns, proxyStdio, serveStdio } from "@prim/mcp";
 import { runningEngine } from "./engine-file.js";
 import { forgetEnvSecrets, ROOT_TOKEN_FLAG_WARNING, readEnv } from "./env.js";
+import { embedderFromEnv, openLocalEngine } from "./local-engine.js";
 
 /**
  * `prim mcp --group G [--data DIR] [--tools P] [--root-token T]` (or `PRIM_ROOT_TOKEN`): an MCP server on stdio for
@@ -31,10 +32,7 @@ export async function mcp(args: string[]): Promise<void> {
     throw new Error("--group: required, 1-63 characters of a-z, 0-9, '-', '_', '.'");
   }
   const dataDir = resolve(values.data ?? env.PRIM_DATA_DIR ?? ".prim");
-  const patterns = (values.tools ?? "")
-    .split(",")
-    .map((t) => t.trim())
-    .filter((t) => t !== "");
+  const patterns = parseToolPatterns(values.tools) ?? [];
   const running = runningEngine(dataDir);
   if (running !== null) {
     const query = patterns.length === 0 ? "" : `?tools=${encodeURIComponent(patterns.join(","))}`;
@@ -45,15 +43,12 @@ export async function mcp(args: string[]): Promise<void> {
     );
     return;
   }
-  const engine = Engine.openLocal({ dataDir });
+  const engine = openLocalEngine({ dataDir, embedder: embedderFromEnv(env) });
   try {
-    const existing = await engine.services.catalog.getGroup(group);
-    if (existing === null) await engine.invoke(LOCAL_PRINCIPAL, "group.create", null, { name: group });
-    const record = await engine.services.catalog.getGroup(group);
-    if (record === null) throw new Error(`group '${group}' could not be created`);
+    const record = await openGroup(engine, LOCAL_PRINCIPAL, group);
     const principal = patterns.length === 0 ? LOCAL_PRINCIPAL : narrowTools(LOCAL_PRINCIPAL, patterns);
     // Without an HTTP server nothing answers signed URLs: storage_sign gives paths only.
-    await serveStdio({ engine, principal, group: record, baseUrl: "" });
+    await serveStdio({ invoker: engine, principal, group: record, baseUrl: "" });
   } finally {
     await engine.close();
   }

@@ -13,6 +13,7 @@ import { isAccount, type Principal, toolAllowed } from "./core/principal.js";
 import type { PrimitiveType } from "./core/types.js";
 import { parseInput } from "./core/validation.js";
 import type { EngineServices } from "./engine-services.js";
+import type { InvokeMeta, Invoker } from "./invoker.js";
 import { OPERATIONS } from "./ops/index.js";
 import type { AnyOperation, AuditNote, OpContext } from "./ops/operation.js";
 import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
@@ -56,19 +57,11 @@ function sqlHostsFromEnv(): number | undefined {
   return Number.isInteger(n) && n > 0 ? n : undefined;
 }
 
-export interface InvokeMeta {
-  requestId?: string;
-  /** Aborted when the caller has gone away (ends a long poll early). */
-  signal?: AbortSignal;
-  /** Audit the call even if the operation is an unaudited read (MCP audits every tool call). */
-  audit?: boolean;
-}
-
 /**
  * The engine: the operations registry and the one place where policy runs. Everything that
- * reaches data — REST, MCP, the CLI — calls `invoke`.
+ * reaches data — REST, MCP, the CLI — calls `invoke` (the `Invoker` door; invoker.ts).
  */
-export class Engine {
+export class Engine implements Invoker {
   readonly services: EngineServices;
   private readonly ops: ReadonlyMap<string, AnyOperation>;
 

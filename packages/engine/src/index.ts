@@ -29,10 +29,21 @@ export {
 export { RAW_JSON, rawJsonOf, type WithRawJson } from "./core/raw-json.js";
 export { MAX_RESPONSE_BYTES_PER_CALL } from "./core/response-budget.js";
 export * from "./core/types.js";
-export { Engine, type InvokeMeta, type LocalEngineOptions } from "./engine.js";
+export { Engine, type LocalEngineOptions } from "./engine.js";
 export type { EngineServices } from "./engine-services.js";
+export {
+  decodeWire,
+  encodeWire,
+  errorFromWire,
+  errorToWire,
+  WIRE_STREAM_BYTES,
+  type WireAnswer,
+  type WireRequest,
+} from "./invoke-wire.js";
+export { type InvokeMeta, type Invoker, openGroup } from "./invoker.js";
 export type { FileDownload } from "./ops/export.js";
 export { OPERATIONS } from "./ops/index.js";
+export type { ResolvedPrimitive } from "./ops/lookup.js";
 export { type AnyOperation, defineOp, type OpContext, type Operation } from "./ops/operation.js";
 export { MAX_RESULT_BYTES, MAX_RESULT_ROWS, STATEMENT_TIMEOUT_MS } from "./primitives/db/index.js";
 export { MAX_BATCH_STATEMENTS, MAX_SQL_CHARS } from "./primitives/db/ops.js";

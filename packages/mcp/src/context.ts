@@ -1,52 +1,36 @@
 import { Readable } from "node:stream";
-import type { Engine, GroupRecord, PrimitiveRecord, PrimitiveType, Principal } from "@prim/engine";
-import { isUlid, notFound, ServiceError } from "@prim/engine";
+import type { Invoker, Manifest, PrimitiveType, Principal, ResolvedPrimitive } from "@prim/engine";
+import { ServiceError } from "@prim/engine";
 
 /** Largest file, object or value a tool returns inline (base64); larger reads need a signed URL. */
 export const MAX_INLINE_BYTES = 1024 * 1024;
 
 /** What a tool call runs with. */
 export interface ToolContext {
-  engine: Engine;
   /** The caller, narrowed to the tool being called. */
   principal: Principal;
-  group: GroupRecord;
+  group: Manifest;
   /** The engine's own base URL (signed URLs are absolute). */
   baseUrl: string;
+  /** `invoker.invoke` for this caller, audited (every MCP tool call leaves an audit entry). */
   invoke<T = unknown>(op: string, target: string | null, input: unknown): Promise<T>;
 }
 
 /**
  * Finds the primitive a tool's `primitive` argument names in the session's group: an id, or a
- * name (of the tool's type; for tools of any type the name must be unambiguous).
+ * name (of the tool's type; for tools of any type the name must be unambiguous). The lookup is
+ * the engine's `primitive.resolve` operation (not audited: the tool call itself is).
  */
-export async function resolvePrimitive(
+export function resolvePrimitive(
+  invoker: Invoker,
   ctx: ToolContext,
   ref: string,
   type: PrimitiveType | undefined,
-): Promise<PrimitiveRecord> {
-  const catalog = ctx.engine.services.catalog;
-  if (isUlid(ref)) {
-    const record = await catalog.getPrimitive(ref);
-    if (record !== null && record.group_id === ctx.group.id) return record;
-    throw notFound(`primitive '${ref}' in group '${ctx.group.name}'`);
-  }
-  const matches: PrimitiveRecord[] = [];
-  let after: string | undefined;
-  for (;;) {
-    const page = await catalog.listPrimitives({ groupId: ctx.group.id, type, after, limit: 500 });
-    matches.push(...page.filter((p) => p.name === ref));
-    if (page.length < 500) break;
-    after = page[page.length - 1]?.id;
-  }
-  if (matches.length === 1) return matches[0] as PrimitiveRecord;
-  if (matches.length === 0) {
-    throw notFound(`${type ?? "primitive"} '${ref}' in group '${ctx.group.name}'`);
-  }
-  throw new ServiceError(
-    "invalid_request",
-    `primitive: '${ref}' names ${matches.length} primitives (${matches.map((m) => m.type).join(", ")}); pass its id`,
-  );
+): Promise<ResolvedPrimitive> {
+  return invoker.invoke<ResolvedPrimitive>(ctx.principal, "primitive.resolve", ctx.group.id, {
+    ref,
+    ...(type === undefined ? {} : { type }),
+  });
 }
 
 /**

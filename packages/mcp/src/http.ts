@@ -1,16 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import {
-  type Engine,
-  type GroupRecord,
-  invalid,
-  isValidName,
-  narrowTools,
-  notFound,
-  type Principal,
-  ServiceError,
-} from "@prim/engine";
+import { type Invoker, invalid, isValidName, narrowTools, notFound, openGroup, type Principal } from "@prim/engine";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createMcpServer } from "./server.js";
 import {
@@ -28,9 +19,11 @@ declare module "fastify" {
   }
 }
 
-/** `tools=kv_*,db_query` → patterns; absent or empty → no narrowing. */
-function toolPatterns(query: unknown): string[] | null {
-  const raw = (query as Record<string, unknown>).tools;
+/**
+ * `tools=kv_*,db_query` (HTTP query) or `--tools` (stdio CLI) → patterns; absent or empty → no
+ * narrowing. The one parser of tool patterns for every MCP entry point.
+ */
+export function parseToolPatterns(raw: unknown): string[] | null {
   if (raw === undefined) return null;
   const text = Array.isArray(raw) ? raw.join(",") : String(raw);
   const patterns = text
@@ -45,20 +38,13 @@ function toolPatterns(query: unknown): string[] | null {
 const isInitialize = (body: unknown) =>
   Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 
-/** The group a path names, created on first use by a caller that may create groups. */
-async function groupFor(engine: Engine, principal: Principal, name: string): Promise<GroupRecord> {
+/** The group a path names, created on first use by a caller that may create groups (spec). */
+function groupFor(invoker: Invoker, principal: Principal, name: string) {
+  // Checked here too for the message: the path, not a body field, named the group.
   if (!isValidName(name)) {
     throw invalid("group: the MCP path names a group: 1-63 characters of a-z, 0-9, '-', '_', '.'");
   }
-  const existing = await engine.services.catalog.getGroup(name);
-  if (existing !== null) {
-    if (principal.groupId !== null && existing.id !== principal.groupId) {
-      throw new ServiceError("group_mismatch", `group '${name}' is outside this credential's scope`);
-    }
-    return existing;
-  }
-  await engine.invoke(principal, "group.create", null, { name });
-  return (await engine.services.catalog.getGroup(name)) as GroupRecord;
+  return openGroup(invoker, principal, name);
 }
 
 /**
@@ -66,7 +52,7 @@ async function groupFor(engine: Engine, principal: Principal, name: string): Pro
  * DELETE to end a session). Authentication is the server's own `onRequest` hook, as for REST.
  * Sessions are capped per credential and in total (`sessions.ts`); tests pass smaller caps.
  */
-export function mountMcp(app: FastifyInstance, engine: Engine, limits: Partial<SessionLimits> = {}): void {
+export function mountMcp(app: FastifyInstance, invoker: Invoker, limits: Partial<SessionLimits> = {}): void {
   const sessions = new SessionTable({
     perCredential: limits.perCredential ?? MAX_SESSIONS_PER_CREDENTIAL,
     total: limits.total ?? MAX_SESSIONS,
@@ -107,10 +93,10 @@ export function mountMcp(app: FastifyInstance, engine: Engine, limits: Partial<S
   };
 
   const startSession = async (req: FastifyRequest, groupName: string): Promise<Session> => {
-    const patterns = toolPatterns(req.query);
+    const patterns = parseToolPatterns((req.query as Record<string, unknown>).tools);
     const principal = patterns === null ? req.principal : narrowTools(req.principal, patterns);
-    const group = await groupFor(engine, req.principal, groupName);
-    const server = createMcpServer({ engine, principal, group, baseUrl: `${req.protocol}://${req.headers.host}` });
+    const group = await groupFor(invoker, req.principal, groupName);
+    const server = createMcpServer({ invoker, principal, group, baseUrl: `${req.protocol}://${req.headers.host}` });
     const session = { server, group: groupName, actor: req.principal.actor, lastUsed: Date.now(), busy: 0 } as Session;
     sessions.admit(session);
     session.transport = new StreamableHTTPServerTransport({

@@ -1,8 +1,8 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema, type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import {
-  type Engine,
-  type GroupRecord,
+  type Invoker,
+  type Manifest,
   narrowTools,
   type Principal,
   ServiceError,
@@ -15,10 +15,12 @@ import { TOOLS, type ToolSpec } from "./tools/index.js";
 import { VERSION } from "./version.js";
 
 export interface McpServerOptions {
-  engine: Engine;
+  /** The door to data: the engine in process, or a `RemoteInvoker` to one elsewhere. */
+  invoker: Invoker;
   /** The caller; `tools=` narrowing is already applied. */
   principal: Principal;
-  group: GroupRecord;
+  /** The session's group (`openGroup`). */
+  group: Manifest;
   /** The engine's base URL, for signed URLs. */
   baseUrl: string;
 }
@@ -53,15 +55,17 @@ function withoutUndefined(args: Record<string, unknown>, fields: readonly string
   return out;
 }
 
-/** Runs one tool call through `engine.invoke`, narrowed to the tool; errors become results. */
+/**
+ * Runs one tool call through `invoker.invoke`, narrowed to the tool; errors become results. Every
+ * call asks for an audit entry (`meta.audit`), reads included: an agent's reads leave a trail.
+ */
 async function callTool(tool: ToolSpec, args: Record<string, any>, options: McpServerOptions): Promise<CallToolResult> {
   const principal = ALWAYS.has(tool.name) ? options.principal : narrowTools(options.principal, [tool.name]);
   const ctx: ToolContext = {
-    engine: options.engine,
     principal,
     group: options.group,
     baseUrl: options.baseUrl,
-    invoke: (op, target, input) => options.engine.invoke(principal, op, target, input, { audit: true }),
+    invoke: (op, target, input) => options.invoker.invoke(principal, op, target, input, { audit: true }),
   };
   try {
     const names = Object.keys(tool.actions);
@@ -71,7 +75,7 @@ async function callTool(tool: ToolSpec, args: Record<string, any>, options: McpS
     let target: string | null = null;
     if (tool.type !== undefined || tool.anyType) {
       if (typeof args.primitive !== "string") throw new ServiceError("invalid_request", "primitive: required");
-      target = (await resolvePrimitive(ctx, args.primitive, tool.type)).id;
+      target = (await resolvePrimitive(options.invoker, ctx, args.primitive, tool.type)).id;
     }
     const input = {
       ...withoutUndefined(args, action.fields ?? []),

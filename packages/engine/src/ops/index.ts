@@ -16,6 +16,7 @@ import {
   snapshotList,
   snapshotRestore,
 } from "./lifecycle.js";
+import { groupFind, primitiveResolve } from "./lookup.js";
 import type { AnyOperation } from "./operation.js";
 import {
   primitiveCreate,
@@ -32,6 +33,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   groupList,
   groupGet,
   groupDelete,
+  groupFind,
+  primitiveResolve,
   primitiveCreate,
   primitiveList,
   primitiveGet,

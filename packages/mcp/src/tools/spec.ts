@@ -16,7 +16,7 @@ export interface ToolAction {
 /**
  * An MCP tool, declared once: its name is the allowlist tool it needs, its input schema tells a
  * model how to use it, and each action maps onto one engine operation (so every call goes
- * through `engine.invoke`, narrowed to this tool).
+ * through `Invoker.invoke`, narrowed to this tool).
  */
 export interface ToolSpec {
   name: string;

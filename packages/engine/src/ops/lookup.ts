@@ -1,0 +1,83 @@
+import { z } from "zod";
+import type { PrimitiveRecord } from "../catalog/catalog.js";
+import { notFound, ServiceError } from "../core/errors.js";
+import { isUlid } from "../core/ids.js";
+import { nameSchema } from "../core/names.js";
+import { type Manifest, PRIMITIVE_TYPES, type PrimitiveType } from "../core/types.js";
+import { defineOp } from "./operation.js";
+
+/**
+ * Lookups a transport needs before it can name a target: the group of an MCP path, the
+ * primitive a tool's `primitive` argument names. They are operations so that their scope rules
+ * run inside `invoke` like every other rule, and a remote transport gets them over the wire.
+ */
+
+/**
+ * The group named `name`, or null when there is none. A scoped principal asking for a group
+ * other than its own gets 403 `group_mismatch` (as every group route answers); a missing group
+ * is null for anyone, so that the caller may go on to `group.create` (which refuses scoped
+ * principals itself).
+ */
+export const groupFind = defineOp({
+  name: "group.find",
+  target: "none",
+  audited: false,
+  metered: false,
+  input: z.strictObject({ name: nameSchema }),
+  async run(ctx, input): Promise<Manifest | null> {
+    const group = await ctx.services.catalog.getGroup(input.name);
+    if (group === null) return null;
+    if (ctx.principal.groupId !== null && group.id !== ctx.principal.groupId) {
+      throw new ServiceError("group_mismatch", `group '${input.name}' is outside this credential's scope`);
+    }
+    return { id: group.id, namespace: group.namespace, name: group.name, created_at: group.created_at };
+  },
+});
+
+/** What `primitive.resolve` answers: enough to name the primitive as a target. */
+export interface ResolvedPrimitive {
+  id: string;
+  type: PrimitiveType;
+  name: string;
+}
+
+/**
+ * The primitive `ref` names in the target group: an id, or a name (of `type` when given; for
+ * any type the name must be unambiguous, else 400 asking for the id). Unknown, or in another
+ * group: 404.
+ */
+export const primitiveResolve = defineOp({
+  name: "primitive.resolve",
+  target: "group",
+  audited: false,
+  metered: false,
+  input: z.strictObject({ ref: z.string(), type: z.enum(PRIMITIVE_TYPES).optional() }),
+  async run(ctx, input): Promise<ResolvedPrimitive> {
+    const { catalog } = ctx.services;
+    const { ref, type } = input;
+    const brief = (p: PrimitiveRecord): ResolvedPrimitive => ({
+      id: p.id,
+      type: p.type as PrimitiveType,
+      name: p.name,
+    });
+    if (isUlid(ref)) {
+      const record = await catalog.getPrimitive(ref);
+      if (record !== null && record.group_id === ctx.group.id) return brief(record);
+      throw notFound(`primitive '${ref}' in group '${ctx.group.name}'`);
+    }
+    const matches: PrimitiveRecord[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await catalog.listPrimitives({ groupId: ctx.group.id, type, after, limit: 500 });
+      matches.push(...page.filter((p) => p.name === ref));
+      if (page.length < 500) break;
+      after = page[page.length - 1]?.id;
+    }
+    if (matches.length === 1) return brief(matches[0] as PrimitiveRecord);
+    if (matches.length === 0) throw notFound(`${type ?? "primitive"} '${ref}' in group '${ctx.group.name}'`);
+    throw new ServiceError(
+      "invalid_request",
+      `primitive: '${ref}' names ${matches.length} primitives (${matches.map((m) => m.type).join(", ")}); pass its id`,
+    );
+  },
+});
