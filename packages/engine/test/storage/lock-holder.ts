@@ -9,9 +9,11 @@ const wait = Number(startAt ?? 0) - Date.now();
 setTimeout(
   () => {
     try {
-      DataDirLock.acquire(dataDir);
+      const lock = DataDirLock.acquire(dataDir);
       console.log(`held ${process.pid}`);
-      setInterval(() => {}, 60_000); // hold until killed
+      // Hold until killed. The timer keeps the lock reachable: a lock nothing refers to is
+      // collected, and its connection closed, releasing it (Node 24's GC did so within seconds).
+      setInterval(() => void lock, 60_000);
     } catch (err) {
       console.log(`busy ${(err as Error).message}`);
       process.exit(0);
