@@ -1,12 +1,12 @@
 // A signal sent to `prim dev`'s whole process group, as a terminal's Ctrl-C or a supervisor's
 // `kill -TERM -<pgid>` does, reaches the SQL host children too, and they die before the engine
 // closes. The shutdown must still be clean: exit code 0, a line saying what closed, no error.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { primCommand, ROOT } from "./prim-process.js";
+import { primCommand, type RunningPrim, startPrim } from "./prim-process.js";
 
 const groups: number[] = [];
 const dirs: string[] = [];
@@ -28,22 +28,12 @@ function childPids(pid: number): number[] {
   }
 }
 
-/** Starts `prim dev` as the leader of a new process group; resolves with its URL. */
-function startDetached(dir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const args = [...primCommand(dir), "dev", "--port", "0", "--data", join(dir, "data")];
-  const child = spawn(process.execPath, args, { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  groups.push(child.pid as number);
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) resolve({ child, url: match[1] as string, output: () => output });
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.on("exit", (code, signal) => reject(new Error(`prim exited (${code ?? signal}): ${output}`)));
-  });
+/** Starts `prim dev` as the leader of a new process group. */
+async function startDetached(dir: string): Promise<RunningPrim> {
+  const args = ["dev", "--port", "0", "--data", join(dir, "data")];
+  const prim = await startPrim(primCommand(dir), args, [], undefined, { detached: true });
+  groups.push(prim.child.pid as number);
+  return prim;
 }
 
 async function call(base: string, path: string, body: unknown): Promise<any> {

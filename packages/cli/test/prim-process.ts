@@ -44,15 +44,22 @@ export interface RunningPrim {
 
 /**
  * Runs `prim <command args>` (e.g. `dev --port 0 …`) and waits for its "listening on" line;
- * `env` replaces the environment (default: this process's).
+ * `env` replaces the environment (default: this process's); `detached` makes it the leader of
+ * a new process group (its pid is the group id), as a terminal or a supervisor starts it.
  */
 export function startPrim(
   command: string[],
   args: string[],
   children: ChildProcess[],
   env?: NodeJS.ProcessEnv,
+  options: { detached?: boolean } = {},
 ): Promise<RunningPrim> {
-  const child = spawn(process.execPath, [...command, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...command, ...args], {
+    cwd: ROOT,
+    env,
+    detached: options.detached ?? false,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   let output = "";
   return new Promise((resolve, reject) => {
