@@ -95,7 +95,9 @@ describe("db SQL host pool", () => {
   });
 
   it("closes a db's connections on the host it leaves, so a branch replaced elsewhere never reads stale", async () => {
-    const { exec, send, settle } = setup({ size: 2, timeoutMs: 2000 });
+    // Host 1 starts while host 0 runs the first runaway, and must answer three requests before
+    // that runaway is stopped: 6 s leaves room for a slow start on a loaded machine.
+    const { exec, send, settle } = setup({ size: 2, timeoutMs: 6000 });
     await exec("a", "CREATE TABLE t (v TEXT)");
     await exec("a", "INSERT INTO t VALUES ('old')");
     await send("a", { kind: "branch.create", name: "b", now: 1 } as HostRequest);
@@ -114,7 +116,7 @@ describe("db SQL host pool", () => {
     expect((await onBranch).rows).toEqual([{ v: "new" }]);
     expect(events).toEqual(["slow"]);
     await again;
-  }, 30_000);
+  }, 45_000);
 
   it("keeps a tenant to its share of hosts, so another tenant is answered while it is busy", async () => {
     const { exec, settle } = setup({ size: 3, timeoutMs: 2000, maxHostsPerTenant: 2 });
