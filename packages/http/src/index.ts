@@ -1,3 +1,4 @@
+export { createInternalServer, type InternalInvokeOptions, listenInternal } from "./internal-invoke.js";
 export { type LocalAuthOptions, localAuthenticator, ROOT_PRINCIPAL } from "./local-auth.js";
 export { buildOpenApi } from "./openapi.js";
 export { mountRoute, type RestRoute } from "./route.js";

@@ -1,8 +1,8 @@
 // JSON-RPC batches on the Streamable HTTP endpoint, sent with raw fetch (the SDK client never
 // batches). The SDK's server transport (1.32.2) accepts a batch under every protocol version and
 // hands each message to the server separately; all answers come back on one SSE stream.
-import { describe, expect, it } from "vitest";
-import { startMcpServer } from "./helpers.js";
+import { expect, it } from "vitest";
+import { forEachInvoker, startMcpServer } from "./helpers.js";
 
 const BASE_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
@@ -63,7 +63,7 @@ async function setup(protocolVersion: string) {
   return { s, url, headers, negotiated, post };
 }
 
-describe("MCP JSON-RPC batches", () => {
+forEachInvoker("MCP JSON-RPC batches", () => {
   for (const version of ["2025-03-26", "2025-06-18"]) {
     it(`processes each call of a batch separately (protocol ${version})`, async () => {
       const { negotiated, post } = await setup(version);
@@ -108,8 +108,7 @@ describe("MCP JSON-RPC batches", () => {
     expect((await messages(res)).every((m) => m.result?.isError === undefined)).toBe(true);
     const list = await messages(await post(toolCall(32, "kv_list", { primitive: "cache", values: true })));
     expect(list[0].result.structuredContent.data.map((e: { key: string }) => e.key)).toEqual(["x", "y"]);
-    await s.engine.services.audit.flush();
-    const audit = await s.engine.services.catalog.listAudit({ limit: 500 });
+    const audit = await s.audit();
     expect(
       audit
         .filter((e) => e.action === "kv.set")

@@ -1,12 +1,12 @@
 // db_query, db_exec, db_branch and fs_read, fs_write, fs_search, fs_fork over Streamable HTTP:
 // every action, with the structured result checked.
-import { describe, expect, it } from "vitest";
-import { withStore } from "./helpers.js";
+import { expect, it } from "vitest";
+import { forEachInvoker, withStore } from "./helpers.js";
 
 /** The MCP tools' inline content limit, stated here so a change to it fails this test: 1 MiB. */
 const MAX_INLINE_BYTES = 1_048_576;
 
-describe("MCP tools: db", () => {
+forEachInvoker("MCP tools: db", () => {
   it("db_exec runs one statement or a batch; db_query queries, lists tables and describes one", async () => {
     const { s, client, ok } = await withStore("db");
     const created = await ok("db_exec", {
@@ -101,7 +101,7 @@ describe("MCP tools: db", () => {
   });
 });
 
-describe("MCP tools: fs", () => {
+forEachInvoker("MCP tools: fs", () => {
   it("fs_write writes utf8 and base64; fs_read returns content, a listing or a stat", async () => {
     const { s, client, ok } = await withStore("fs");
     const written = await ok("fs_write", { primitive: "store", path: "/src/app.ts", content: "export const a = 1;\n" });

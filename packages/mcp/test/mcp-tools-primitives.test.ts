@@ -1,9 +1,9 @@
 // Every primitive tool over Streamable HTTP (primitive_list, primitive_create, primitive_snapshot,
 // primitive_fork), plus the audit trail every tool call leaves behind.
-import { describe, expect, it } from "vitest";
-import { ok, startMcpServer } from "./helpers.js";
+import { expect, it } from "vitest";
+import { forEachInvoker, ok, startMcpServer } from "./helpers.js";
 
-describe("MCP tools: primitives", () => {
+forEachInvoker("MCP tools: primitives", () => {
   it("primitive_create creates in the session's group and primitive_list lists, filters and pages", async () => {
     const s = await startMcpServer();
     const client = await s.connect("team");
@@ -137,8 +137,7 @@ describe("MCP tools: primitives", () => {
     await ok(s, client, "primitive_snapshot", { primitive: "k", action: "create", name: "s1" });
     expect((await s.call(client, "kv_get", { primitive: "k", key: "absent" })).isError).toBe(true);
 
-    await s.engine.services.audit.flush();
-    const entries = await s.engine.services.catalog.listAudit({ limit: 500 });
+    const entries = await s.audit();
     const actions = entries.map((e) => e.action);
     for (const action of ["primitive.create", "kv.set", "kv.get", "db.query", "primitive.snapshot"]) {
       expect(actions, action).toContain(action);

@@ -5,8 +5,9 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterEach, describe, expect, it } from "vitest";
-import { startMcpServer } from "./helpers.js";
+import { LOCAL_PRINCIPAL } from "@prim/engine";
+import { afterEach, expect, it } from "vitest";
+import { forEachInvoker, startMcpServer } from "./helpers.js";
 
 const SECRET = `sk-test-${randomBytes(16).toString("hex")}`;
 
@@ -58,21 +59,17 @@ async function withVault(grant = true) {
   const client = await s.connect("g");
   const created = await s.call(client, "primitive_create", { name: "keys", type: "vault" });
   const id = created.data.id as string;
-  const rest = async (method: string, path: string, body: unknown) => {
-    const res = await fetch(`${s.url}/v1/primitives/${id}${path}`, {
-      method,
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json() };
-  };
-  expect((await rest("PUT", "/secrets/API_KEY", { value: SECRET })).status).toBe(200);
-  expect((await rest("PUT", "/secrets/OTHER", { value: "other-value-123" })).status).toBe(200);
+  // Secrets and grants are written by an account (REST's PUT /secrets, POST /grants), never
+  // through MCP: here the same operations through the invoker, in process or remote alike.
+  const admin = (op: string, input: unknown) => s.invoker.invoke<any>(LOCAL_PRINCIPAL, op, id, input);
+  expect(await admin("vault.put", { name: "API_KEY", value: SECRET })).toMatchObject({ name: "API_KEY" });
+  expect(await admin("vault.put", { name: "OTHER", value: "other-value-123" })).toMatchObject({ name: "OTHER" });
   if (grant) {
-    const granted = await rest("POST", "/grants", { name: "API_KEY", allow: { hosts: ["127.0.0.1"] } });
-    expect(granted.status).toBe(201);
+    expect(await admin("vault.grant", { name: "API_KEY", allow: { hosts: ["127.0.0.1"] } })).toMatchObject({
+      name: "API_KEY",
+    });
   }
-  return { s, client, id, rest, echo: await echoServer() };
+  return { s, client, id, admin, echo: await echoServer() };
 }
 
 /** Calls a tool and checks that the secret is nowhere in the whole answer (plain or base64). */
@@ -84,7 +81,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return { isError: res.isError === true, data: res.structuredContent as any, text: (res.content as any)[0]?.text };
 }
 
-describe("MCP tools: vault", () => {
+forEachInvoker("MCP tools: vault", () => {
   it("vault_list lists secrets (with their grant) and grants, never values", async () => {
     const { client } = await withVault();
     const secrets = await call(client, "vault_list", { primitive: "keys" });
@@ -131,8 +128,7 @@ describe("MCP tools: vault", () => {
     expect(seen.headers.authorization).toBe("Bearer [REDACTED:API_KEY]");
     expect(res.data.headers["x-echo-auth"]).toBe("Bearer [REDACTED:API_KEY]");
 
-    await s.engine.services.audit.flush();
-    const audit = await s.engine.services.catalog.listAudit({ limit: 500 });
+    const audit = await s.audit();
     const fetches = audit.filter((e) => e.action === "vault.fetch");
     expect(fetches).toHaveLength(1);
     expect(fetches[0]).toMatchObject({ actor: "local", target: "API_KEY" });
@@ -140,7 +136,7 @@ describe("MCP tools: vault", () => {
   });
 
   it("vault_use refuses hosts and secrets outside the grant, and unknown secrets", async () => {
-    const { client, echo, rest } = await withVault();
+    const { client, echo, admin } = await withVault();
     const ungranted = await call(client, "vault_use", {
       primitive: "keys",
       url: `${echo.origin}/`,
@@ -169,10 +165,10 @@ describe("MCP tools: vault", () => {
     expect(noAuth).toMatchObject({ isError: true, data: { error: { code: "invalid_request" } } });
     expect(echo.received).toEqual([]);
 
-    // Granting over REST is what opens the door.
+    // Granting (an account's REST call) is what opens the door.
     expect(
-      (await rest("POST", "/grants", { name: "OTHER", allow: { hosts: ["127.0.0.1"], methods: ["GET"] } })).status,
-    ).toBe(201);
+      await admin("vault.grant", { name: "OTHER", allow: { hosts: ["127.0.0.1"], methods: ["GET"] } }),
+    ).toMatchObject({ name: "OTHER" });
     const now = await call(client, "vault_use", {
       primitive: "keys",
       url: `${echo.origin}/`,

@@ -1,0 +1,120 @@
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import {
+  decodeWire,
+  encodeWire,
+  errorToWire,
+  type Invoker,
+  ServiceError,
+  WIRE_STREAM_BYTES,
+  type WireRequest,
+} from "@prim/engine";
+import Fastify, { type FastifyInstance } from "fastify";
+import { z } from "zod";
+
+/**
+ * `POST /internal/invoke`: the engine's `invoke` over HTTP, for a transport in another process
+ * (the cloud's MCP app, the dashboard) through `RemoteInvoker` (packages/mcp). It is a separate
+ * listener, never the public port: the caller is trusted to name any principal, so the only
+ * credential is the cell's shared secret (`PRIM_INTERNAL_SECRET`), and it binds to loopback
+ * unless told otherwise. Wire format: packages/engine/src/invoke-wire.ts.
+ */
+export interface InternalInvokeOptions {
+  invoker: Invoker;
+  /** The shared secret callers send as `Authorization: Bearer <secret>`; at least 32 characters. */
+  secret: string;
+  logger?: boolean;
+}
+
+/** A request body: 1 MiB inline content is ~1.4 MB base64; db batches carry more. */
+const INTERNAL_BODY_LIMIT = 32 * 1024 * 1024;
+
+const requestSchema = z.object({
+  principal: z.object({
+    kind: z.enum(["account", "local", "scoped", "oauth"]),
+    actor: z.string().min(1),
+    groupId: z.string().nullable(),
+    tools: z.array(z.string()).nullable(),
+    narrowed: z.array(z.array(z.string())).optional(),
+  }),
+  op: z.string().min(1),
+  target: z.string().nullable(),
+  input: z.unknown(),
+  meta: z.object({ requestId: z.string().optional(), audit: z.boolean().optional() }).default({}),
+});
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
+/** The internal listener's Fastify app (not yet listening: see `listenInternal`). */
+export function createInternalServer(options: InternalInvokeOptions): FastifyInstance {
+  if (options.secret.length < 32) throw new Error("the internal invoke secret must be at least 32 characters");
+  const expected = digest(options.secret);
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: INTERNAL_BODY_LIMIT,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+  });
+
+  app.addHook("onRequest", async (req, reply) => {
+    reply.header("x-request-id", req.id);
+    const match = /^Bearer (.+)$/.exec(req.headers.authorization ?? "");
+    // Hashing both sides makes the compare constant-time whatever the lengths.
+    if (match === null || !timingSafeEqual(digest(match[1] as string), expected)) {
+      throw new ServiceError("invalid_token", "the internal invoke endpoint needs the cell's shared secret");
+    }
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    // Fastify's own request errors (bad JSON, body too large) keep their 4xx as invalid_request.
+    const statusCode = (err as { statusCode?: number }).statusCode;
+    const fault =
+      err instanceof ServiceError
+        ? err
+        : statusCode === 413
+          ? new ServiceError("payload_too_large", "the internal invoke body is over its limit")
+          : statusCode !== undefined && statusCode >= 400 && statusCode < 500
+            ? new ServiceError("invalid_request", "the internal invoke body is not valid JSON")
+            : err;
+    if (!(fault instanceof ServiceError)) req.log.error({ err }, "internal invoke failed");
+    const { status, body } = errorToWire(fault);
+    void reply.code(status).header("x-request-id", req.id).send(body);
+  });
+
+  app.post("/internal/invoke", async (req, reply) => {
+    const parsed = requestSchema.safeParse(req.body);
+    if (!parsed.success) {
+      throw new ServiceError("invalid_request", `internal invoke: ${parsed.error.issues[0]?.message ?? "bad request"}`);
+    }
+    const call = parsed.data as WireRequest;
+    // The caller going away (an MCP client hanging up on a long poll) ends the call early.
+    const abort = new AbortController();
+    reply.raw.once("close", () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
+    const result = await options.invoker.invoke(call.principal, call.op, call.target, decodeWire(call.input), {
+      requestId: call.meta.requestId ?? req.id,
+      audit: call.meta.audit,
+      signal: abort.signal,
+    });
+    return { result: await encodeWire(result, WIRE_STREAM_BYTES) };
+  });
+  return app;
+}
+
+/**
+ * Starts the internal listener: loopback (`127.0.0.1`) unless `host` says otherwise, since
+ * anything that can reach it with the secret acts as any principal. Answers its URL.
+ */
+export async function listenInternal(
+  app: FastifyInstance,
+  options: { port?: number; host?: string } = {},
+): Promise<string> {
+  const host = options.host ?? "127.0.0.1";
+  await app.listen({ port: options.port ?? 0, host });
+  const address = app.server.address();
+  const port = typeof address === "object" && address !== null ? address.port : options.port;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}

@@ -1,0 +1,79 @@
+import {
+  decodeWire,
+  encodeWire,
+  errorFromWire,
+  type InvokeMeta,
+  type Invoker,
+  type Principal,
+  ServiceError,
+  type WireAnswer,
+  type WireRequest,
+} from "@prim/engine";
+
+export interface RemoteInvokerOptions {
+  /** The engine's internal listener, e.g. `http://127.0.0.1:7778` (not the public port). */
+  url: string;
+  /** The cell's shared secret (`PRIM_INTERNAL_SECRET`). */
+  secret: string;
+}
+
+/**
+ * An `Invoker` that runs each call in an engine elsewhere, through its `POST /internal/invoke`
+ * (packages/http `internal-invoke.ts`; wire format in packages/engine `invoke-wire.ts`). Errors
+ * come back as the same ServiceError (code, message, status, headers) the engine threw; an
+ * engine that cannot be reached is 500 `internal_error` (safe to retry), with no address or
+ * system message in it. `meta.signal` aborts the HTTP request, which aborts the engine's call
+ * (a long poll stops waiting).
+ */
+export class RemoteInvoker implements Invoker {
+  private readonly endpoint: string;
+
+  constructor(private readonly options: RemoteInvokerOptions) {
+    this.endpoint = `${options.url.replace(/\/+$/, "")}/internal/invoke`;
+  }
+
+  async invoke<O = unknown>(
+    principal: Principal,
+    opName: string,
+    target: string | null,
+    input: unknown,
+    meta: InvokeMeta = {},
+  ): Promise<O> {
+    const request: WireRequest = {
+      principal,
+      op: opName,
+      target,
+      input: await encodeWire(input),
+      meta: {
+        ...(meta.requestId === undefined ? {} : { requestId: meta.requestId }),
+        ...(meta.audit === undefined ? {} : { audit: meta.audit }),
+      },
+    };
+    let response: Response;
+    let answer: WireAnswer;
+    try {
+      response = await fetch(this.endpoint, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${this.options.secret}`,
+          "content-type": "application/json",
+          ...(meta.requestId === undefined ? {} : { "x-request-id": meta.requestId }),
+        },
+        body: JSON.stringify(request),
+        signal: meta.signal,
+      });
+      answer = (await response.json()) as WireAnswer;
+    } catch (err) {
+      if (meta.signal?.aborted) throw err;
+      throw new ServiceError("internal_error", "internal error; safe to retry (the engine did not answer)", {
+        cause: err,
+      });
+    }
+    if ("error" in answer) throw errorFromWire(response.status, answer.error ?? {});
+    // An operation that answers nothing (`undefined`) arrives without `result`.
+    if (!response.ok) {
+      throw new ServiceError("internal_error", "internal error; safe to retry");
+    }
+    return decodeWire(answer.result) as O;
+  }
+}
