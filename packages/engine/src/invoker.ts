@@ -37,7 +37,8 @@ export async function openGroup(invoker: Invoker, principal: Principal, name: st
   const existing = await invoker.invoke<Manifest | null>(principal, "group.find", null, { name });
   if (existing !== null) return existing;
   try {
-    return await invoker.invoke<Manifest>(principal, "group.create", null, { name });
+    const { id, namespace, created_at } = await invoker.invoke<Manifest>(principal, "group.create", null, { name });
+    return { id, namespace, name, created_at }; // the manifest, as group.find answers it
   } catch (err) {
     // Two first uses at once: the other one created it.
     const raced = await invoker.invoke<Manifest | null>(principal, "group.find", null, { name });

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { RemoteInvoker } from "../src/index.js";
 
 const SECRET = "s".repeat(40);
-const cleanups: (() => Promise<unknown> | void)[] = [];
+const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
@@ -72,7 +72,7 @@ describe("internal invoke listener", () => {
       });
       expect(res.status).toBe(401);
       expect(res.headers.get("x-request-id")).toBeTruthy();
-      expect((await res.json()).error.code).toBe("invalid_token");
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
     }
     const wrong = new RemoteInvoker({ url, secret: "not-the-secret" });
     await expect(wrong.invoke(LOCAL_PRINCIPAL, "group.list", null, {})).rejects.toMatchObject({

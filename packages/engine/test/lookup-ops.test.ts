@@ -1,0 +1,74 @@
+// The lookups transports need before naming a target, as operations (ops/lookup.ts): the group
+// of an MCP path (group.find, openGroup) and a primitive by id or name (primitive.resolve).
+import { describe, expect, it } from "vitest";
+import { LOCAL_PRINCIPAL, type Principal } from "../src/core/principal.js";
+import { openGroup } from "../src/invoker.js";
+import { testEngine } from "./helpers.js";
+
+const local = LOCAL_PRINCIPAL;
+
+describe("group.find and openGroup", () => {
+  it("creates a missing group once (audited as group.create) and finds it after", async () => {
+    const { engine } = testEngine();
+    expect(await engine.invoke(local, "group.find", null, { name: "g" })).toBeNull();
+    const created = await openGroup(engine, local, "g");
+    expect(created).toMatchObject({ name: "g", namespace: "local" });
+    expect(await openGroup(engine, local, "g")).toEqual(created);
+    const [first, second] = await Promise.all([openGroup(engine, local, "h"), openGroup(engine, local, "h")]);
+    expect(first.id).toBe(second.id);
+    const audit = await engine.invoke<{ data: { action: string; target: string }[] }>(local, "audit.list", null, {});
+    expect(
+      audit.data
+        .filter((e) => e.action === "group.create")
+        .map((e) => e.target)
+        .sort(),
+    ).toEqual(["g", "h"]);
+  });
+
+  it("refuses another group to a scoped principal (group_mismatch), creation to anyone not an account", async () => {
+    const { engine } = testEngine();
+    const mine = await openGroup(engine, local, "mine");
+    await openGroup(engine, local, "theirs");
+    const scoped: Principal = { kind: "scoped", actor: "key:k", groupId: mine.id, tools: null };
+    expect(await openGroup(engine, scoped, "mine")).toEqual(mine);
+    await expect(openGroup(engine, scoped, "theirs")).rejects.toMatchObject({ code: "group_mismatch" });
+    await expect(openGroup(engine, scoped, "new")).rejects.toMatchObject({ code: "forbidden" });
+    await expect(engine.invoke(local, "group.find", null, { name: "Bad Name" })).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+  });
+});
+
+describe("primitive.resolve", () => {
+  it("finds by id or name within the group, filters by type, refuses ambiguous names and other groups", async () => {
+    const { engine } = testEngine();
+    const g = await openGroup(engine, local, "g");
+    const other = await openGroup(engine, local, "other");
+    const create = (name: string, type: string, group: string) =>
+      engine.invoke<{ id: string }>(local, "primitive.create", null, { name, type, group });
+    const kv = await create("store", "kv", "g");
+    const db = await create("store", "db", "g");
+    const foreign = await create("elsewhere", "kv", "other");
+    const resolve = (ref: string, type?: string) =>
+      engine.invoke(local, "primitive.resolve", g.id, { ref, ...(type ? { type } : {}) });
+
+    expect(await resolve("store", "kv")).toEqual({ id: kv.id, type: "kv", name: "store" });
+    expect(await resolve(db.id)).toEqual({ id: db.id, type: "db", name: "store" });
+    await expect(resolve("store")).rejects.toMatchObject({
+      code: "invalid_request",
+      message: "primitive: 'store' names 2 primitives (kv, db); pass its id",
+    });
+    await expect(resolve("nope", "kv")).rejects.toMatchObject({
+      code: "not_found",
+      message: "kv 'nope' in group 'g' not found",
+    });
+    await expect(resolve(foreign.id)).rejects.toMatchObject({ code: "not_found" });
+    expect(await engine.invoke(local, "primitive.resolve", other.id, { ref: "elsewhere" })).toMatchObject({
+      id: foreign.id,
+    });
+    const scoped: Principal = { kind: "scoped", actor: "key:k", groupId: other.id, tools: null };
+    await expect(engine.invoke(scoped, "primitive.resolve", g.id, { ref: "store" })).rejects.toMatchObject({
+      code: "group_mismatch",
+    });
+  });
+});
