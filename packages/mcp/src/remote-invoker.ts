@@ -2,9 +2,7 @@ import {
   decodeWire,
   encodeWire,
   errorFromWire,
-  type InvokeMeta,
   type Invoker,
-  type Principal,
   ServiceError,
   type WireAnswer,
   type WireRequest,
@@ -32,13 +30,8 @@ export class RemoteInvoker implements Invoker {
     this.endpoint = `${options.url.replace(/\/+$/, "")}/internal/invoke`;
   }
 
-  async invoke<O = unknown>(
-    principal: Principal,
-    opName: string,
-    target: string | null,
-    input: unknown,
-    meta: InvokeMeta = {},
-  ): Promise<O> {
+  async invoke<O = unknown>(...call: Parameters<Invoker["invoke"]>): Promise<O> {
+    const [principal, opName, target, input, meta = {}] = call;
     const request: WireRequest = {
       principal,
       op: opName,

@@ -59,6 +59,16 @@ async function setup() {
   return { engine, app, url, remote, create };
 }
 
+/** Writes `bytes` as an object (a stream in) and reads it back (a Buffer or a stream out). */
+async function putAndRead(remote: RemoteInvoker, storeId: string, bytes: Buffer) {
+  const key = `object-${bytes.length}`;
+  const body = Readable.from([bytes]);
+  await remote.invoke(LOCAL_PRINCIPAL, "storage.put", storeId, { key, body, content_length: bytes.length });
+  return remote.invoke<{ body: Readable | Buffer; info: { size: number } }>(LOCAL_PRINCIPAL, "storage.read", storeId, {
+    key,
+  });
+}
+
 describe("internal invoke listener", () => {
   it("binds to loopback by default and refuses a missing or wrong secret with 401 invalid_token", async () => {
     const { app, url } = await setup();
@@ -114,24 +124,17 @@ describe("internal invoke listener", () => {
   it("carries bytes both ways: a stream in, a stream out, and user JSON that looks like a tag", async () => {
     const { remote, create } = await setup();
     const store = await create("storage", "s");
-    const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
-    await remote.invoke(LOCAL_PRINCIPAL, "storage.put", store.id, {
-      key: "all-bytes",
-      body: Readable.from([bytes]),
-      content_length: bytes.length,
-    });
-    const read = await remote.invoke<{ body: Readable; info: { size: number } }>(
-      LOCAL_PRINCIPAL,
-      "storage.read",
-      store.id,
-      { key: "all-bytes" },
-    );
-    expect(read.info.size).toBe(256);
     // A small object's body is a Buffer, a larger one's a stream: either crosses as itself.
-    const chunks: Buffer[] = [];
-    if (Buffer.isBuffer(read.body)) chunks.push(read.body);
-    else for await (const chunk of read.body) chunks.push(chunk as Buffer);
-    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    const small = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const large = Buffer.concat(Array.from({ length: 2048 }, () => small)); // 512 KiB
+    for (const bytes of [small, large]) {
+      const read = await putAndRead(remote, store.id, bytes);
+      expect(read.info.size).toBe(bytes.length);
+      const chunks: Buffer[] = [];
+      if (Buffer.isBuffer(read.body)) chunks.push(read.body);
+      else for await (const chunk of read.body) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    }
 
     const kv = await create("kv", "k");
     const lookalike = { $prim: "buffer", base64: "AAAA", nested: [{ $prim: "stream" }] };
@@ -144,17 +147,7 @@ describe("internal invoke listener", () => {
     const { remote, create } = await setup();
     const store = await create("storage", "s");
     const big = Buffer.alloc(1024 * 1024 + 1, 7);
-    await remote.invoke(LOCAL_PRINCIPAL, "storage.put", store.id, {
-      key: "big",
-      body: Readable.from([big]),
-      content_length: big.length,
-    });
-    const read = await remote.invoke<{ body: Readable; info: { size: number } }>(
-      LOCAL_PRINCIPAL,
-      "storage.read",
-      store.id,
-      { key: "big" },
-    );
+    const read = await putAndRead(remote, store.id, big);
     expect(read.info.size).toBe(big.length);
     const drained = (async () => {
       for await (const _ of read.body);
