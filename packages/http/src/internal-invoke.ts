@@ -29,7 +29,8 @@ export interface InternalInvokeOptions {
 const INTERNAL_BODY_LIMIT = 32 * 1024 * 1024;
 
 const requestSchema = z.object({
-  principal: z.object({
+  // Loose: fields a Principal gains (the workspace id) cross without an edit here.
+  principal: z.looseObject({
     kind: z.enum(["account", "local", "scoped", "oauth"]),
     actor: z.string().min(1),
     groupId: z.string().nullable(),

@@ -18,8 +18,16 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-/** Operations that fail on purpose, beside the real ones. */
-const failing = [
+/** Operations that fail on purpose or echo their caller, beside the real ones. */
+const probes = [
+  defineOp({
+    name: "test.whoami",
+    target: "none",
+    audited: false,
+    metered: false,
+    input: z.object({}),
+    run: (ctx) => ctx.principal,
+  }),
   defineOp({
     name: "test.busy",
     target: "none",
@@ -44,7 +52,7 @@ const failing = [
 
 async function setup() {
   const dataDir = mkdtempSync(join(tmpdir(), "prim-remote-"));
-  const engine = Engine.openLocal({ dataDir, operations: [...OPERATIONS, ...failing] });
+  const engine = Engine.openLocal({ dataDir, operations: [...OPERATIONS, ...probes] });
   const app = createInternalServer({ invoker: engine, secret: SECRET });
   const url = await listenInternal(app);
   cleanups.push(async () => {
@@ -92,6 +100,21 @@ describe("internal invoke listener", () => {
     expect(() => createInternalServer({ invoker: {} as Engine, secret: "short" })).toThrow(/32 characters/);
   });
 
+  it("hands the engine the caller's principal whole, fields it does not know yet included", async () => {
+    const { remote } = await setup();
+    // Spread from the local principal: it carries whatever identifies the local workspace.
+    const principal = {
+      ...LOCAL_PRINCIPAL,
+      kind: "scoped" as const,
+      actor: "key:abc",
+      groupId: "grp_1",
+      tools: ["kv_*"],
+      narrowed: [["kv_get"]],
+      unknownToThisVersion: "kept",
+    };
+    expect(await remote.invoke(principal, "test.whoami", null, {})).toEqual(principal);
+  });
+
   it("keeps error codes, messages, statuses and headers end to end; unknown faults stay 500 without internals", async () => {
     const { remote, create } = await setup();
     const kv = await create("kv", "k");
@@ -99,7 +122,7 @@ describe("internal invoke listener", () => {
       code: "not_found",
       status: 404,
     });
-    const scoped = { kind: "scoped" as const, actor: "key:x", groupId: "grp_other", tools: null };
+    const scoped = { kind: "scoped" as const, workspace: "local", actor: "key:x", groupId: "grp_other", tools: null };
     await expect(remote.invoke(scoped, "group.get", "g", {})).rejects.toMatchObject({
       code: "group_mismatch",
       status: 403,
