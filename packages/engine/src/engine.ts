@@ -1,14 +1,7 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { AUDIT_RETENTION_MS, AuditLog } from "./audit/audit-log.js";
-import { BlobCollector } from "./blobs/collector.js";
-import { LocalBlobStore } from "./blobs/local-blob-store.js";
 import type { PrimitiveRecord } from "./catalog/catalog.js";
-import { SqliteCatalog } from "./catalog/sqlite-catalog.js";
-import { type Clock, systemClock } from "./core/clock.js";
+import { Cell, type CellOptions, type TenantOptions } from "./cell.js";
 import { type ErrorCode, isServiceError, ServiceError } from "./core/errors.js";
 import { prefixedId } from "./core/ids.js";
-import { readOrCreateKey } from "./core/key-file.js";
 import { isAccount, type Principal, toolAllowed } from "./core/principal.js";
 import type { PrimitiveType } from "./core/types.js";
 import { parseInput } from "./core/validation.js";
@@ -17,45 +10,18 @@ import type { InvokeMeta, Invoker } from "./invoker.js";
 import { OPERATIONS } from "./ops/index.js";
 import type { AnyOperation, AuditNote, OpContext } from "./ops/operation.js";
 import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
-import { SqlHost } from "./primitives/db/sql-host.js";
-import type { PrimitiveDefinition } from "./primitives/definition.js";
-import { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
-import type { Embedder } from "./primitives/memory/embedder.js";
-import { UrlSigner } from "./primitives/storage/signing.js";
-import { LocalKeyRing } from "./primitives/vault/keyring.js";
-import { DataDirLock } from "./storage/data-dir-lock.js";
-import { PrimitiveFiles } from "./storage/primitive-files.js";
 
-export interface LocalEngineOptions {
-  /** Directory holding `catalog.sqlite` and `primitives/`. Created if missing. */
-  dataDir: string;
-  clock?: Clock;
-  /** Audit buffer window in ms (default 10). */
-  auditFlushMs?: number;
-  /** How long audit entries are kept (default 30 days); older ones are pruned hourly. */
-  auditRetentionMs?: number;
-  /** Handles kept open (default 256). */
-  maxOpenFiles?: number;
-  /** Primitive types served (default: every implemented type). */
-  definitions?: readonly PrimitiveDefinition[];
-  /** Embeddings for memory recall (off by default: without it nothing calls the network). */
-  embedder?: Embedder;
+/**
+ * The local engine: one cell and one tenant, `local`, sharing one directory (`catalog.sqlite`,
+ * `primitives/`, `blobs/`, the keys and the lock all directly under `dataDir`, as always).
+ */
+export interface LocalEngineOptions extends CellOptions, Omit<TenantOptions, "dataDir" | "catalog" | "blobs"> {
   /** Operations served (default: every built-in operation). */
   operations?: readonly AnyOperation[];
-  /** Test-only: vault fetch may reach loopback addresses (127.0.0.0/8, ::1), nothing else private. */
-  allowLoopbackFetch?: boolean;
-  /**
-   * SQL host processes for db primitives (default: `PRIM_SQL_HOSTS` if set, else
-   * DEFAULT_SQL_HOSTS; see primitives/db/sql-host.ts).
-   */
-  sqlHosts?: number;
 }
 
-/** `PRIM_SQL_HOSTS`, when it is a positive integer. */
-function sqlHostsFromEnv(): number | undefined {
-  const n = Number(process.env.PRIM_SQL_HOSTS);
-  return Number.isInteger(n) && n > 0 ? n : undefined;
-}
+/** The workspace id of the local engine and of its principals. */
+export const LOCAL_WORKSPACE = "local";
 
 /**
  * The engine: the operations registry and the one place where policy runs. Everything that
@@ -65,52 +31,57 @@ export class Engine implements Invoker {
   readonly services: EngineServices;
   private readonly ops: ReadonlyMap<string, AnyOperation>;
 
-  private readonly onClose: () => void;
+  private readonly onClose: () => void | Promise<void>;
 
-  constructor(services: EngineServices, operations: readonly AnyOperation[] = OPERATIONS, onClose = () => {}) {
+  /**
+   * An engine over `services` (engine-services.ts documents each part). `onClose` runs after
+   * the engine has closed its own tenant parts; the shared ones (`sqlHost`, key ring, signer)
+   * belong to whoever composed them and are never closed here.
+   */
+  constructor(
+    services: EngineServices,
+    operations: readonly AnyOperation[] = OPERATIONS,
+    onClose: () => void | Promise<void> = () => {},
+  ) {
     this.services = services;
     this.ops = new Map(operations.map((op) => [op.name, op]));
     this.onClose = onClose;
   }
 
-  /** A local engine: SQLite catalog and primitive files under `dataDir`. */
+  /** The engine of one workspace on a shared cell (cell.ts): only the tenant's parts are its own. */
+  static forWorkspace(
+    cell: Cell,
+    workspaceId: string,
+    options: TenantOptions & { operations?: readonly AnyOperation[] } = {},
+  ): Engine {
+    return cell.openTenant(
+      workspaceId,
+      options,
+      (services, release) => new Engine(services, options.operations, release),
+    );
+  }
+
+  /**
+   * A local engine: one cell and its one tenant `local` in `dataDir` (the layout local data
+   * directories have always had). Closing the engine closes the cell too.
+   */
   static openLocal(options: LocalEngineOptions): Engine {
-    mkdirSync(options.dataDir, { recursive: true });
-    const lock = DataDirLock.acquire(options.dataDir);
-    const clock = options.clock ?? systemClock;
-    const catalog = new SqliteCatalog(options.dataDir);
-    const definitions = new Map(
-      (options.definitions ?? PRIMITIVE_DEFINITIONS).map((d) => [d.type, d as PrimitiveDefinition]),
-    );
-    const sqlHost = new SqlHost({ size: options.sqlHosts ?? sqlHostsFromEnv() });
-    const keyRing = new LocalKeyRing(options.dataDir, clock);
-    const vault = { keyRing, allowLoopbackFetch: options.allowLoopbackFetch ?? false };
-    const files = new PrimitiveFiles(
-      options.dataDir,
-      definitions,
-      { clock, sqlHost, embedder: options.embedder, vault },
-      options.maxOpenFiles,
-    );
-    const audit = new AuditLog(catalog, options.auditFlushMs);
-    audit.keep(options.auditRetentionMs ?? AUDIT_RETENTION_MS, clock);
-    const blobs = new LocalBlobStore(join(options.dataDir, "blobs"), clock);
-    const blobCollector = new BlobCollector(catalog, files, blobs, clock);
-    const signer = new UrlSigner(readOrCreateKey(join(options.dataDir, "signing.key")));
-    const services: EngineServices = {
-      catalog,
-      files,
-      audit,
-      clock,
-      namespace: "local",
-      blobs,
-      blobCollector,
-      signer,
-      sqlHost,
-    };
-    return new Engine(services, options.operations, () => {
-      keyRing.close();
-      lock.release();
-    });
+    const cell = Cell.openLocal(options);
+    try {
+      const { dataDir, operations, ...tenant } = options;
+      return cell.openTenant(
+        LOCAL_WORKSPACE,
+        { ...tenant, dataDir },
+        (services, release) =>
+          new Engine(services, operations, async () => {
+            release();
+            await cell.close();
+          }),
+      );
+    } catch (err) {
+      void cell.close();
+      throw err;
+    }
   }
 
   operation(name: string): AnyOperation | undefined {
@@ -127,6 +98,11 @@ export class Engine implements Invoker {
   ): Promise<O> {
     const op = this.ops.get(opName);
     if (op === undefined) throw new Error(`unknown operation ${opName}`);
+    if (principal.workspace !== this.services.namespace) {
+      // Decided before any lookup and the same for every target, so it reveals nothing about
+      // what exists: a credential routed to another workspace's engine is simply not valid here.
+      throw new ServiceError("invalid_token", "this credential belongs to another workspace");
+    }
     if (op.accountOnly && !isAccount(principal)) {
       throw new ServiceError("forbidden", `${op.name} needs an account-level credential`);
     }
@@ -164,16 +140,18 @@ export class Engine implements Invoker {
 
   private closing: Promise<void> | null = null;
 
-  /** Writes buffered audit entries, closes every file, releases the data directory. Idempotent. */
+  /**
+   * Writes buffered audit entries, closes the tenant's files and catalog, then runs `onClose`
+   * (for `openLocal`: closes the cell and releases the data directory). Idempotent.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.services.blobCollector.cancel();
       this.services.audit.stopPruning();
       await this.services.audit.flush();
       await this.services.files.closeAll();
-      await this.services.sqlHost.close();
       await this.services.catalog.close();
-      this.onClose();
+      await this.onClose();
     })();
     return this.closing;
   }

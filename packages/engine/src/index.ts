@@ -2,6 +2,7 @@ export { AuditLog } from "./audit/audit-log.js";
 export type { BlobStore } from "./blobs/blob-store.js";
 export type { AuditFilter, Catalog, GroupRecord, PrimitiveRecord } from "./catalog/catalog.js";
 export { SqliteCatalog } from "./catalog/sqlite-catalog.js";
+export { Cell, type CellOptions, type TenantHandle, type TenantOptions } from "./cell.js";
 export { type Clock, ManualClock, systemClock } from "./core/clock.js";
 export { MAX_DURATION_MS, parseDuration } from "./core/duration.js";
 export {
@@ -29,7 +30,7 @@ export {
 export { RAW_JSON, rawJsonOf, type WithRawJson } from "./core/raw-json.js";
 export { MAX_RESPONSE_BYTES_PER_CALL } from "./core/response-budget.js";
 export * from "./core/types.js";
-export { Engine, type LocalEngineOptions } from "./engine.js";
+export { Engine, LOCAL_WORKSPACE, type LocalEngineOptions } from "./engine.js";
 export type { EngineServices } from "./engine-services.js";
 export {
   decodeWire,

@@ -20,6 +20,7 @@ async function setup(engineOptions = {}) {
   });
   const scoped = (tools: string[] | null, groupId: string | null = group.id): Principal => ({
     kind: "scoped",
+    workspace: "local",
     actor: "key:key_test",
     groupId,
     tools,
@@ -92,7 +93,7 @@ describe("engine.invoke policy", () => {
     expect(err.message).toContain("kv");
     // Export exists for db, kv and storage only: any other type is wrong_type, whatever the allowlist.
     const group = (await engine.invoke<{ id: string }>(local, "group.get", "app", {})).id;
-    const noTools: Principal = { kind: "scoped", actor: "key:k", groupId: group, tools: [] };
+    const noTools: Principal = { kind: "scoped", workspace: "local", actor: "key:k", groupId: group, tools: [] };
     await expect(engine.invoke(noTools, "primitive.export", mem.id, {})).rejects.toMatchObject({ code: "wrong_type" });
   });
 

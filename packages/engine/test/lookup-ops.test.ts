@@ -29,7 +29,7 @@ describe("group.find and openGroup", () => {
     const { engine } = testEngine();
     const mine = await openGroup(engine, local, "mine");
     await openGroup(engine, local, "theirs");
-    const scoped: Principal = { kind: "scoped", actor: "key:k", groupId: mine.id, tools: null };
+    const scoped: Principal = { kind: "scoped", workspace: "local", actor: "key:k", groupId: mine.id, tools: null };
     expect(await openGroup(engine, scoped, "mine")).toEqual(mine);
     await expect(openGroup(engine, scoped, "theirs")).rejects.toMatchObject({ code: "group_mismatch" });
     await expect(openGroup(engine, scoped, "new")).rejects.toMatchObject({ code: "forbidden" });
@@ -66,7 +66,7 @@ describe("primitive.resolve", () => {
     expect(await engine.invoke(local, "primitive.resolve", other.id, { ref: "elsewhere" })).toMatchObject({
       id: foreign.id,
     });
-    const scoped: Principal = { kind: "scoped", actor: "key:k", groupId: other.id, tools: null };
+    const scoped: Principal = { kind: "scoped", workspace: "local", actor: "key:k", groupId: other.id, tools: null };
     await expect(engine.invoke(scoped, "primitive.resolve", g.id, { ref: "store" })).rejects.toMatchObject({
       code: "group_mismatch",
     });

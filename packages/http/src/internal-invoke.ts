@@ -32,6 +32,7 @@ const requestSchema = z.object({
   // Loose: fields a Principal gains (the workspace id) cross without an edit here.
   principal: z.looseObject({
     kind: z.enum(["account", "local", "scoped", "oauth"]),
+    workspace: z.string().min(1),
     actor: z.string().min(1),
     groupId: z.string().nullable(),
     tools: z.array(z.string()).nullable(),

@@ -8,7 +8,13 @@ export interface LocalAuthOptions {
 }
 
 /** The root token's principal: account-level, audited as `key:root`. */
-export const ROOT_PRINCIPAL: Principal = { kind: "account", actor: "key:root", groupId: null, tools: null };
+export const ROOT_PRINCIPAL: Principal = {
+  kind: "account",
+  workspace: "local",
+  actor: "key:root",
+  groupId: null,
+  tools: null,
+};
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 

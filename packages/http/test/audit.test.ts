@@ -21,7 +21,7 @@ async function seeded() {
     authenticate: (req) => {
       scoped = req.headers.authorization === "Bearer scoped";
       return scoped
-        ? ({ kind: "scoped", actor: "key:key_a", groupId: null, tools: null } satisfies Principal)
+        ? ({ kind: "scoped", workspace: "local", actor: "key:key_a", groupId: null, tools: null } satisfies Principal)
         : LOCAL_PRINCIPAL;
     },
   });

@@ -36,6 +36,7 @@ let putToken = "";
 
 const keyOf = (groupId: () => string): Principal => ({
   kind: "scoped",
+  workspace: "local",
   actor: "key:key_other",
   groupId: groupId(),
   tools: null,

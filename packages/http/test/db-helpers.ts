@@ -56,7 +56,7 @@ export async function withScopedDb() {
   const group = (await server.api("GET", "/v1/groups/app")).body;
   /** Sets the key's tools (and optionally binds it to another group id). */
   const as = (tools: string[] | null, groupId: string = group.id) => {
-    scoped = { kind: "scoped", actor: "key:key_db", groupId, tools };
+    scoped = { kind: "scoped", workspace: "local", actor: "key:key_db", groupId, tools };
   };
   const key = dbOn(server, server.db, { authorization: "Bearer scoped" });
   const call = (method: string, path: string, body?: unknown) =>

@@ -13,7 +13,7 @@ async function setup(options: TestServerOptions = {}) {
     ...options,
     authenticate: (req) =>
       req.headers.authorization === "Bearer scoped"
-        ? ({ kind: "scoped", actor: "key:key_s", groupId, tools } satisfies Principal)
+        ? ({ kind: "scoped", workspace: "local", actor: "key:key_s", groupId, tools } satisfies Principal)
         : LOCAL_PRINCIPAL,
   });
   groupId = (await s.engine.invoke<{ id: string }>(LOCAL_PRINCIPAL, "group.create", null, { name: "app" })).id;

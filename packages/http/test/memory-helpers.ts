@@ -81,7 +81,7 @@ export async function withScopedMemory() {
   });
   const group = (await server.api("GET", "/v1/groups/app")).body;
   const as = (tools: string[] | null) => {
-    scoped = { kind: "scoped", actor: "key:key_mem", groupId: group.id, tools };
+    scoped = { kind: "scoped", workspace: "local", actor: "key:key_mem", groupId: group.id, tools };
   };
   const call = (method: string, path: string, body?: unknown) =>
     server.api(method, path, body, { authorization: "Bearer scoped" });

@@ -158,7 +158,7 @@ describe("queue: policy", () => {
     });
     const group = (await s.api("GET", "/v1/groups/app")).body;
     const as = (tools: string[]) => {
-      scoped = { kind: "scoped", actor: "key:key_q", groupId: group.id, tools };
+      scoped = { kind: "scoped", workspace: "local", actor: "key:key_q", groupId: group.id, tools };
     };
     const call = (method: string, path: string, body?: unknown) =>
       s.api(method, `${s.base}${path}`, body, { authorization: "Bearer k" });

@@ -54,7 +54,7 @@ describe("X-Request-Id on every answer", () => {
       authenticate: (req) => (req.headers.authorization === "Bearer k" ? scoped : LOCAL_PRINCIPAL),
     });
     const other = (await s.api("POST", "/v1/groups", { name: "other" })).body;
-    scoped = { kind: "scoped", actor: "key:k", groupId: other.id, tools: null };
+    scoped = { kind: "scoped", workspace: "local", actor: "key:k", groupId: other.id, tools: null };
     const key = { authorization: "Bearer k" };
     expectIdAndShape(await s.api("GET", "/v1/groups", undefined, key), 403, "forbidden");
     expectIdAndShape(await s.api("GET", "/v1/groups/app", undefined, key), 403, "group_mismatch");

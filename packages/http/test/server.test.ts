@@ -82,7 +82,7 @@ describe("scoped credentials over REST", () => {
     await server.api("POST", "/v1/groups", { name: "other" });
     const other = (await server.api("POST", "/v1/primitives", { name: "x", type: "kv", group: "other" })).body;
     const as = (tools: string[] | null) => {
-      scoped = { kind: "scoped", actor: "key:key_1", groupId: group.id, tools };
+      scoped = { kind: "scoped", workspace: "local", actor: "key:key_1", groupId: group.id, tools };
     };
     const call = (method: string, path: string, body?: unknown) =>
       server.api(method, path, body, { authorization: "Bearer scoped" });

@@ -248,7 +248,7 @@ describe("storage: stats, pause and tools", () => {
     const { put, base, api, store } = server;
     const group = (await api("GET", "/v1/groups/app")).body;
     const as = (tools: string[]) => {
-      scoped = { kind: "scoped", actor: "key:key_1", groupId: group.id, tools };
+      scoped = { kind: "scoped", workspace: "local", actor: "key:key_1", groupId: group.id, tools };
     };
     const auth = { authorization: "Bearer scoped" };
     await put("a", "hello");

@@ -213,12 +213,12 @@ export async function withGrantedSecret(options: VaultOptions = {}, allow: Recor
 
 /** A principal switcher: requests with `Authorization: Bearer scoped` run as a key of group `app`. */
 export function scopedAuth() {
-  let scoped: Principal = { kind: "scoped", actor: "key:key_vault", groupId: null, tools: null };
+  let scoped: Principal = { kind: "scoped", workspace: "local", actor: "key:key_vault", groupId: null, tools: null };
   return {
     authenticate: (req: { headers: Record<string, unknown> }) =>
       req.headers.authorization === "Bearer scoped" ? scoped : LOCAL_PRINCIPAL,
     as(groupId: string, tools: string[] | null) {
-      scoped = { kind: "scoped", actor: "key:key_vault", groupId, tools };
+      scoped = { kind: "scoped", workspace: "local", actor: "key:key_vault", groupId, tools };
     },
     headers: { authorization: "Bearer scoped" },
   };

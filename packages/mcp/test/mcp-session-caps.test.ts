@@ -22,6 +22,7 @@ async function capped(limits: { perCredential?: number; total?: number }) {
   const engine = Engine.openLocal({ dataDir });
   const authenticate = (req: { headers: Record<string, unknown> }): Principal => ({
     kind: "local",
+    workspace: "local",
     actor: String(req.headers["x-actor"] ?? "local"),
     groupId: null,
     tools: null,

@@ -5,6 +5,11 @@
  */
 export interface Principal {
   kind: "account" | "local" | "scoped" | "oauth";
+  /**
+   * The workspace the credential belongs to (`local` for the local engine). An engine answers
+   * only principals of its own workspace (engine.ts `invoke`, ops/scope.ts).
+   */
+  workspace: string;
   /** Audit actor: `key:<id>` or `local`. */
   actor: string;
   /** Group id the principal is bound to; null means every group. */
@@ -15,7 +20,13 @@ export interface Principal {
   narrowed?: readonly (readonly string[])[];
 }
 
-export const LOCAL_PRINCIPAL: Principal = { kind: "local", actor: "local", groupId: null, tools: null };
+export const LOCAL_PRINCIPAL: Principal = {
+  kind: "local",
+  workspace: "local",
+  actor: "local",
+  groupId: null,
+  tools: null,
+};
 
 export function isAccount(p: Principal): boolean {
   return p.kind === "account" || p.kind === "local";

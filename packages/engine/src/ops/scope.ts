@@ -4,15 +4,28 @@ import { isUlid } from "../core/ids.js";
 import type { Principal } from "../core/principal.js";
 import type { EngineServices } from "../engine-services.js";
 
-function checkPrimitiveScope(principal: Principal, id: string | null, record: PrimitiveRecord | null): PrimitiveRecord {
-  if (record === null || (principal.groupId !== null && record.group_id !== principal.groupId)) {
+/** A principal of another workspace reaches nothing here (engine.ts refuses it earlier too). */
+const otherWorkspace = (services: EngineServices, principal: Principal) => principal.workspace !== services.namespace;
+
+function checkPrimitiveScope(
+  services: EngineServices,
+  principal: Principal,
+  id: string | null,
+  record: PrimitiveRecord | null,
+): PrimitiveRecord {
+  if (
+    record === null ||
+    otherWorkspace(services, principal) ||
+    (principal.groupId !== null && record.group_id !== principal.groupId)
+  ) {
     throw notFound(`primitive '${id ?? ""}'`);
   }
   return record;
 }
 
 /**
- * A primitive the principal may reach; one outside its group is reported as missing. Answers
+ * A primitive the principal may reach, looked up in this engine's own catalog view only; one
+ * outside its group or workspace is reported as missing. Answers
  * synchronously when the catalog holds the record in memory (every hot request).
  */
 export function resolvePrimitive(
@@ -20,10 +33,10 @@ export function resolvePrimitive(
   principal: Principal,
   id: string | null,
 ): PrimitiveRecord | Promise<PrimitiveRecord> {
-  if (id === null || !isUlid(id)) return checkPrimitiveScope(principal, id, null);
+  if (id === null || !isUlid(id)) return checkPrimitiveScope(services, principal, id, null);
   const cached = services.catalog.cachedPrimitive?.(id);
-  if (cached !== undefined) return checkPrimitiveScope(principal, id, cached);
-  return services.catalog.getPrimitive(id).then((record) => checkPrimitiveScope(principal, id, record));
+  if (cached !== undefined) return checkPrimitiveScope(services, principal, id, cached);
+  return services.catalog.getPrimitive(id).then((record) => checkPrimitiveScope(services, principal, id, record));
 }
 
 /** A group the principal may reach; another group answers 403 `group_mismatch`. */
@@ -32,6 +45,7 @@ export async function resolveGroup(
   principal: Principal,
   idOrName: string | null,
 ): Promise<GroupRecord> {
+  if (otherWorkspace(services, principal)) throw notFound(`group '${idOrName ?? ""}'`);
   const group = idOrName === null ? null : await services.catalog.getGroup(idOrName);
   if (principal.groupId !== null && group?.id !== principal.groupId) {
     throw new ServiceError("group_mismatch", `group '${idOrName ?? ""}' is outside this credential's scope`);

@@ -141,7 +141,13 @@ describe("pagination", () => {
 });
 
 describe("tool patterns", () => {
-  const scoped = (tools: string[]): Principal => ({ kind: "scoped", actor: "key:k", groupId: "g", tools });
+  const scoped = (tools: string[]): Principal => ({
+    kind: "scoped",
+    workspace: "local",
+    actor: "key:k",
+    groupId: "g",
+    tools,
+  });
 
   it("matches globs", () => {
     expect(toolPatternMatches("kv_*", "kv_get")).toBe(true);

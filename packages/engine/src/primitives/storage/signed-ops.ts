@@ -8,7 +8,13 @@ import { type ObjectRead, readObject, writeObject } from "./objects.js";
 import { type StorageStore, toInfo } from "./store.js";
 
 /** Whoever holds a signed URL: no group, no tools; the token is the whole credential. */
-export const SIGNED_URL_PRINCIPAL: Principal = { kind: "scoped", actor: "signed-url", groupId: null, tools: [] };
+export const SIGNED_URL_PRINCIPAL: Principal = {
+  kind: "scoped",
+  workspace: "local",
+  actor: "signed-url",
+  groupId: null,
+  tools: [],
+};
 
 // One answer for every way a signed URL can be wrong, so a caller learns nothing from it.
 const denied = () => new ServiceError("forbidden", "this signed URL is not valid");

@@ -1,0 +1,137 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Cell } from "../src/cell.js";
+import { ManualClock } from "../src/core/clock.js";
+import type { Principal } from "../src/core/principal.js";
+import type { PrimitiveInfo } from "../src/core/types.js";
+import { Engine } from "../src/engine.js";
+import { tempDir, testEngine } from "./helpers.js";
+
+const open: Cell[] = [];
+afterEach(async () => {
+  for (const cell of open.splice(0)) await cell.close();
+});
+
+const owner = (workspace: string): Principal => ({
+  kind: "account",
+  workspace,
+  actor: `key:${workspace}`,
+  groupId: null,
+  tools: null,
+});
+
+/** One workspace with a group `app`, a kv `cache` holding `k`, a db `main`, and a snapshot of the kv. */
+async function seed(engine: Engine, who: Principal) {
+  const group = await engine.invoke<{ id: string }>(who, "group.create", null, { name: "app" });
+  const kv = await engine.invoke<PrimitiveInfo>(who, "primitive.create", null, {
+    name: "cache",
+    type: "kv",
+    group: "app",
+  });
+  await engine.invoke(who, "kv.set", kv.id, { key: "k", value: who.workspace });
+  const db = await engine.invoke<PrimitiveInfo>(who, "primitive.create", null, {
+    name: "main",
+    type: "db",
+    group: "app",
+  });
+  await engine.invoke(who, "db.exec", db.id, { sql: "CREATE TABLE t (v TEXT)" });
+  const snapshot = await engine.invoke<{ id: string }>(who, "primitive.snapshot", kv.id, {});
+  return { group, kv, db, snapshot };
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (err) {
+    return (err as { code?: string }).code ?? String(err);
+  }
+  return "no error";
+}
+
+async function twoTenants() {
+  const dataDir = tempDir();
+  const cell = Cell.openLocal({ dataDir, clock: new ManualClock(1_800_000_000_000) });
+  open.push(cell);
+  const a = Engine.forWorkspace(cell, "ws_a");
+  const b = Engine.forWorkspace(cell, "ws_b");
+  const alice = owner("ws_a");
+  const bob = owner("ws_b");
+  return { dataDir, cell, a, b, alice, bob, seedA: await seed(a, alice), seedB: await seed(b, bob) };
+}
+
+describe("two engines over one cell", () => {
+  it("share the cell's SQL host pool and signer, and keep their own catalog and directory", async () => {
+    const { dataDir, a, b } = await twoTenants();
+    expect(a.services.sqlHost).toBe(b.services.sqlHost);
+    expect(a.services.signer).toBe(b.services.signer);
+    expect(a.services.catalog).not.toBe(b.services.catalog);
+    expect(a.services.namespace).toBe("ws_a");
+    expect(existsSync(join(dataDir, "ws_a", "catalog.sqlite"))).toBe(true);
+    expect(existsSync(join(dataDir, "ws_b", "catalog.sqlite"))).toBe(true);
+  });
+
+  it("answers 404 not_found for another workspace's primitive, group and snapshot, whatever the route", async () => {
+    const { b, bob, seedA, seedB } = await twoTenants();
+    const notFound = async (p: Promise<unknown>) => expect(await codeOf(p)).toBe("not_found");
+    await notFound(b.invoke(bob, "kv.get", seedA.kv.id, { key: "k" }));
+    await notFound(b.invoke(bob, "primitive.get", seedA.kv.id, {}));
+    await notFound(b.invoke(bob, "primitive.delete", seedA.kv.id, {}));
+    await notFound(b.invoke(bob, "db.query", seedA.db.id, { sql: "SELECT 1" }));
+    await notFound(b.invoke(bob, "primitive.snapshot", seedA.kv.id, {}));
+    await notFound(b.invoke(bob, "primitive.fork", seedA.kv.id, {}));
+    await notFound(b.invoke(bob, "group.get", seedA.group.id, {}));
+    await notFound(b.invoke(bob, "group.delete", seedA.group.id, {}));
+    // B's own primitive forked into A's group (by id), and restored from A's snapshot (by id).
+    await notFound(b.invoke(bob, "primitive.fork", seedB.kv.id, { group: seedA.group.id }));
+    await notFound(b.invoke(bob, "primitive.restore", seedB.kv.id, { snapshot: seedA.snapshot.id }));
+    // The same names resolve to B's own records.
+    const group = await b.invoke<{ id: string }>(bob, "group.get", "app", {});
+    expect(group.id).toBe(seedB.group.id);
+    expect(await b.invoke(bob, "kv.get", seedB.kv.id, { key: "k" })).toMatchObject({ value: "ws_b" });
+  });
+
+  it("refuses a principal of another workspace with 401 invalid_token before any lookup", async () => {
+    const { b, alice, seedA, seedB } = await twoTenants();
+    expect(await codeOf(b.invoke(alice, "kv.get", seedA.kv.id, { key: "k" }))).toBe("invalid_token");
+    expect(await codeOf(b.invoke(alice, "kv.get", seedB.kv.id, { key: "k" }))).toBe("invalid_token");
+    expect(await codeOf(b.invoke(alice, "group.list", null, {}))).toBe("invalid_token");
+    expect(await codeOf(b.invoke(alice, "group.create", null, { name: "x" }))).toBe("invalid_token");
+  });
+
+  it("closing one tenant leaves the shared parts running for the other; closing the cell stops all", async () => {
+    const { dataDir, cell, a, b, bob, seedB } = await twoTenants();
+    await a.close();
+    const rows = await b.invoke<{ rows: unknown[] }>(bob, "db.query", seedB.db.id, {
+      sql: "SELECT count(*) AS n FROM t",
+    });
+    expect(rows.rows).toEqual([{ n: 0 }]);
+    // The workspace can be opened again once its engine closed, and only then.
+    expect(() => Engine.forWorkspace(cell, "ws_b")).toThrow(/already has an open engine/);
+    const again = Engine.forWorkspace(cell, "ws_a");
+    expect(await again.invoke(owner("ws_a"), "group.get", "app", {})).toMatchObject({ name: "app" });
+    await cell.close();
+    // Every tenant and the lock were released: the directory opens again.
+    const reopened = Cell.openLocal({ dataDir });
+    open.push(reopened);
+    const b2 = Engine.forWorkspace(reopened, "ws_b");
+    expect(await b2.invoke(bob, "kv.get", seedB.kv.id, { key: "k" })).toMatchObject({ value: "ws_b" });
+  });
+
+  it("refuses workspace ids that are not safe directory names", () => {
+    const cell = Cell.openLocal({ dataDir: tempDir() });
+    open.push(cell);
+    expect(() => Engine.forWorkspace(cell, "../x")).toThrow(/invalid workspace id/);
+  });
+});
+
+describe("Engine.openLocal", () => {
+  it("keeps the local layout: one tenant `local` directly in the data directory", async () => {
+    const { engine, dataDir } = testEngine();
+    expect(engine.services.namespace).toBe("local");
+    for (const name of ["catalog.sqlite", "signing.key", "master.key", "keys.sqlite", "primitives", "blobs"]) {
+      expect(existsSync(join(dataDir, name)), name).toBe(true);
+    }
+    expect(existsSync(join(dataDir, "local"))).toBe(false);
+  });
+});
