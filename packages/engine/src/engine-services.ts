@@ -8,17 +8,32 @@ import type { SqlHost } from "./primitives/db/sql-host.js";
 import type { UrlSigner } from "./primitives/storage/signing.js";
 import type { PrimitiveFiles } from "./storage/primitive-files.js";
 
-/** Dependencies handed to every operation: a typed context, never module globals. */
+/**
+ * Dependencies handed to every operation: a typed context, never module globals. An engine is
+ * bound to one workspace (tenant); `Cell` (cell.ts) builds these from a cell's shared parts and
+ * the tenant's own, and `new Engine(services)` accepts any composition that keeps this split.
+ */
 export interface EngineServices {
+  /** Tenant: the workspace's own catalog view; every resolve goes through it and nothing else. */
   catalog: Catalog;
+  /** Tenant: primitive files under the workspace's data directory. */
   files: PrimitiveFiles;
+  /** Tenant: buffers audit entries into this catalog. */
   audit: AuditLog;
+  /** Cell. */
   clock: Clock;
-  /** `namespace` of Manifest: the workspace id in the cloud, `local` for the local engine. */
+  /**
+   * Tenant: the workspace id (`local` for the local engine). Principals of another workspace
+   * are refused; it is also the `namespace` of Manifest.
+   */
   namespace: string;
+  /** Tenant: its collector deletes what this catalog does not name, so it must not be shared. */
   blobs: BlobStore;
+  /** Tenant: sweeps `blobs` against `catalog` and `files`. */
   blobCollector: BlobCollector;
+  /** Cell: signs and checks URLs; the primitive a URL names is still resolved per tenant. */
   signer: UrlSigner;
+  /** Cell: the SQL host pool serving every db primitive; an engine never closes it. */
   sqlHost: SqlHost;
 }
 
