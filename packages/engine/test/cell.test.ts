@@ -8,6 +8,10 @@ import type { PrimitiveInfo } from "../src/core/types.js";
 import { Engine } from "../src/engine.js";
 import { tempDir, testEngine } from "./helpers.js";
 
+async function* bytes(n: number): AsyncIterable<Buffer> {
+  yield Buffer.alloc(n, 7);
+}
+
 const open: Cell[] = [];
 afterEach(async () => {
   for (const cell of open.splice(0)) await cell.close();
@@ -116,6 +120,31 @@ describe("two engines over one cell", () => {
     open.push(reopened);
     const b2 = Engine.forWorkspace(reopened, "ws_b");
     expect(await b2.invoke(bob, "kv.get", seedB.kv.id, { key: "k" })).toMatchObject({ value: "ws_b" });
+  });
+
+  it("keeps blobs per tenant: one tenant's collector never deletes another's blobs", async () => {
+    const { a, b, alice, bob } = await twoTenants();
+    const store = await a.invoke<PrimitiveInfo>(alice, "primitive.create", null, {
+      name: "files",
+      type: "storage",
+      group: "app",
+    });
+    await a.invoke(alice, "storage.put", store.id, { key: "big", body: bytes(200_000) }); // a blob, not inline
+    await a.services.blobCollector.collect(0);
+    await b.services.blobCollector.collect(0);
+    const hashes = async (engine: Engine) => {
+      const out: string[] = [];
+      for await (const blob of engine.services.blobs.list()) out.push(blob.hash);
+      return out;
+    };
+    expect(await hashes(a)).toHaveLength(1);
+    expect(await hashes(b)).toHaveLength(0);
+    const read = await a.invoke<{ size?: number; info?: { size: number } }>(alice, "storage.read", store.id, {
+      key: "big",
+      stat: true,
+    });
+    expect(JSON.stringify(read)).toContain("200000");
+    expect(await codeOf(b.invoke(bob, "storage.read", store.id, { key: "big" }))).toBe("not_found");
   });
 
   it("refuses workspace ids that are not safe directory names", () => {
