@@ -10,6 +10,8 @@ import { type StorageStore, toInfo } from "./store.js";
 /** Whoever holds a signed URL: no group, no tools; the token is the whole credential. */
 export const SIGNED_URL_PRINCIPAL: Principal = {
   kind: "scoped",
+  // The local engine's workspace. An engine refuses principals of another workspace, so a
+  // multi-workspace app must present `{ ...SIGNED_URL_PRINCIPAL, workspace }` to each engine.
   workspace: "local",
   actor: "signed-url",
   groupId: null,
