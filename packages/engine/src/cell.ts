@@ -5,6 +5,7 @@ import type { BlobStore } from "./blobs/blob-store.js";
 import { BlobCollector } from "./blobs/collector.js";
 import { LocalBlobStore } from "./blobs/local-blob-store.js";
 import type { Catalog } from "./catalog/catalog.js";
+import { AuditWriter } from "./catalog/sqlite-audit.js";
 import { SqliteCatalog } from "./catalog/sqlite-catalog.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { readOrCreateKey } from "./core/key-file.js";
@@ -24,6 +25,7 @@ import { PrimitiveFiles } from "./storage/primitive-files.js";
  *
  * Cell-wide (one per process, shared by every engine, closed only by `Cell.close`):
  * - the SQL host pool (the heavy part: child processes serving every db primitive),
+ * - the audit writer thread (one worker appending to every tenant's `audit.sqlite`),
  * - the vault key ring (`master.key` + `keys.sqlite`; data keys are per primitive id, and ids
  *   are globally unique ULIDs, so one ring serves every workspace — the cloud's KMS),
  * - the URL signer (`signing.key`): a signature only says "this URL was issued here"; the
@@ -31,8 +33,8 @@ import { PrimitiveFiles } from "./storage/primitive-files.js";
  * - the clock and the data-directory lock (one process owns the whole tree).
  *
  * Per tenant (opened by `engineFor`, closed by that engine's `close`):
- * - the catalog view (`<tenant dir>/catalog.sqlite`) and its audit writer (the writer is a
- *   worker thread bound to that catalog file; sharing one across tenants is left to the cloud),
+ * - the catalog view (`<tenant dir>/catalog.sqlite`, `audit.sqlite`) and its audit buffer
+ *   (`AuditLog`: batching, flush on close, retention pruning of this tenant's entries),
  * - the primitive files (`<tenant dir>/primitives/`),
  * - the blob store and its collector: a collector deletes every blob its own catalog does not
  *   name, so it must only ever see its own tenant's blobs (`<tenant dir>/blobs/`); a blob
@@ -98,6 +100,7 @@ export class Cell {
     readonly sqlHost: SqlHost,
     readonly keyRing: LocalKeyRing,
     readonly signer: UrlSigner,
+    readonly auditWriter: AuditWriter,
     private readonly allowLoopbackFetch: boolean,
     private readonly lock: DataDirLock,
   ) {}
@@ -111,7 +114,9 @@ export class Cell {
       const sqlHost = new SqlHost({ size: options.sqlHosts ?? sqlHostsFromEnv() });
       const keyRing = new LocalKeyRing(options.dataDir, clock);
       const signer = new UrlSigner(readOrCreateKey(join(options.dataDir, "signing.key")));
-      return new Cell(options.dataDir, clock, sqlHost, keyRing, signer, options.allowLoopbackFetch ?? false, lock);
+      const auditWriter = new AuditWriter();
+      const loopback = options.allowLoopbackFetch ?? false;
+      return new Cell(options.dataDir, clock, sqlHost, keyRing, signer, auditWriter, loopback, lock);
     } catch (err) {
       lock.release();
       throw err;
@@ -134,7 +139,7 @@ export class Cell {
     const dataDir = options.dataDir ?? join(this.dataDir, workspaceId);
     mkdirSync(dataDir, { recursive: true });
     const { clock } = this;
-    const catalog = options.catalog ?? new SqliteCatalog(dataDir);
+    const catalog = options.catalog ?? new SqliteCatalog(dataDir, this.auditWriter);
     const definitions = new Map(
       (options.definitions ?? PRIMITIVE_DEFINITIONS).map((d) => [d.type, d as PrimitiveDefinition]),
     );
@@ -169,6 +174,7 @@ export class Cell {
     this.closing ??= (async () => {
       await Promise.all([...this.tenants.values()].map((engine) => engine.close()));
       await this.sqlHost.close();
+      await this.auditWriter.stop();
       this.keyRing.close();
       this.lock.release();
     })();

@@ -69,6 +69,17 @@ describe("two engines over one cell", () => {
     const { dataDir, a, b } = await twoTenants();
     expect(a.services.sqlHost).toBe(b.services.sqlHost);
     expect(a.services.signer).toBe(b.services.signer);
+    // One audit writer thread appends to both tenants' audit files; each reads only its own.
+    await a.services.audit.flush();
+    await b.services.audit.flush();
+    const actors = async (engine: Engine, who: Principal) =>
+      new Set(
+        (await engine.invoke<{ data: { actor: string }[] }>(who, "audit.list", null, { limit: 100 })).data.map(
+          (e) => e.actor,
+        ),
+      );
+    expect(await actors(a, owner("ws_a"))).toEqual(new Set(["key:ws_a"]));
+    expect(await actors(b, owner("ws_b"))).toEqual(new Set(["key:ws_b"]));
     expect(a.services.catalog).not.toBe(b.services.catalog);
     expect(a.services.namespace).toBe("ws_a");
     expect(existsSync(join(dataDir, "ws_a", "catalog.sqlite"))).toBe(true);
@@ -110,6 +121,11 @@ describe("two engines over one cell", () => {
       sql: "SELECT count(*) AS n FROM t",
     });
     expect(rows.rows).toEqual([{ n: 0 }]);
+    // The shared audit writer still stores B's entries (flush resolves only once they are stored).
+    await b.invoke(bob, "kv.set", seedB.kv.id, { key: "after", value: 1 });
+    await b.services.audit.flush();
+    const trail = await b.invoke<{ data: { action: string }[] }>(bob, "audit.list", null, { limit: 1 });
+    expect(trail.data[0]?.action).toBe("kv.set");
     // The workspace can be opened again once its engine closed, and only then.
     expect(() => Engine.forWorkspace(cell, "ws_b")).toThrow(/already has an open engine/);
     const again = Engine.forWorkspace(cell, "ws_a");

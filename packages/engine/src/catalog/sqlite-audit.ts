@@ -20,48 +20,58 @@ function likePrefix(prefix: string): string {
 /**
  * The writer thread: appends each batch in one transaction and acknowledges it by `seq`. It is
  * plain JavaScript evaluated in a worker (so it runs the same from sources and from `dist/`)
- * and opens the file with the same pragmas as `openSqlite`.
+ * and opens each file with the same pragmas as `openSqlite`. One thread serves every audit file
+ * of a cell (one per tenant): messages name their file, opened on first use.
  */
 const WRITER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
-const db = new Database(workerData.path);
-for (const pragma of workerData.pragmas) db.pragma(pragma);
-const insert = db.prepare(workerData.insert);
-const appendAll = db.transaction((rows) => {
-  for (const row of rows) insert.run({ ...row, detail: row.detail === null ? null : JSON.stringify(row.detail) });
-});
-parentPort.on("message", (message) => {
-  if (message.close) { db.close(); parentPort.postMessage({ closed: true }); return; }
-  if (message.prune !== undefined) {
-    try { parentPort.postMessage({ seq: message.seq, pruned: db.prepare("DELETE FROM audit WHERE ts < ?").run(message.prune).changes }); }
-    catch (err) { parentPort.postMessage({ seq: message.seq, error: String(err) }); }
-    return;
+const files = new Map();
+function file(path) {
+  let f = files.get(path);
+  if (f === undefined) {
+    const db = new Database(path);
+    for (const pragma of workerData.pragmas) db.pragma(pragma);
+    const insert = db.prepare(workerData.insert);
+    const appendAll = db.transaction((rows) => {
+      for (const row of rows) insert.run({ ...row, detail: row.detail === null ? null : JSON.stringify(row.detail) });
+    });
+    f = { db, appendAll };
+    files.set(path, f);
   }
-  try { appendAll(JSON.parse(message.rows)); parentPort.postMessage({ seq: message.seq }); }
-  catch (err) { parentPort.postMessage({ seq: message.seq, error: String(err) }); }
+  return f;
+}
+parentPort.on("message", (message) => {
+  try {
+    if (message.close) {
+      files.get(message.path)?.db.close();
+      files.delete(message.path);
+      parentPort.postMessage({ seq: message.seq });
+    } else if (message.prune !== undefined) {
+      const pruned = file(message.path).db.prepare("DELETE FROM audit WHERE ts < ?").run(message.prune).changes;
+      parentPort.postMessage({ seq: message.seq, pruned });
+    } else {
+      file(message.path).appendAll(JSON.parse(message.rows));
+      parentPort.postMessage({ seq: message.seq });
+    }
+  } catch (err) { parentPort.postMessage({ seq: message.seq, error: String(err) }); }
 });
 `;
 const driver = createRequire(import.meta.url).resolve("better-sqlite3");
 
 /**
- * `audit.sqlite`: appends go to a worker thread (one transaction per batch), reads run here on
- * a connection of their own. `append` resolves once the batch is stored.
+ * The audit writer thread, shareable by every tenant of a cell (`Cell` holds one). `stop`
+ * ends it; each `SqliteAudit` closes only its own file on it.
  */
-export class SqliteAudit {
-  private readonly reader: Database.Database;
+export class AuditWriter {
   private readonly worker: Worker;
   private seq = 0;
   private readonly pending = new Map<number, { resolve: (pruned?: number) => void; reject: (err: Error) => void }>();
-  private readonly inflight = new Set<Promise<void>>();
 
-  constructor(path: string) {
-    // Create the schema before either connection needs it.
-    this.reader = openSqlite(path);
-    this.reader.exec(AUDIT_SCHEMA);
+  constructor() {
     this.worker = new Worker(WRITER_SOURCE, {
       eval: true,
-      workerData: { path, driver, pragmas: SQLITE_PRAGMAS, insert: AUDIT_INSERT },
+      workerData: { driver, pragmas: SQLITE_PRAGMAS, insert: AUDIT_INSERT },
     });
     this.worker.unref();
     this.worker.on("message", (message: { seq?: number; error?: string; pruned?: number }) => {
@@ -77,28 +87,56 @@ export class SqliteAudit {
     });
   }
 
+  /** Sends one message for file `path`; resolves with the thread's answer (`pruned` for a prune). */
+  send(path: string, message: { rows?: string; prune?: number; close?: true }): Promise<number | undefined> {
+    const seq = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending.set(seq, { resolve, reject });
+      this.worker.postMessage({ ...message, seq, path });
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
+
+/**
+ * `audit.sqlite`: appends go to a worker thread (one transaction per batch), reads run here on
+ * a connection of their own. `append` resolves once the batch is stored.
+ */
+export class SqliteAudit {
+  private readonly reader: Database.Database;
+  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly ownsWriter: boolean;
+  private readonly writer: AuditWriter;
+
+  /** `writer`: a cell's shared writer thread; without one, this file gets a thread of its own. */
+  constructor(
+    private readonly path: string,
+    writer?: AuditWriter,
+  ) {
+    // Create the schema before either connection needs it.
+    this.reader = openSqlite(path);
+    this.reader.exec(AUDIT_SCHEMA);
+    this.ownsWriter = writer === undefined;
+    this.writer = writer ?? new AuditWriter();
+  }
+
   append(entries: readonly AuditEntry[]): Promise<void> {
     if (entries.length === 0) return Promise.resolve();
-    const seq = ++this.seq;
-    const stored = new Promise<void>((resolve, reject) => {
-      this.pending.set(seq, { resolve: () => resolve(), reject });
-      // One string crosses to the writer thread: cheaper to make than a structured clone of the
-      // entries; the writer parses it and serialises each `detail` itself.
-      this.worker.postMessage({ seq, rows: JSON.stringify(entries) });
-    });
+    // One string crosses to the writer thread: cheaper to make than a structured clone of the
+    // entries; the writer parses it and serialises each `detail` itself.
+    const stored = this.writer.send(this.path, { rows: JSON.stringify(entries) });
     this.inflight.add(stored);
     const done = () => this.inflight.delete(stored);
     stored.then(done, done);
-    return stored;
+    return stored.then(() => {});
   }
 
   /** Deletes entries older than `before` (on the writer thread, like every write). */
-  prune(before: number): Promise<number> {
-    const seq = ++this.seq;
-    return new Promise<number>((resolve, reject) => {
-      this.pending.set(seq, { resolve: (pruned) => resolve(pruned ?? 0), reject });
-      this.worker.postMessage({ seq, prune: before });
-    });
+  async prune(before: number): Promise<number> {
+    return (await this.writer.send(this.path, { prune: before })) ?? 0;
   }
 
   list(filter: AuditFilter): AuditRecord[] {
@@ -134,14 +172,11 @@ export class SqliteAudit {
     }));
   }
 
-  /** Waits for every append, then stops the worker and closes both connections. */
+  /** Waits for every append, closes this file on the writer (stopping it if it is ours) and here. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.inflight]);
-    await new Promise<void>((resolve) => {
-      this.worker.once("message", () => resolve());
-      this.worker.postMessage({ close: true });
-    });
-    await this.worker.terminate();
+    await this.writer.send(this.path, { close: true }).catch(() => {});
+    if (this.ownsWriter) await this.writer.stop();
     this.reader.close();
   }
 }

@@ -4,7 +4,7 @@ import { ServiceError } from "../core/errors.js";
 import type { AuditEntry, PrimitiveType } from "../core/types.js";
 import { openSqlite } from "../storage/sqlite.js";
 import type { AuditFilter, AuditRecord, Catalog, GroupRecord, PrimitiveRecord, SnapshotRecord } from "./catalog.js";
-import { SqliteAudit } from "./sqlite-audit.js";
+import { type AuditWriter, SqliteAudit } from "./sqlite-audit.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS groups (
@@ -89,10 +89,11 @@ export class SqliteCatalog implements Catalog {
   private readonly stmts;
   private readonly cache = new Map<string, PrimitiveRecord>();
 
-  constructor(dir: string) {
+  /** `auditWriter`: a cell's shared audit writer thread (default: one of its own). */
+  constructor(dir: string, auditWriter?: AuditWriter) {
     this.db = openSqlite(join(dir, "catalog.sqlite"));
     this.db.exec(SCHEMA);
-    this.audit = new SqliteAudit(join(dir, "audit.sqlite"));
+    this.audit = new SqliteAudit(join(dir, "audit.sqlite"), auditWriter);
     const db = this.db;
     this.stmts = {
       insertGroup: db.prepare("INSERT INTO groups (id, name, namespace, created_at) VALUES (?, ?, ?, ?)"),
