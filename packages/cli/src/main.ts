@@ -1,8 +1,9 @@
 import { parseArgs } from "node:util";
-import { embedderFromSettings } from "@prim/engine";
 import { startDevServer } from "./dev-server.js";
 import { forgetEnvSecrets, ROOT_TOKEN_FLAG_WARNING, readEnv } from "./env.js";
+import { embedderFromEnv } from "./local-engine.js";
 import { mcp } from "./mcp-command.js";
+import { runtimeWarning } from "./runtime-check.js";
 
 const USAGE = `Usage: prim <command> [options]
 
@@ -45,11 +46,7 @@ async function dev(args: string[]): Promise<void> {
     host: values.host,
     dataDir,
     rootToken: values["root-token"] ?? env.PRIM_ROOT_TOKEN,
-    embedder: embedderFromSettings({
-      url: env.PRIM_EMBEDDINGS_URL,
-      model: env.PRIM_EMBEDDINGS_MODEL,
-      apiKey: env.PRIM_EMBEDDINGS_KEY,
-    }),
+    embedder: embedderFromEnv(env),
   });
   console.log(`prim dev: listening on ${server.url} (data in ${dataDir})`);
   // A signal to the whole process group (Ctrl-C in a terminal, a supervisor's kill -TERM -<pgid>)
@@ -76,6 +73,8 @@ async function dev(args: string[]): Promise<void> {
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  const warning = command === "dev" || command === "mcp" ? runtimeWarning() : null;
+  if (warning !== null) console.error(warning);
   switch (command) {
     case "dev":
       return dev(rest);
