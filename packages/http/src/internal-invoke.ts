@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import {
   decodeWire,
   encodeWire,
@@ -10,6 +10,7 @@ import {
 } from "@prim/engine";
 import Fastify, { type FastifyInstance } from "fastify";
 import { z } from "zod";
+import { requestIdOf } from "./server.js";
 
 /**
  * `POST /internal/invoke`: the engine's `invoke` over HTTP, for a transport in another process
@@ -54,10 +55,7 @@ export function createInternalServer(options: InternalInvokeOptions): FastifyIns
     logger: options.logger ?? false,
     bodyLimit: INTERNAL_BODY_LIMIT,
     requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers["x-request-id"];
-      return typeof given === "string" && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
-    },
+    genReqId: requestIdOf,
   });
 
   app.addHook("onRequest", async (req, reply) => {

@@ -20,6 +20,12 @@ export interface ServerOptions {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** A request's id: the caller's own `X-Request-Id` when it is sane (traces join up), else a new one. */
+export function requestIdOf(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = req.headers["x-request-id"];
+  return typeof given === "string" && REQUEST_ID_RE.test(given) ? given : prefixedId("req");
+}
+
 /** The REST API over an engine: routes, error shape, request ids, OpenAPI, health. */
 export function createServer(options: ServerOptions): FastifyInstance {
   const { engine, authenticate } = options;
@@ -27,11 +33,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     logger: options.logger ?? false,
     bodyLimit: JSON_BODY_LIMIT,
     requestIdHeader: false,
-    // A caller's own X-Request-Id is kept when it is sane, so traces join up.
-    genReqId: (req) => {
-      const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID_RE.test(given) ? given : prefixedId("req");
-    },
+    genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: MAX_PARAM_LENGTH },
     // Router and HTTP-parser errors answer in the spec's shape too (`edge-errors.ts`).
     frameworkErrors: frameworkErrorHandler(authenticate),
