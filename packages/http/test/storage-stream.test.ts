@@ -75,7 +75,10 @@ describe("storage: streaming", () => {
     expect(res.status, res.body.toString()).toBe(200);
     const digest = hash.digest("hex");
     expect(JSON.parse(res.body.toString())).toMatchObject({ size: SIZE, etag: `"${digest}"` });
-    expect(rssPeak - rssBefore).toBeLessThan(60 * MiB);
+    // Buffering the upload would hold at least SIZE (100 MiB) in this process, which is both the
+    // client and the server. What streaming costs varies by Node: under 60 MiB on Node 20, 63 MiB
+    // measured on Node 24.18; 80 MiB stays clear of a buffered copy.
+    expect(rssPeak - rssBefore).toBeLessThan(80 * MiB);
 
     // The whole object, hashed as it streams in.
     const whole = await fetch(`${url}${base}/objects/big/object.bin`);
