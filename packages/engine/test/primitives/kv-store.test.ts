@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
+import { ResponseBudget } from "../../src/core/response-budget.js";
 import { KvStore } from "../../src/primitives/kv/store.js";
 
 const json = (value: unknown) => ({ data: JSON.stringify(value), encoding: "json" as const });
@@ -66,6 +67,6 @@ describe("KvStore group commit", () => {
       kv.set({ key: "b", value: json(2) }),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "rejected", "fulfilled"]);
-    expect(kv.mget(["a", "taken", "n", "b"]).map((e) => e?.value)).toEqual([1, 0, 5, 2]);
+    expect(kv.mgetWithin(["a", "taken", "n", "b"], new ResponseBudget()).map((e) => e?.value)).toEqual([1, 0, 5, 2]);
   });
 });

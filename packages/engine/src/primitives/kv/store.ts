@@ -166,11 +166,6 @@ export class KvStore {
     return this.read(key, this.clock.now());
   }
 
-  mget(keys: readonly string[]): (KvEntry | null)[] {
-    const now = this.clock.now();
-    return keys.map((key) => this.read(key, now));
-  }
-
   /**
    * `mget` within a response budget: entries (or null for a missing key) in request order for
    * as many keys as fit; the answer is shorter than `keys` when the budget ran out. A value
