@@ -9,15 +9,15 @@ import { AuditWriter } from "./catalog/sqlite-audit.js";
 import { SqliteCatalog } from "./catalog/sqlite-catalog.js";
 import { type Clock, systemClock } from "./core/clock.js";
 import { readOrCreateKey } from "./core/key-file.js";
-import type { EngineServices } from "./engine-services.js";
-import { SqlHost } from "./primitives/db/sql-host.js";
+import { LocalKeyRing } from "./keys/keyring.js";
+import { UrlSigner } from "./keys/signing.js";
 import type { PrimitiveDefinition } from "./primitives/definition.js";
-import { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
+import { PrimitiveFiles } from "./primitives/files.js";
 import type { Embedder } from "./primitives/memory/embedder.js";
-import { UrlSigner } from "./primitives/storage/signing.js";
-import { LocalKeyRing } from "./primitives/vault/keyring.js";
-import { DataDirLock } from "./storage/data-dir-lock.js";
-import { PrimitiveFiles } from "./storage/primitive-files.js";
+import type { EngineServices } from "./primitives/services.js";
+import { PRIMITIVE_DEFINITIONS } from "./registry.js";
+import { SqlHost } from "./sql-host/pool.js";
+import { DataDirLock } from "./sqlite/data-dir-lock.js";
 
 /*
  * A cell is one process's shared infrastructure; a tenant (a workspace) is one Engine bound to

@@ -5,11 +5,11 @@ import { prefixedId } from "./core/ids.js";
 import { isAccount, type Principal, toolAllowed } from "./core/principal.js";
 import type { PrimitiveType } from "./core/types.js";
 import { parseInput } from "./core/validation.js";
-import type { EngineServices } from "./engine-services.js";
 import type { InvokeMeta, Invoker } from "./invoker.js";
-import { OPERATIONS } from "./ops/index.js";
-import type { AnyOperation, AuditNote, OpContext } from "./ops/operation.js";
 import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
+import type { AnyOperation, AuditNote, OpContext } from "./primitives/operation.js";
+import type { EngineServices } from "./primitives/services.js";
+import { OPERATIONS } from "./registry.js";
 
 /**
  * The local engine: one cell and one tenant, `local`, sharing one directory (`catalog.sqlite`,
@@ -34,7 +34,7 @@ export class Engine implements Invoker {
   private readonly onClose: () => void | Promise<void>;
 
   /**
-   * An engine over `services` (engine-services.ts documents each part). `onClose` runs after
+   * An engine over `services` (primitives/services.ts documents each part). `onClose` runs after
    * the engine has closed its own tenant parts; the shared ones (`sqlHost`, key ring, signer)
    * belong to whoever composed them and are never closed here.
    */

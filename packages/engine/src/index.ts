@@ -31,7 +31,6 @@ export { RAW_JSON, rawJsonOf, type WithRawJson } from "./core/raw-json.js";
 export { MAX_RESPONSE_BYTES_PER_CALL } from "./core/response-budget.js";
 export * from "./core/types.js";
 export { Engine, LOCAL_WORKSPACE, type LocalEngineOptions } from "./engine.js";
-export type { EngineServices } from "./engine-services.js";
 export {
   decodeWire,
   encodeWire,
@@ -43,14 +42,11 @@ export {
 } from "./invoke-wire.js";
 export { type InvokeMeta, type Invoker, openGroup } from "./invoker.js";
 export type { FileDownload } from "./ops/export.js";
-export { OPERATIONS } from "./ops/index.js";
 export type { ResolvedPrimitive } from "./ops/lookup.js";
-export { type AnyOperation, defineOp, type OpContext, type Operation } from "./ops/operation.js";
 export { MAX_RESULT_BYTES, MAX_RESULT_ROWS, STATEMENT_TIMEOUT_MS } from "./primitives/db/index.js";
 export { MAX_BATCH_STATEMENTS, MAX_SQL_CHARS } from "./primitives/db/ops.js";
 export type { PrimitiveDefinition } from "./primitives/definition.js";
 export { FS_CREATED, type FsEntry, type FsRead, MAX_FILE_BYTES, MAX_PATH_BYTES } from "./primitives/fs/index.js";
-export { PRIMITIVE_DEFINITIONS } from "./primitives/index.js";
 export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, MAX_VALUE_BYTES } from "./primitives/kv/index.js";
 export {
   CONSOLIDATE_THRESHOLD,
@@ -63,6 +59,7 @@ export {
   OpenAiEmbedder,
   type RecalledMemory,
 } from "./primitives/memory/index.js";
+export { type AnyOperation, defineOp, type OpContext, type Operation } from "./primitives/operation.js";
 export {
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_ATTEMPTS,
@@ -74,6 +71,7 @@ export {
   MAX_WAIT_MS,
   type QueueCounts,
 } from "./primitives/queue/index.js";
+export type { EngineServices } from "./primitives/services.js";
 export {
   INLINE_OBJECT_BYTES,
   MAX_METADATA_BYTES,
@@ -101,4 +99,5 @@ export {
   type SecretListing,
   type VaultEnv,
 } from "./primitives/vault/index.js";
-export { processAlive } from "./storage/data-dir-lock.js";
+export { OPERATIONS, PRIMITIVE_DEFINITIONS } from "./registry.js";
+export { processAlive } from "./sqlite/data-dir-lock.js";

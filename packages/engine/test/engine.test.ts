@@ -2,10 +2,9 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { LOCAL_PRINCIPAL, type Principal } from "../src/core/principal.js";
 import type { PrimitiveInfo } from "../src/core/types.js";
-import { OPERATIONS } from "../src/ops/index.js";
-import { defineOp } from "../src/ops/operation.js";
 import type { PrimitiveDefinition } from "../src/primitives/definition.js";
-import { PRIMITIVE_DEFINITIONS } from "../src/primitives/index.js";
+import { defineOp } from "../src/primitives/operation.js";
+import { OPERATIONS, PRIMITIVE_DEFINITIONS } from "../src/registry.js";
 import { testEngine } from "./helpers.js";
 
 const local = LOCAL_PRINCIPAL;

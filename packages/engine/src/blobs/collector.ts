@@ -1,7 +1,12 @@
 import type { Catalog } from "../catalog/catalog.js";
 import { type Clock, systemClock } from "../core/clock.js";
-import type { PrimitiveFiles } from "../storage/primitive-files.js";
+import type { PrimitiveType } from "../core/types.js";
 import type { BlobStore } from "./blob-store.js";
+
+/** Where the collector learns which blobs a primitive names (the tenant's open files). */
+export interface BlobReferrers {
+  blobRefs(id: string, type: PrimitiveType): Iterable<string>;
+}
 
 /**
  * Mark and sweep for the blob store: a blob that no primitive names (and that is older than a
@@ -14,7 +19,7 @@ export class BlobCollector {
 
   constructor(
     private readonly catalog: Catalog,
-    private readonly files: PrimitiveFiles,
+    private readonly files: BlobReferrers,
     private readonly blobs: BlobStore,
     /** The clock the blob store dates blobs with. */
     private readonly clock: Clock = systemClock,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { type Clock, systemClock } from "../core/clock.js";
 import { ServiceError } from "../core/errors.js";
-import { PRIVATE_DIR_MODE, privateDir } from "../storage/private-files.js";
+import { PRIVATE_DIR_MODE, privateDir } from "../sqlite/private-files.js";
 import type { BlobStore, Ingested, IngestOptions } from "./blob-store.js";
 
 const HASH_RE = /^[0-9a-f]{64}$/;

@@ -1,9 +1,10 @@
-import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
+import { entryModule, startWorker } from "../core/entry-module.js";
 import type { AuditEntry } from "../core/types.js";
-import { openSqlite, SQLITE_PRAGMAS } from "../storage/sqlite.js";
-import { AUDIT_INSERT, AUDIT_SCHEMA } from "./audit-schema.js";
+import { openSqlite } from "../sqlite/sqlite.js";
+import { AUDIT_SCHEMA } from "./audit-schema.js";
+import type { WriterMessage, WriterReply } from "./audit-writer-thread.js";
 import type { AuditFilter, AuditRecord } from "./catalog.js";
 
 interface AuditRow extends Omit<AuditEntry, "group" | "detail"> {
@@ -18,81 +19,41 @@ function likePrefix(prefix: string): string {
 }
 
 /**
- * The writer thread: appends each batch in one transaction and acknowledges it by `seq`. It is
- * plain JavaScript evaluated in a worker (so it runs the same from sources and from `dist/`)
- * and opens each file with the same pragmas as `openSqlite`. One thread serves every audit file
- * of a cell (one per tenant): messages name their file, opened on first use.
- */
-const WRITER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
-const files = new Map();
-function file(path) {
-  let f = files.get(path);
-  if (f === undefined) {
-    const db = new Database(path);
-    for (const pragma of workerData.pragmas) db.pragma(pragma);
-    const insert = db.prepare(workerData.insert);
-    const appendAll = db.transaction((rows) => {
-      for (const row of rows) insert.run({ ...row, detail: row.detail === null ? null : JSON.stringify(row.detail) });
-    });
-    f = { db, appendAll };
-    files.set(path, f);
-  }
-  return f;
-}
-parentPort.on("message", (message) => {
-  try {
-    if (message.close) {
-      files.get(message.path)?.db.close();
-      files.delete(message.path);
-      parentPort.postMessage({ seq: message.seq });
-    } else if (message.prune !== undefined) {
-      const pruned = file(message.path).db.prepare("DELETE FROM audit WHERE ts < ?").run(message.prune).changes;
-      parentPort.postMessage({ seq: message.seq, pruned });
-    } else {
-      file(message.path).appendAll(JSON.parse(message.rows));
-      parentPort.postMessage({ seq: message.seq });
-    }
-  } catch (err) { parentPort.postMessage({ seq: message.seq, error: String(err) }); }
-});
-`;
-const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-
-/**
  * The audit writer thread, shareable by every tenant of a cell (`Cell` holds one). `stop`
  * ends it; each `SqliteAudit` closes only its own file on it.
  */
 export class AuditWriter {
   private readonly worker: Worker;
   private seq = 0;
+  private failed: Error | null = null;
   private readonly pending = new Map<number, { resolve: (pruned?: number) => void; reject: (err: Error) => void }>();
 
   constructor() {
-    this.worker = new Worker(WRITER_SOURCE, {
-      eval: true,
-      workerData: { driver, pragmas: SQLITE_PRAGMAS, insert: AUDIT_INSERT },
-    });
+    this.worker = startWorker(entryModule(import.meta.url, "audit-writer-thread"));
     this.worker.unref();
-    this.worker.on("message", (message: { seq?: number; error?: string; pruned?: number }) => {
-      if (message.seq === undefined) return;
+    this.worker.on("message", (message: WriterReply) => {
       const waiter = this.pending.get(message.seq);
       this.pending.delete(message.seq);
       if (message.error === undefined) waiter?.resolve(message.pruned);
       else waiter?.reject(new Error(message.error));
     });
-    this.worker.on("error", (err) => {
+    // A thread that died answers nothing more: what waits fails now, and so does what comes.
+    const fail = (err: Error) => {
+      this.failed ??= err;
       for (const waiter of this.pending.values()) waiter.reject(err);
       this.pending.clear();
-    });
+    };
+    this.worker.on("error", fail);
+    this.worker.on("exit", (code) => fail(new Error(`the audit writer thread exited (code ${code})`)));
   }
 
   /** Sends one message for file `path`; resolves with the thread's answer (`pruned` for a prune). */
-  send(path: string, message: { rows?: string; prune?: number; close?: true }): Promise<number | undefined> {
+  send(path: string, message: Omit<WriterMessage, "seq" | "path">): Promise<number | undefined> {
+    if (this.failed !== null) return Promise.reject(this.failed);
     const seq = ++this.seq;
     return new Promise((resolve, reject) => {
       this.pending.set(seq, { resolve, reject });
-      this.worker.postMessage({ ...message, seq, path });
+      this.worker.postMessage({ ...message, seq, path } satisfies WriterMessage);
     });
   }
 

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { ServiceError } from "../core/errors.js";
 import type { AuditEntry, PrimitiveType } from "../core/types.js";
-import { openSqlite } from "../storage/sqlite.js";
+import { openSqlite } from "../sqlite/sqlite.js";
 import type { AuditFilter, AuditRecord, Catalog, GroupRecord, PrimitiveRecord, SnapshotRecord } from "./catalog.js";
 import { type AuditWriter, SqliteAudit } from "./sqlite-audit.js";
 

@@ -3,8 +3,8 @@ import type { AuditFilter, AuditRecord } from "../catalog/catalog.js";
 import { invalid } from "../core/errors.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
 import { type AuditEntry, PRIMITIVE_TYPES } from "../core/types.js";
-import type { OpContext } from "./operation.js";
-import { defineOp } from "./operation.js";
+import type { OpContext } from "../primitives/operation.js";
+import { defineOp } from "../primitives/operation.js";
 
 const AUDIT_TYPES = ["group", ...PRIMITIVE_TYPES] as const;
 const msSchema = z.coerce.number().int("must be an integer (ms since the epoch)").min(0);

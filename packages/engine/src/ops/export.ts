@@ -4,8 +4,7 @@ import { z } from "zod";
 import type { BlobStore } from "../blobs/blob-store.js";
 import { ServiceError } from "../core/errors.js";
 import type { PrimitiveType } from "../core/types.js";
-import type { DbStore } from "../primitives/db/store.js";
-import { defineOp } from "./operation.js";
+import { defineOp } from "../primitives/operation.js";
 
 /** A file the REST layer streams to the caller and then deletes. */
 export interface FileDownload {
@@ -59,11 +58,9 @@ export const primitiveExport = defineOp({
   async run(ctx): Promise<FileDownload> {
     const { primitive: p, services } = ctx;
     const path = services.files.tmpPath(`export-${p.id}`);
-    const handle = services.files.handle(p.id, p.type);
-    if (p.type === "db") {
-      await (handle.store as DbStore).backup(path);
-    } else if ((p.type === "kv" || p.type === "storage") && handle.db !== null) {
-      await handle.db.backup(path);
+    if (p.type === "db" || p.type === "kv" || p.type === "storage") {
+      // The type's own backup (db: through the SQL host) or SQLite's backup API on the open file.
+      await services.files.backup(p.id, p.type, path);
       if (p.type === "storage")
         await inlineBlobs(path, services.blobs).catch((err) => {
           rmSync(path, { force: true });

@@ -5,8 +5,8 @@ import { prefixedId } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean, toPage } from "../core/pagination.js";
 import type { GroupInfo, Manifest } from "../core/types.js";
-import { type EngineServices, primitiveInfo } from "../engine-services.js";
-import { defineOp } from "./operation.js";
+import { defineOp } from "../primitives/operation.js";
+import { type EngineServices, primitiveInfo } from "../primitives/services.js";
 import { removePrimitive } from "./primitives.js";
 
 function manifest(g: GroupRecord): Manifest {

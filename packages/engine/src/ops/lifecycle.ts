@@ -8,8 +8,8 @@ import { prefixedId, ulid } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
 import type { PrimitiveInfo } from "../core/types.js";
-import { type EngineServices, primitiveInfo } from "../engine-services.js";
-import { defineOp } from "./operation.js";
+import { defineOp } from "../primitives/operation.js";
+import { type EngineServices, primitiveInfo } from "../primitives/services.js";
 import { resolveGroup } from "./scope.js";
 
 /** SnapshotInfo on the wire. */

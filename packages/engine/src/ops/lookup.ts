@@ -4,7 +4,7 @@ import { notFound, ServiceError } from "../core/errors.js";
 import { isUlid } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { type Manifest, PRIMITIVE_TYPES, type PrimitiveType } from "../core/types.js";
-import { defineOp } from "./operation.js";
+import { defineOp } from "../primitives/operation.js";
 
 /**
  * Lookups a transport needs before it can name a target: the group of an MCP path, the

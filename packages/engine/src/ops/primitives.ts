@@ -5,8 +5,8 @@ import { ulid } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
 import { PRIMITIVE_TYPES, type PrimitiveInfo, type PrimitiveStats, READ_TOOL } from "../core/types.js";
-import { type EngineServices, primitiveInfo } from "../engine-services.js";
-import { defineOp } from "./operation.js";
+import { defineOp } from "../primitives/operation.js";
+import { type EngineServices, primitiveInfo } from "../primitives/services.js";
 import { resolveGroup } from "./scope.js";
 
 const typeSchema = z.enum(PRIMITIVE_TYPES, { error: `must be one of ${PRIMITIVE_TYPES.join(", ")}` });

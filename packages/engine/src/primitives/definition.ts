@@ -1,9 +1,17 @@
 import type Database from "better-sqlite3";
 import type { Clock } from "../core/clock.js";
 import type { PrimitiveType } from "../core/types.js";
-import type { SqlHost } from "./db/sql-host.js";
-import type { Embedder } from "./memory/embedder.js";
-import type { VaultEnv } from "./vault/keyring.js";
+import type { VaultEnv } from "../keys/keyring.js";
+import type { SqlHost } from "../sql-host/pool.js";
+
+/**
+ * Turns texts into vectors for recall's optional semantic signal. The engine has none unless
+ * one is configured (`Engine.openLocal({ embedder })`); without it nothing leaves the machine.
+ */
+export interface Embedder {
+  /** One vector per text, in order; every vector of one embedder has the same length. */
+  embed(texts: string[]): Promise<number[][]>;
+}
 
 /** What every type's store may use, handed over by the engine. */
 export interface PrimitiveEnv {

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { setRecent } from "../../core/recent.js";
-import { bindings, collectRows } from "./host-exec.js";
-import type { QueryResult, Statement } from "./protocol.js";
+import { bindings, collectRows } from "../../sql-host/host-exec.js";
+import type { QueryResult, Statement } from "../../sql-host/protocol.js";
 
 /**
  * Opcodes a statement may use to run in the engine's own process. Each runs in time bounded by

@@ -16,6 +16,6 @@ export const dbDefinition: PrimitiveDefinition<DbStore> = {
   items: async (store) => (await store.tables()).filter((t) => t.type === "table").length,
 };
 
+export { MAX_RESULT_BYTES, MAX_RESULT_ROWS, STATEMENT_TIMEOUT_MS } from "../../sql-host/protocol.js";
 export { DB_OPERATIONS } from "./ops.js";
-export { MAX_RESULT_BYTES, MAX_RESULT_ROWS, STATEMENT_TIMEOUT_MS } from "./protocol.js";
 export { DbStore } from "./store.js";

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { nameSchema } from "../../core/names.js";
 import { queryBoolean } from "../../core/pagination.js";
 import { toolAllowed } from "../../core/principal.js";
-import { dataOp, defineOp, type OpContext, type Operation } from "../../ops/operation.js";
-import type { BranchInfo, QueryResult } from "./protocol.js";
-import { checkStatementAllowed } from "./sql-safety.js";
+import type { BranchInfo, QueryResult } from "../../sql-host/protocol.js";
+import { checkStatementAllowed } from "../../sql-host/sql-safety.js";
+import { dataOp, defineOp, type OpContext, type Operation } from "../operation.js";
 import type { DbStore, TableDetail, TableSummary } from "./store.js";
 
 const dbOp = dataOp("db");

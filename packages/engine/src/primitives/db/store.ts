@@ -1,6 +1,6 @@
+import type { SqlHost } from "../../sql-host/pool.js";
+import type { BranchInfo, DbLocation, HostRequest, QueryResult, Statement } from "../../sql-host/protocol.js";
 import { DirectReads } from "./direct-reads.js";
-import type { BranchInfo, DbLocation, HostRequest, QueryResult, Statement } from "./protocol.js";
-import type { SqlHost } from "./sql-host.js";
 
 export interface TableSummary {
   name: string;

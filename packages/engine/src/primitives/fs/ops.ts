@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ServiceError } from "../../core/errors.js";
 import { LIST_PAGE, limitSchema, queryBoolean } from "../../core/pagination.js";
-import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
+import { dataOp, defineOp, type Operation } from "../operation.js";
 import { type FsRead, readPath, writeFile } from "./files.js";
 import { Glob } from "./glob.js";
 import type { FsHandle } from "./handle.js";

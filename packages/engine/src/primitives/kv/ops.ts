@@ -4,7 +4,7 @@ import { notFound } from "../../core/errors.js";
 import { decodeCursor, KEY_PAGE, limitSchema, type Page, queryBoolean } from "../../core/pagination.js";
 import { budgetedPage, ResponseBudget } from "../../core/response-budget.js";
 import type { KvEntry } from "../../core/types.js";
-import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
+import { dataOp, defineOp, type Operation } from "../operation.js";
 import { checkKeySize, encodeValue, keySchema, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS } from "./limits.js";
 import { type KvStore, type SetRequest, withIndex } from "./store.js";
 

@@ -4,7 +4,7 @@ import { ServiceError } from "../../core/errors.js";
 import { RAW_JSON } from "../../core/raw-json.js";
 import { ITEM_OVERHEAD_BYTES, type ResponseBudget } from "../../core/response-budget.js";
 import type { KvEncoding, KvEntry } from "../../core/types.js";
-import { GroupCommit } from "../../storage/group-commit.js";
+import { GroupCommit } from "../../sqlite/group-commit.js";
 import { ReadCache, withJson } from "./read-cache.js";
 
 const SCHEMA = `

@@ -1,13 +1,7 @@
 import { ServiceError } from "../../core/errors.js";
+import type { Embedder } from "../definition.js";
 
-/**
- * Turns texts into vectors for recall's optional semantic signal. The engine has none unless
- * one is configured (`Engine.openLocal({ embedder })`); without it nothing leaves the machine.
- */
-export interface Embedder {
-  /** One vector per text, in order; every vector of one embedder has the same length. */
-  embed(texts: string[]): Promise<number[][]>;
-}
+export type { Embedder } from "../definition.js";
 
 export interface OpenAiEmbedderOptions {
   /** The embeddings endpoint itself, e.g. `http://127.0.0.1:11434/v1/embeddings`. */

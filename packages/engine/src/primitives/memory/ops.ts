@@ -2,7 +2,7 @@ import { z } from "zod";
 import { notFound } from "../../core/errors.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean } from "../../core/pagination.js";
 import { budgetedPage, ResponseBudget } from "../../core/response-budget.js";
-import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
+import { dataOp, defineOp, type Operation } from "../operation.js";
 import {
   CONSOLIDATE_THRESHOLD,
   checkText,

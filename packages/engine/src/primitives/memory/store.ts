@@ -3,7 +3,7 @@ import type { Clock } from "../../core/clock.js";
 import { notFound, ServiceError } from "../../core/errors.js";
 import { prefixedId } from "../../core/ids.js";
 import { ResponseBudget } from "../../core/response-budget.js";
-import { GroupCommit } from "../../storage/group-commit.js";
+import { GroupCommit } from "../../sqlite/group-commit.js";
 import { type Cluster, type ClusterMember, findClusters } from "./consolidate.js";
 import { type Embedder, encodeVector } from "./embedder.js";
 import { Recaller, type RecallHit, type RecallOptions } from "./recall.js";

@@ -1,12 +1,7 @@
 import type { PrimitiveDefinition } from "../definition.js";
+import type { QueueHandle } from "./handle.js";
 import { QueueStore } from "./store.js";
 import { Waiters } from "./waiters.js";
-
-/** What queue operations get as their store: the jobs and the parked long polls over them. */
-export interface QueueHandle {
-  store: QueueStore;
-  waiters: Waiters;
-}
 
 export const queueDefinition: PrimitiveDefinition<QueueHandle> = {
   type: "queue",
@@ -21,6 +16,7 @@ export const queueDefinition: PrimitiveDefinition<QueueHandle> = {
   items: (handle) => handle.store.pendingCount(),
 };
 
+export type { QueueHandle } from "./handle.js";
 export {
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_ATTEMPTS,

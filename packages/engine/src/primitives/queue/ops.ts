@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page } from "../../core/pagination.js";
 import { budgetedPage, ResponseBudget } from "../../core/response-budget.js";
-import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
-import type { QueueHandle } from "./index.js";
+import { dataOp, defineOp, type Operation } from "../operation.js";
+import type { QueueHandle } from "./handle.js";
 import {
   bodySchema,
   boundedDuration,

@@ -3,7 +3,7 @@ import type { Clock } from "../../core/clock.js";
 import { notFound, ServiceError } from "../../core/errors.js";
 import { prefixedId, randomToken } from "../../core/ids.js";
 import { ITEM_OVERHEAD_BYTES, ResponseBudget } from "../../core/response-budget.js";
-import { GroupCommit } from "../../storage/group-commit.js";
+import { GroupCommit } from "../../sqlite/group-commit.js";
 import { backoffMs, DEFAULT_MAX_ATTEMPTS, MAX_DEDUPE_KEY, MAX_ERROR_CHARS } from "./limits.js";
 import { SCHEMA } from "./schema.js";
 import { type JobRow, type JobStatus, prepareStatements, type QueueStatements, rowOf } from "./statements.js";

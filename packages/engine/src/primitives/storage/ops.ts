@@ -3,7 +3,7 @@ import { durationString } from "../../core/duration.js";
 import { invalid, ServiceError } from "../../core/errors.js";
 import { KEY_PAGE, limitSchema, queryBoolean } from "../../core/pagination.js";
 import type { ObjectInfo } from "../../core/types.js";
-import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
+import { dataOp, defineOp, type Operation } from "../operation.js";
 import {
   checkObjectKey,
   contentTypeSchema,

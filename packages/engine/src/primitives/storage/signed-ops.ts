@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ServiceError } from "../../core/errors.js";
 import type { Principal } from "../../core/principal.js";
 import type { ObjectInfo } from "../../core/types.js";
-import { defineOp, type Operation } from "../../ops/operation.js";
+import { defineOp, type Operation } from "../operation.js";
 import { contentTypeSchema, MAX_OBJECT_BYTES } from "./limits.js";
 import { type ObjectRead, readObject, writeObject } from "./objects.js";
 import { type StorageStore, toInfo } from "./store.js";

@@ -3,7 +3,7 @@ import { TextDecoder } from "node:util";
 import { z } from "zod";
 import { durationString } from "../../core/duration.js";
 import { isServiceError, notFound, ServiceError } from "../../core/errors.js";
-import { defineOp } from "../../ops/operation.js";
+import { defineOp } from "../operation.js";
 import { boundStore, type VaultHandle } from "./handle.js";
 import { canonicalHost } from "./hosts.js";
 import { DEFAULT_FETCH_TIMEOUT_MS, MAX_FETCH_TIMEOUT_MS, methodSchema } from "./limits.js";

@@ -1,4 +1,4 @@
-import type { OpContext } from "../../ops/operation.js";
+import type { OpContext } from "../operation.js";
 import type { VaultStore } from "./store.js";
 
 /** What vault operations get as their store. */

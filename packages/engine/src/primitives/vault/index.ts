@@ -22,9 +22,9 @@ export const vaultDefinition: PrimitiveDefinition<VaultHandle> = {
   onFork: (vault, fork) => vault.store.moved(fork.toGroupId),
 };
 
+export { type KeyRing, LocalKeyRing, type VaultEnv } from "../../keys/keyring.js";
 export type { FetchResult } from "./fetch-op.js";
 export type { VaultHandle } from "./handle.js";
-export { type KeyRing, LocalKeyRing, type VaultEnv } from "./keyring.js";
 export {
   DEFAULT_FETCH_TIMEOUT_MS,
   MAX_FETCH_TIMEOUT_MS,

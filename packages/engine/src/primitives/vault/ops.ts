@@ -2,7 +2,7 @@ import { z } from "zod";
 import { durationString } from "../../core/duration.js";
 import { invalid, notFound } from "../../core/errors.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../../core/pagination.js";
-import { dataOp, defineOp, type Operation } from "../../ops/operation.js";
+import { dataOp, defineOp, type Operation } from "../operation.js";
 import { vaultFetch } from "./fetch-op.js";
 import { boundStore } from "./handle.js";
 import { normalizeHostPattern } from "./hosts.js";

@@ -1,8 +1,8 @@
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
 import { ServiceError } from "../../core/errors.js";
-import { context, type Sealed, seal, unseal } from "./cipher.js";
-import type { KeyRing } from "./keyring.js";
+import { context, type Sealed, seal, unseal } from "../../keys/cipher.js";
+import type { KeyRing } from "../../keys/keyring.js";
 
 /**
  * A vault's tables. `secrets` keeps only the current version of each value, encrypted; no

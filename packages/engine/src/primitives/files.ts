@@ -3,9 +3,9 @@ import { copyFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type Database from "better-sqlite3";
 import type { PrimitiveType } from "../core/types.js";
-import type { ForkContext, PrimitiveDefinition, PrimitiveEnv, PrimitiveMove } from "../primitives/definition.js";
-import { privateDir, privateFile } from "./private-files.js";
-import { openSqlite } from "./sqlite.js";
+import { privateDir, privateFile } from "../sqlite/private-files.js";
+import { openSqlite } from "../sqlite/sqlite.js";
+import type { ForkContext, PrimitiveDefinition, PrimitiveEnv, PrimitiveMove } from "./definition.js";
 
 export interface PrimitiveHandle {
   id: string;

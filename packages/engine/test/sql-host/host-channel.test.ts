@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { LOCAL_PRINCIPAL } from "../../src/core/principal.js";
 import type { PrimitiveInfo } from "../../src/core/types.js";
-import { SqlHost } from "../../src/primitives/db/sql-host.js";
+import { SqlHost } from "../../src/sql-host/pool.js";
 import { tempDir, testEngine } from "../helpers.js";
 
 const hosts: SqlHost[] = [];

@@ -3,9 +3,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqlHostProcess } from "../../src/primitives/db/host-process.js";
-import type { DbLocation, HostRequest } from "../../src/primitives/db/protocol.js";
-import { SqlHost, type SqlHostOptions } from "../../src/primitives/db/sql-host.js";
+import { SqlHostProcess } from "../../src/sql-host/host-process.js";
+import { SqlHost, type SqlHostOptions } from "../../src/sql-host/pool.js";
+import type { DbLocation, HostRequest } from "../../src/sql-host/protocol.js";
 import { tempDir } from "../helpers.js";
 
 /** Runs until the host kills it. */

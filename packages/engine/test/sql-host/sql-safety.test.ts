@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkStatementAllowed, leadingKeyword, leadingTokens } from "../../src/primitives/db/sql-safety.js";
+import { checkStatementAllowed, leadingKeyword, leadingTokens } from "../../src/sql-host/sql-safety.js";
 
 describe("sql-safety", () => {
   it("finds the statement kind past comments and EXPLAIN", () => {

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { setRecent } from "../../core/recent.js";
+import { setRecent } from "../core/recent.js";
 import { MAX_RESULT_BYTES, MAX_RESULT_ROWS, type QueryResult, type Statement } from "./protocol.js";
 import { leadingTokens } from "./sql-safety.js";
 

@@ -2,7 +2,7 @@
 // waits until the epoch millisecond given as argv[3] (so racers start together), tries to take
 // the lock on argv[2], prints "held <pid>" or "busy <message>", and keeps a held lock until it
 // is killed.
-import { DataDirLock } from "../../src/storage/data-dir-lock.js";
+import { DataDirLock } from "../../src/sqlite/data-dir-lock.js";
 
 const [dataDir, startAt] = process.argv.slice(2) as [string, string | undefined];
 const wait = Number(startAt ?? 0) - Date.now();

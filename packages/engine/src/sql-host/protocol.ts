@@ -1,4 +1,4 @@
-/** Messages between the engine and its SQL host process (see sql-host.ts). */
+/** Messages between the engine and its SQL host process (see pool.ts). */
 
 export interface Statement {
   sql: string;

@@ -1,15 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Socket } from "node:net";
-import { fileURLToPath } from "node:url";
-import { ERROR_STATUS, type ErrorCode, ServiceError } from "../../core/errors.js";
-import { lazyJson } from "../../core/raw-json.js";
+import { childArgs, entryModule } from "../core/entry-module.js";
+import { ERROR_STATUS, type ErrorCode, ServiceError } from "../core/errors.js";
+import { lazyJson } from "../core/raw-json.js";
 import { encodeFrame, type Frame, FrameReader, READY_FRAME_ID } from "./frames.js";
 import { type HostRequest, STATEMENT_TIMEOUT_MS } from "./protocol.js";
 
-// Under vitest the engine runs from its TypeScript sources; the child then runs through tsx.
-const here = import.meta.url;
-const childPath = fileURLToPath(new URL(here.endsWith(".ts") ? "./host-child.ts" : "./host-child.js", here));
-const childExecArgv = here.endsWith(".ts") ? ["--import", "tsx"] : [];
+const CHILD = entryModule(import.meta.url, "host-child");
 
 interface Pending {
   id: number;
@@ -37,7 +34,7 @@ function serialise(req: HostRequest): string | ServiceError {
 }
 
 /**
- * The engine's side of one SQL host process (sql-host.ts pools several). Requests are
+ * The engine's side of one SQL host process (pool.ts pools several). Requests are
  * pipelined and answered in order; the
  * oldest unanswered request is the one running, and only it is timed. When it overruns, the
  * process is killed (SQLite's WAL keeps every file intact), the request fails, and the ones
@@ -121,7 +118,7 @@ export class SqlHostProcess {
   /** The host process and its socket pair (fd 3), started on first use. */
   private ensureChannel(): Socket {
     if (this.channel !== null) return this.channel;
-    const child = spawn(process.execPath, [...childExecArgv, childPath], {
+    const child = spawn(process.execPath, childArgs(CHILD), {
       stdio: ["ignore", "inherit", "inherit", "pipe"],
     });
     const channel = child.stdio[3] as Socket;

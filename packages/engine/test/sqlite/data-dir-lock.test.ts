@@ -6,7 +6,7 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { DataDirLock } from "../../src/storage/data-dir-lock.js";
+import { DataDirLock } from "../../src/sqlite/data-dir-lock.js";
 import { tempDir } from "../helpers.js";
 
 const HOLDER = fileURLToPath(new URL("./lock-holder.ts", import.meta.url));

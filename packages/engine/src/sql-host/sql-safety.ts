@@ -1,5 +1,5 @@
-import { ServiceError } from "../../core/errors.js";
-import { setRecent } from "../../core/recent.js";
+import { ServiceError } from "../core/errors.js";
+import { setRecent } from "../core/recent.js";
 
 /**
  * The leading tokens of a statement (up to `max`), skipping whitespace and comments: words

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
-import type { Clock } from "../../core/clock.js";
-import { ServiceError } from "../../core/errors.js";
-import { ulid } from "../../core/ids.js";
-import { readOrCreateKey } from "../../core/key-file.js";
-import { openSqlite } from "../../storage/sqlite.js";
+import type { Clock } from "../core/clock.js";
+import { ServiceError } from "../core/errors.js";
+import { ulid } from "../core/ids.js";
+import { readOrCreateKey } from "../core/key-file.js";
+import { openSqlite } from "../sqlite/sqlite.js";
 import { context, seal, unseal } from "./cipher.js";
 
 /** A group's data key: vault values of the group's primitives are sealed with it. */

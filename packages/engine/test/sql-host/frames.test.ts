@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeFrame, type Frame, FrameReader } from "../../src/primitives/db/frames.js";
+import { encodeFrame, type Frame, FrameReader } from "../../src/sql-host/frames.js";
 
 function readAll(stream: Buffer, chunkSize: number): Frame[] {
   const reader = new FrameReader();

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { GroupRecord, PrimitiveRecord } from "../catalog/catalog.js";
 import type { Principal } from "../core/principal.js";
 import type { PrimitiveType } from "../core/types.js";
-import type { EngineServices } from "../engine-services.js";
+import type { EngineServices } from "./services.js";
 
 /** What an operation's handler may set on its audit entry. */
 export interface AuditNote {

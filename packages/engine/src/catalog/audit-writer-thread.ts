@@ -1,0 +1,74 @@
+/**
+ * The audit writer thread (started by `AuditWriter`, sqlite-audit.ts): appends each batch in
+ * one transaction and acknowledges it by `seq`. One thread serves every audit file of a cell
+ * (one per tenant): messages name their file, opened on first use with the engine's pragmas.
+ */
+import { parentPort } from "node:worker_threads";
+import Database from "better-sqlite3";
+import type { AuditEntry } from "../core/types.js";
+import { SQLITE_PRAGMAS } from "../sqlite/sqlite.js";
+import { AUDIT_INSERT } from "./audit-schema.js";
+
+/** What `AuditWriter.send` posts. */
+export interface WriterMessage {
+  seq: number;
+  path: string;
+  /** The entries to append, as one JSON array (cheaper to send than a structured clone). */
+  rows?: string;
+  /** Delete entries older than this (epoch ms). */
+  prune?: number;
+  close?: true;
+}
+
+/** The thread's answer to message `seq`. */
+export interface WriterReply {
+  seq: number;
+  error?: string;
+  pruned?: number;
+}
+
+interface AuditFile {
+  db: Database.Database;
+  appendAll: (rows: AuditEntry[]) => void;
+}
+
+const files = new Map<string, AuditFile>();
+
+function file(path: string): AuditFile {
+  let f = files.get(path);
+  if (f === undefined) {
+    const db = new Database(path);
+    for (const pragma of SQLITE_PRAGMAS) db.pragma(pragma);
+    const insert = db.prepare(AUDIT_INSERT);
+    const appendAll = db.transaction((rows: AuditEntry[]) => {
+      for (const row of rows) insert.run({ ...row, detail: row.detail === null ? null : JSON.stringify(row.detail) });
+    });
+    f = { db, appendAll };
+    files.set(path, f);
+  }
+  return f;
+}
+
+function handle(message: WriterMessage): WriterReply {
+  if (message.close) {
+    files.get(message.path)?.db.close();
+    files.delete(message.path);
+    return { seq: message.seq };
+  }
+  if (message.prune !== undefined) {
+    const pruned = file(message.path).db.prepare("DELETE FROM audit WHERE ts < ?").run(message.prune).changes;
+    return { seq: message.seq, pruned };
+  }
+  file(message.path).appendAll(JSON.parse(message.rows ?? "[]") as AuditEntry[]);
+  return { seq: message.seq };
+}
+
+const port = parentPort;
+if (port === null) throw new Error("audit-writer-thread runs as a worker thread");
+port.on("message", (message: WriterMessage) => {
+  try {
+    port.postMessage(handle(message));
+  } catch (err) {
+    port.postMessage({ seq: message.seq, error: String(err) } satisfies WriterReply);
+  }
+});

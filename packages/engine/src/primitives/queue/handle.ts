@@ -1,0 +1,8 @@
+import type { QueueStore } from "./store.js";
+import type { Waiters } from "./waiters.js";
+
+/** What queue operations get as their store: the jobs and the parked long polls over them. */
+export interface QueueHandle {
+  store: QueueStore;
+  waiters: Waiters;
+}
