@@ -1,12 +1,15 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
+const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url));
 
 export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources, so no build is needed first.
-    alias: [{ find: /^@prim\/(engine|http|mcp|sdk|cli)$/, replacement: pkg("$1") }],
+    alias: [
+      { find: /^@prim\/wire\/invoke$/, replacement: src("wire/src/invoke/index.ts") },
+      { find: /^@prim\/([a-z]+)$/, replacement: src("$1/src/index.ts") },
+    ],
   },
   test: {
     include: ["packages/*/test/**/*.test.ts", "bench/**/*.test.ts"],

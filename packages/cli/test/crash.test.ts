@@ -121,7 +121,7 @@ describe("prim dev crash safety", () => {
     const dir = mkdtempSync(join(tmpdir(), "prim-crash-"));
     dirs.push(dir);
     const data = join(dir, "data");
-    const command = primCommand(dir);
+    const command = primCommand();
 
     const first = await startPrim(command, data);
     const url = first.url;

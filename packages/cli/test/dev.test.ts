@@ -22,7 +22,7 @@ function dataDir(): string {
 
 /** Runs the real `prim dev` and waits for its "listening on" line. */
 function startPrim(args: string[]) {
-  return runPrim(primCommand(dataDir()), ["dev", "--port", "0", ...args], children);
+  return runPrim(primCommand(), ["dev", "--port", "0", ...args], children);
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -66,7 +66,7 @@ describe("prim dev", () => {
   });
 
   it("rejects unknown commands and bad flags", async () => {
-    const prim = primCommand(dataDir());
+    const prim = primCommand();
     const child = spawn(process.execPath, [...prim, "launch"], { stdio: "pipe" });
     children.push(child);
     expect(await exited(child)).toBe(1);

@@ -31,7 +31,7 @@ function childPids(pid: number): number[] {
 /** Starts `prim dev` as the leader of a new process group. */
 async function startDetached(dir: string): Promise<RunningPrim> {
   const args = ["dev", "--port", "0", "--data", join(dir, "data")];
-  const prim = await startPrim(primCommand(dir), args, [], undefined, { detached: true });
+  const prim = await startPrim(primCommand(), args, [], undefined, { detached: true });
   groups.push(prim.child.pid as number);
   return prim;
 }

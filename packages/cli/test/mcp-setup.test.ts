@@ -20,7 +20,7 @@ describe("prim mcp setup", () => {
     const data = join(dir, "data");
     const child = spawn(
       process.execPath,
-      [...primCommand(dir), "mcp", "--group", "g", "--data", data, "--tools", "kv_*,DROP"],
+      [...primCommand(), "mcp", "--group", "g", "--data", data, "--tools", "kv_*,DROP"],
       {
         stdio: ["pipe", "pipe", "pipe"],
       },

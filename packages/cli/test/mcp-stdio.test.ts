@@ -76,7 +76,7 @@ describe("prim mcp (stdio)", () => {
   it("direct mode: opens the data directory itself, lists tools and calls kv tools", SLOW, async () => {
     const dir = tempDir();
     const data = join(dir, "data");
-    const command = primCommand(dir);
+    const command = primCommand();
     const { client, call } = await startMcp(command, ["--group", "g", "--data", data]);
     expect(client.getServerVersion()?.name).toBe("prim");
     const names = (await client.listTools()).tools.map((t) => t.name);
@@ -105,7 +105,7 @@ describe("prim mcp (stdio)", () => {
 
   it("direct mode: exits with 0 once stdin ends, a db's SQL host included", SLOW, async () => {
     const dir = tempDir();
-    const child = spawn(process.execPath, [...primCommand(dir), "mcp", "--group", "g", "--data", join(dir, "data")], {
+    const child = spawn(process.execPath, [...primCommand(), "mcp", "--group", "g", "--data", join(dir, "data")], {
       cwd: ROOT,
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -155,7 +155,7 @@ describe("prim mcp (stdio)", () => {
 
   it("direct mode: --tools narrows tools/list and refuses other tools", SLOW, async () => {
     const dir = tempDir();
-    const command = primCommand(dir);
+    const command = primCommand();
     const { client, call } = await startMcp(command, [
       "--group",
       "g",
@@ -176,7 +176,7 @@ describe("prim mcp (stdio)", () => {
   it("proxy mode: relays to the running prim dev, so MCP and REST see the same engine", SLOW, async () => {
     const dir = tempDir();
     const data = join(dir, "data");
-    const command = primCommand(dir);
+    const command = primCommand();
     const dev = await startDev(command, data);
     // Written through stdio MCP...
     const { client, call } = await startMcp(command, ["--group", "g", "--data", data]);
@@ -205,7 +205,7 @@ describe("prim mcp (stdio)", () => {
   it("proxy mode: --tools narrows tools/list on the relayed session", SLOW, async () => {
     const dir = tempDir();
     const data = join(dir, "data");
-    const command = primCommand(dir);
+    const command = primCommand();
     const dev = await startDev(command, data);
     const { client, call } = await startMcp(command, ["--group", "g", "--data", data, "--tools", "kv_get"]);
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["kv_get", "primitive_list"]);
@@ -223,7 +223,7 @@ describe("prim mcp (stdio) beside a prim dev with a root token", () => {
   it("relays with --root-token; without it the engine refuses the session", SLOW, async () => {
     const dir = tempDir();
     const data = join(dir, "data");
-    const command = primCommand(dir);
+    const command = primCommand();
     const dev = await startDev(command, data, ["--root-token", "tok-123"]);
     const refused = await startMcp(command, ["--group", "g", "--data", data]).catch((e: Error) => e);
     expect(refused).toBeInstanceOf(Error);

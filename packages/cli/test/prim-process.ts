@@ -3,36 +3,26 @@
 // `dist/` and needs no build (like every other test). The spawned node process is the engine
 // itself. PRIM_TEST_BUILT=1 runs the built `bin/prim.js` instead (build first: npm run build).
 import { type ChildProcess, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const PACKAGES = new URL("../../", import.meta.url);
-export const ROOT = fileURLToPath(new URL("../", PACKAGES));
+const ROOT_URL = new URL("../", PACKAGES);
+export const ROOT = fileURLToPath(ROOT_URL);
 export const BIN = fileURLToPath(new URL("cli/bin/prim.js", PACKAGES));
 const BUILT = process.env.PRIM_TEST_BUILT === "1";
 
-/** The node arguments that run `prim` (`dir` receives the launcher files when needed). */
-export function primCommand(dir: string): string[] {
+/** Node arguments that run a test entry from the TypeScript sources, `@prim/*` resolved to sources. */
+export const FROM_SOURCES = [
+  "--import",
+  "tsx",
+  "--import",
+  fileURLToPath(new URL("scripts/register-source-hooks.mjs", ROOT_URL)),
+];
+
+/** The node arguments that run `prim`. */
+export function primCommand(): string[] {
   if (BUILT) return [BIN];
-  writeFileSync(
-    join(dir, "hooks.mjs"),
-    `export async function resolve(specifier, context, next) {
-  const m = /^@prim\\/(engine|http|sdk|cli|mcp)$/.exec(specifier);
-  return next(m ? new URL(m[1] + "/src/index.ts", ${JSON.stringify(PACKAGES.href)}).href : specifier, context);
-}\n`,
-  );
-  writeFileSync(
-    join(dir, "launch.mjs"),
-    `import { register } from "node:module";
-register("./hooks.mjs", import.meta.url);
-const { main } = await import(${JSON.stringify(new URL("cli/src/main.ts", PACKAGES).href)});
-main(process.argv.slice(2)).catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});\n`,
-  );
-  return ["--import", "tsx", join(dir, "launch.mjs")];
+  return [...FROM_SOURCES, fileURLToPath(new URL("./run-cli.ts", import.meta.url))];
 }
 
 export interface RunningPrim {

@@ -23,7 +23,7 @@ function tempDir(): string {
 /** `prim dev` with an explicit environment; resolves at its "listening on" line. */
 function startDev(args: string[], env: NodeJS.ProcessEnv) {
   const dir = tempDir();
-  return startPrim(primCommand(dir), ["dev", "--port", "0", "--data", dir, ...args], children, env);
+  return startPrim(primCommand(), ["dev", "--port", "0", "--data", dir, ...args], children, env);
 }
 
 const envWithout = (name: string) => Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== name));

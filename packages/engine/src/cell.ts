@@ -140,9 +140,7 @@ export class Cell {
     mkdirSync(dataDir, { recursive: true });
     const { clock } = this;
     const catalog = options.catalog ?? new SqliteCatalog(dataDir, this.auditWriter);
-    const definitions = new Map(
-      (options.definitions ?? PRIMITIVE_DEFINITIONS).map((d) => [d.type, d as PrimitiveDefinition]),
-    );
+    const definitions = new Map((options.definitions ?? PRIMITIVE_DEFINITIONS).map((d) => [d.type, d]));
     const vault = { keyRing: this.keyRing, allowLoopbackFetch: this.allowLoopbackFetch };
     const files = new PrimitiveFiles(
       dataDir,

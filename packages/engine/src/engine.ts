@@ -1,11 +1,17 @@
-import type { PrimitiveRecord } from "./catalog/catalog.js";
+import {
+  type ErrorCode,
+  type InvokeMeta,
+  type Invoker,
+  isAccount,
+  isServiceError,
+  type Principal,
+  ServiceError,
+  toolAllowed,
+} from "@prim/wire";
+import type { GroupRecord, PrimitiveRecord } from "./catalog/catalog.js";
 import { Cell, type CellOptions, type TenantOptions } from "./cell.js";
-import { type ErrorCode, isServiceError, ServiceError } from "./core/errors.js";
 import { prefixedId } from "./core/ids.js";
-import { isAccount, type Principal, toolAllowed } from "./core/principal.js";
-import type { PrimitiveType } from "./core/types.js";
 import { parseInput } from "./core/validation.js";
-import type { InvokeMeta, Invoker } from "./invoker.js";
 import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
 import type { AnyOperation, AuditNote, OpContext } from "./primitives/operation.js";
 import type { EngineServices } from "./primitives/services.js";
@@ -106,34 +112,43 @@ export class Engine implements Invoker {
     if (op.accountOnly && !isAccount(principal)) {
       throw new ServiceError("forbidden", `${op.name} needs an account-level credential`);
     }
-    const ctx = {
+    const ctx: OpContext = {
       principal,
       services: this.services,
-      audit: { target: null, detail: null } as AuditNote,
+      audit: { target: null, detail: null },
       requestId: meta.requestId,
       signal: meta.signal,
-    } as OpContext;
-
-    if (op.target === "primitive") {
-      const resolved = resolvePrimitive(this.services, principal, target);
-      ctx.primitive = resolved instanceof Promise ? await resolved : resolved;
-    } else if (op.target === "group") {
-      ctx.group = await resolveGroup(this.services, principal, target);
-    }
-
+    };
+    // What the call concerns, for its audit entry: the resolved target, else what the handler noted.
+    let primitive: PrimitiveRecord | undefined;
+    let group: GroupRecord | undefined;
     try {
-      this.checkPolicy(principal, op, ctx.primitive);
-      if (op.type !== undefined) {
-        ctx.store = this.services.files.handle(ctx.primitive.id, ctx.primitive.type).store;
+      let out: unknown;
+      if (op.target === "primitive") {
+        const resolved = resolvePrimitive(this.services, principal, target);
+        primitive = resolved instanceof Promise ? await resolved : resolved;
+        this.checkPolicy(principal, op, primitive);
+        const parsed = parseInput(op.input, input);
+        if (op.type === undefined) out = op.run({ ...ctx, primitive }, parsed);
+        else {
+          const store = this.services.files.handle(primitive.id, primitive.type).store;
+          out = op.run({ ...ctx, primitive, store }, parsed);
+        }
+      } else if (op.target === "group") {
+        group = await resolveGroup(this.services, principal, target);
+        this.checkPolicy(principal, op, undefined);
+        out = op.run({ ...ctx, group }, parseInput(op.input, input));
+      } else {
+        this.checkPolicy(principal, op, undefined);
+        out = op.run(ctx, parseInput(op.input, input));
       }
-      const parsed = parseInput(op.input, input);
-      const out = op.run(ctx, parsed);
       // Synchronous handlers (most data operations) skip a microtask turn.
       const result = (out instanceof Promise ? await out : out) as O;
-      this.recordAudit(op, ctx, principal, null, meta.audit === true);
+      this.recordAudit(op, ctx.audit, principal, primitive, group, null, meta.audit === true);
       return result;
     } catch (err) {
-      this.recordAudit(op, ctx, principal, isServiceError(err) ? err.code : "internal_error", meta.audit === true);
+      const code = isServiceError(err) ? err.code : "internal_error";
+      this.recordAudit(op, ctx.audit, principal, primitive, group, code, meta.audit === true);
       throw err;
     }
   }
@@ -181,24 +196,20 @@ export class Engine implements Invoker {
 
   private recordAudit(
     op: AnyOperation,
-    ctx: OpContext,
+    note: AuditNote,
     principal: Principal,
+    primitive: PrimitiveRecord | undefined,
+    group: GroupRecord | undefined,
     error: ErrorCode | null,
     force: boolean,
   ): void {
     if (!op.audited && !force) return;
-    const note = ctx.audit;
     const subject =
       note.subject ??
-      (ctx.primitive === undefined
+      (primitive === undefined
         ? undefined
-        : {
-            id: ctx.primitive.id,
-            type: ctx.primitive.type as PrimitiveType,
-            name: ctx.primitive.name,
-            group: ctx.primitive.group,
-          });
-    const groupName = subject?.group ?? ctx.group?.name;
+        : { id: primitive.id, type: primitive.type, name: primitive.name, group: primitive.group });
+    const groupName = subject?.group ?? group?.name ?? note.group;
     if (groupName === undefined) return; // nothing resolved (e.g. a create that failed validation)
     const now = this.services.clock.now();
     this.services.audit.record({

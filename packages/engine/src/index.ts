@@ -1,3 +1,5 @@
+// The wire contract (errors, principals, response shapes, the Invoker) is part of the engine's API.
+export * from "@prim/wire";
 export { AuditLog } from "./audit/audit-log.js";
 export type { BlobStore } from "./blobs/blob-store.js";
 export type { AuditFilter, Catalog, GroupRecord, PrimitiveRecord } from "./catalog/catalog.js";
@@ -5,48 +7,17 @@ export { SqliteCatalog } from "./catalog/sqlite-catalog.js";
 export { Cell, type CellOptions, type TenantHandle, type TenantOptions } from "./cell.js";
 export { type Clock, ManualClock, systemClock } from "./core/clock.js";
 export { MAX_DURATION_MS, parseDuration } from "./core/duration.js";
-export {
-  ERROR_STATUS,
-  type ErrorBody,
-  type ErrorCode,
-  invalid,
-  isServiceError,
-  notFound,
-  ServiceError,
-  toServiceError,
-} from "./core/errors.js";
 export { isUlid, prefixedId, ulid } from "./core/ids.js";
 export { jsonNestsDeeperThan, MAX_JSON_DEPTH } from "./core/json-depth.js";
-export { isValidName, NAME_RE } from "./core/names.js";
 export { decodeCursor, encodeCursor, KEY_PAGE, LIST_PAGE } from "./core/pagination.js";
-export {
-  isAccount,
-  LOCAL_PRINCIPAL,
-  narrowTools,
-  type Principal,
-  toolAllowed,
-  toolPatternMatches,
-} from "./core/principal.js";
 export { RAW_JSON, rawJsonOf, type WithRawJson } from "./core/raw-json.js";
 export { MAX_RESPONSE_BYTES_PER_CALL } from "./core/response-budget.js";
-export * from "./core/types.js";
 export { Engine, LOCAL_WORKSPACE, type LocalEngineOptions } from "./engine.js";
-export {
-  decodeWire,
-  encodeWire,
-  errorFromWire,
-  errorToWire,
-  WIRE_STREAM_BYTES,
-  type WireAnswer,
-  type WireRequest,
-} from "./invoke-wire.js";
-export { type InvokeMeta, type Invoker, openGroup } from "./invoker.js";
 export type { FileDownload } from "./ops/export.js";
-export type { ResolvedPrimitive } from "./ops/lookup.js";
 export { MAX_RESULT_BYTES, MAX_RESULT_ROWS, STATEMENT_TIMEOUT_MS } from "./primitives/db/index.js";
 export { MAX_BATCH_STATEMENTS, MAX_SQL_CHARS } from "./primitives/db/ops.js";
 export type { PrimitiveDefinition } from "./primitives/definition.js";
-export { FS_CREATED, type FsEntry, type FsRead, MAX_FILE_BYTES, MAX_PATH_BYTES } from "./primitives/fs/index.js";
+export { FS_CREATED, MAX_FILE_BYTES, MAX_PATH_BYTES } from "./primitives/fs/index.js";
 export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, MAX_VALUE_BYTES } from "./primitives/kv/index.js";
 export {
   CONSOLIDATE_THRESHOLD,
@@ -59,7 +30,22 @@ export {
   OpenAiEmbedder,
   type RecalledMemory,
 } from "./primitives/memory/index.js";
-export { type AnyOperation, defineOp, type OpContext, type Operation } from "./primitives/operation.js";
+export {
+  type AnyOperation,
+  type DataContext,
+  type DataOperation,
+  dataOp,
+  type GroupContext,
+  type GroupOperation,
+  groupOp,
+  type OpContext,
+  type Operation,
+  type PrimitiveContext,
+  type PrimitiveOperation,
+  primitiveOp,
+  type UntargetedOperation,
+  untargetedOp,
+} from "./primitives/operation.js";
 export {
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_ATTEMPTS,
@@ -78,7 +64,6 @@ export {
   MAX_OBJECT_BYTES,
   MAX_OBJECT_KEY_BYTES,
   MAX_PRESIGN_MS,
-  type ObjectRead,
   type PresignResult,
   SIGNED_URL_PRINCIPAL,
 } from "./primitives/storage/index.js";

@@ -67,11 +67,11 @@ export const OPERATIONS: readonly AnyOperation[] = [
 ];
 /** Every primitive type this engine serves, one entry per type. */
 export const PRIMITIVE_DEFINITIONS: readonly PrimitiveDefinition[] = [
-  kvDefinition as PrimitiveDefinition,
-  dbDefinition as PrimitiveDefinition,
-  storageDefinition as PrimitiveDefinition,
-  fsDefinition as PrimitiveDefinition,
-  queueDefinition as PrimitiveDefinition,
-  memoryDefinition as PrimitiveDefinition,
-  vaultDefinition as PrimitiveDefinition,
+  kvDefinition,
+  dbDefinition,
+  storageDefinition,
+  fsDefinition,
+  queueDefinition,
+  memoryDefinition,
+  vaultDefinition,
 ];

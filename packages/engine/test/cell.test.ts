@@ -1,10 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { PrimitiveInfo, Principal } from "@prim/wire";
 import { afterEach, describe, expect, it } from "vitest";
 import { Cell } from "../src/cell.js";
 import { ManualClock } from "../src/core/clock.js";
-import type { Principal } from "../src/core/principal.js";
-import type { PrimitiveInfo } from "../src/core/types.js";
 import { Engine } from "../src/engine.js";
 import { tempDir, testEngine } from "./helpers.js";
 

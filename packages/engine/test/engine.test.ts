@@ -1,9 +1,8 @@
+import { LOCAL_PRINCIPAL, OPERATION_NAMES, type PrimitiveInfo, type Principal } from "@prim/wire";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { LOCAL_PRINCIPAL, type Principal } from "../src/core/principal.js";
-import type { PrimitiveInfo } from "../src/core/types.js";
 import type { PrimitiveDefinition } from "../src/primitives/definition.js";
-import { defineOp } from "../src/primitives/operation.js";
+import { untargetedOp } from "../src/primitives/operation.js";
 import { OPERATIONS, PRIMITIVE_DEFINITIONS } from "../src/registry.js";
 import { testEngine } from "./helpers.js";
 
@@ -148,9 +147,13 @@ describe("engine.invoke policy", () => {
   it("keeps the registry's operation names unique", () => {
     const names = OPERATIONS.map((op) => op.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(
-      defineOp({ name: "x", target: "none", audited: false, metered: false, input: z.object({}), run: () => 1 }).name,
-    ).toBe("x");
+    expect(untargetedOp({ name: "x", audited: false, metered: false, input: z.object({}), run: () => 1 }).name).toBe(
+      "x",
+    );
+  });
+
+  it("serves exactly the operations the wire contract names (what MCP tools and REST routes are checked against)", () => {
+    expect(OPERATIONS.map((op) => op.name).sort()).toEqual([...OPERATION_NAMES].sort());
   });
 });
 

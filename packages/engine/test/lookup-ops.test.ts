@@ -1,8 +1,8 @@
 // The lookups transports need before naming a target, as operations (ops/lookup.ts): the group
 // of an MCP path (group.find, openGroup) and a primitive by id or name (primitive.resolve).
+
+import { LOCAL_PRINCIPAL, openGroup, type Principal } from "@prim/wire";
 import { describe, expect, it } from "vitest";
-import { LOCAL_PRINCIPAL, type Principal } from "../src/core/principal.js";
-import { openGroup } from "../src/invoker.js";
 import { testEngine } from "./helpers.js";
 
 const local = LOCAL_PRINCIPAL;

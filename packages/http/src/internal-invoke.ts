@@ -1,23 +1,16 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import {
-  decodeWire,
-  encodeWire,
-  errorToWire,
-  type Invoker,
-  ServiceError,
-  WIRE_STREAM_BYTES,
-  type WireRequest,
-} from "@prim/engine";
+import { type Invoker, ServiceError } from "@prim/wire";
+import { decodeWire, encodeWire, errorToWire, WIRE_STREAM_BYTES, type WireRequest } from "@prim/wire/invoke";
 import Fastify, { type FastifyInstance } from "fastify";
 import { z } from "zod";
 import { requestIdOf } from "./server.js";
 
 /**
  * `POST /internal/invoke`: the engine's `invoke` over HTTP, for a transport in another process
- * (the cloud's MCP app, the dashboard) through `RemoteInvoker` (packages/mcp). It is a separate
+ * (the cloud's MCP app, the dashboard) through `RemoteInvoker` (`@prim/wire/invoke`). It is a separate
  * listener, never the public port: the caller is trusted to name any principal, so the only
  * credential is the cell's shared secret (`PRIM_INTERNAL_SECRET`), and it binds to loopback
- * unless told otherwise. Wire format: packages/engine/src/invoke-wire.ts.
+ * unless told otherwise. Wire format: packages/wire `src/invoke/codec.ts`.
  */
 export interface InternalInvokeOptions {
   invoker: Invoker;

@@ -1,4 +1,4 @@
-import type { Engine, Principal } from "@prim/engine";
+import type { Engine, OperationName, Principal } from "@prim/engine";
 import { invalid, rawJsonOf } from "@prim/engine";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
@@ -14,7 +14,7 @@ export interface RestRoute {
   /** Fastify path syntax: `/v1/primitives/:id/keys/*`. */
   url: string;
   /** Engine operation name. */
-  op: string;
+  op: OperationName;
   /** Path parameter naming the operation's target (`id` or `group`). */
   target?: string;
   /** Input fields taken from path parameters: `{ key: "*" }`. */

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
-import type { Invoker, Manifest, PrimitiveType, Principal, ResolvedPrimitive } from "@prim/engine";
-import { ServiceError } from "@prim/engine";
+import type { Invoker, Manifest, PrimitiveType, Principal, ResolvedPrimitive } from "@prim/wire";
+import { ServiceError } from "@prim/wire";
 
 /** Largest file, object or value a tool returns inline (base64); larger reads need a signed URL. */
 export const MAX_INLINE_BYTES = 1024 * 1024;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { type Invoker, invalid, isValidName, narrowTools, notFound, openGroup, type Principal } from "@prim/engine";
+import { type Invoker, invalid, isValidName, narrowTools, notFound, openGroup, type Principal } from "@prim/wire";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createMcpServer } from "./server.js";
 import {

@@ -8,7 +8,7 @@ import {
   ServiceError,
   toolAllowed,
   toServiceError,
-} from "@prim/engine";
+} from "@prim/wire";
 import { z } from "zod";
 import { resolvePrimitive, type ToolContext } from "./context.js";
 import { TOOLS, type ToolSpec } from "./tools/index.js";

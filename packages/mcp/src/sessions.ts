@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { ServiceError } from "@prim/engine";
+import { ServiceError } from "@prim/wire";
 
 /**
  * Session caps. A session holds an MCP server with every tool's schema (~150 KB measured: 3,000

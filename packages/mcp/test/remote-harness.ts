@@ -3,14 +3,20 @@
 // this process an MCP-only HTTP app whose tools reach data through a `RemoteInvoker`.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { LOCAL_PRINCIPAL, type LocalEngineOptions, type Principal, ServiceError, toServiceError } from "@prim/engine";
 import { JSON_BODY_LIMIT } from "@prim/http";
+import { RemoteInvoker } from "@prim/wire/invoke";
 import Fastify, { type FastifyInstance } from "fastify";
-import { RemoteInvoker } from "../src/index.js";
 
-const PACKAGES = new URL("../../", import.meta.url);
+// Node arguments that run a TypeScript entry with `@prim/*` resolved to sources (scripts/source-hooks.mjs).
+const FROM_SOURCES = [
+  "--import",
+  "tsx",
+  "--import",
+  fileURLToPath(new URL("../../../scripts/register-source-hooks.mjs", import.meta.url)),
+];
+const ENGINE_ENTRY = fileURLToPath(new URL("./remote-engine.ts", import.meta.url));
 
 /** Starts the engine process over `dataDir`; answers the invoker and this process's MCP app. */
 export async function startRemoteEngine(
@@ -18,25 +24,10 @@ export async function startRemoteEngine(
   options: { rootToken?: string; engine?: Partial<LocalEngineOptions> },
 ): Promise<{ invoker: RemoteInvoker; app: FastifyInstance; stop: () => Promise<void> }> {
   if (options.rootToken !== undefined) throw new Error("remote runs serve tokenless localhost only");
-  writeFileSync(
-    join(dataDir, "..", `${dataDir.split("/").pop()}-hooks.mjs`),
-    `export async function resolve(specifier, context, next) {
-  const m = /^@prim\\/(engine|http|sdk|cli|mcp)$/.exec(specifier);
-  return next(m ? new URL(m[1] + "/src/index.ts", ${JSON.stringify(PACKAGES.href)}).href : specifier, context);
-}\n`,
-  );
-  const hooks = join(dataDir, "..", `${dataDir.split("/").pop()}-hooks.mjs`);
-  const launch = join(dataDir, "..", `${dataDir.split("/").pop()}-launch.mjs`);
-  writeFileSync(
-    launch,
-    `import { register } from "node:module";
-register(${JSON.stringify(`file://${hooks}`)});
-await import(${JSON.stringify(new URL("mcp/test/remote-engine.ts", PACKAGES).href)});\n`,
-  );
   const secret = randomBytes(32).toString("hex");
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", launch, dataDir, options.engine?.allowLoopbackFetch ? "1" : "0"],
+    [...FROM_SOURCES, ENGINE_ENTRY, dataDir, options.engine?.allowLoopbackFetch ? "1" : "0"],
     { env: { ...process.env, PRIM_INTERNAL_SECRET: secret }, stdio: ["pipe", "pipe", "pipe"] },
   );
   let output = "";

@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { defineOp, Engine, LOCAL_PRINCIPAL, OPERATIONS, ServiceError } from "@prim/engine";
+import { Engine, LOCAL_PRINCIPAL, OPERATIONS, ServiceError, untargetedOp } from "@prim/engine";
 import { createInternalServer, listenInternal } from "@prim/http";
+import { RemoteInvoker } from "@prim/wire/invoke";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { RemoteInvoker } from "../src/index.js";
 
 const SECRET = "s".repeat(40);
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -20,17 +20,15 @@ afterEach(async () => {
 
 /** Operations that fail on purpose or echo their caller, beside the real ones. */
 const probes = [
-  defineOp({
+  untargetedOp({
     name: "test.whoami",
-    target: "none",
     audited: false,
     metered: false,
     input: z.object({}),
     run: (ctx) => ctx.principal,
   }),
-  defineOp({
+  untargetedOp({
     name: "test.busy",
-    target: "none",
     audited: false,
     metered: false,
     input: z.object({}),
@@ -38,9 +36,8 @@ const probes = [
       throw new ServiceError("rate_limited", "slow down", { headers: { "retry-after": "7" } });
     },
   }),
-  defineOp({
+  untargetedOp({
     name: "test.crash",
-    target: "none",
     audited: false,
     metered: false,
     input: z.object({}),

@@ -1,4 +1,4 @@
-import type { GroupInfo, Manifest, Page, PrimitiveInfo, PrimitiveStats, PrimitiveType } from "@prim/engine";
+import type { GroupInfo, Manifest, Page, PrimitiveInfo, PrimitiveStats, PrimitiveType } from "@prim/wire";
 import { KvClient } from "./kv.js";
 import { StorageClient } from "./storage.js";
 import { type ClientOptions, Transport } from "./transport.js";

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "@prim/engine";
+import type { ErrorCode } from "@prim/wire";
 
 /** An error answered by the service: the spec's `{ error: { code, message } }` and status. */
 export class PrimError extends Error {

@@ -8,7 +8,7 @@ export type {
   PrimitiveInfo,
   PrimitiveStats,
   PrimitiveType,
-} from "@prim/engine";
+} from "@prim/wire";
 export { type PageOptions, PrimClient } from "./client.js";
 export { PrimError } from "./errors.js";
 export { KvClient, type KvListOptions, type KvSetItem, type KvSetOptions } from "./kv.js";

@@ -1,4 +1,4 @@
-import type { KvEncoding, KvEntry, Page } from "@prim/engine";
+import type { KvEncoding, KvEntry, Page } from "@prim/wire";
 import { PrimError } from "./errors.js";
 import { encodePath, type Transport } from "./transport.js";
 

@@ -1,4 +1,4 @@
-import type { ObjectInfo } from "@prim/engine";
+import type { ObjectInfo } from "@prim/wire";
 import { encodePath, type Transport } from "./transport.js";
 
 export interface ObjectPage {

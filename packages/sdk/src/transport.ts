@@ -1,4 +1,4 @@
-import type { ErrorCode } from "@prim/engine";
+import type { ErrorCode } from "@prim/wire";
 import { PrimError } from "./errors.js";
 
 export interface ClientOptions {

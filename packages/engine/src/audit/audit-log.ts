@@ -1,6 +1,6 @@
+import type { AuditEntry } from "@prim/wire";
 import type { Catalog } from "../catalog/catalog.js";
 import type { Clock } from "../core/clock.js";
-import type { AuditEntry } from "../core/types.js";
 
 /** Default audit retention: 30 days, as the cloud serves. */
 export const AUDIT_RETENTION_MS = 30 * 86_400_000;

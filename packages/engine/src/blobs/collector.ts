@@ -1,6 +1,6 @@
+import type { PrimitiveType } from "@prim/wire";
 import type { Catalog } from "../catalog/catalog.js";
 import { type Clock, systemClock } from "../core/clock.js";
-import type { PrimitiveType } from "../core/types.js";
 import type { BlobStore } from "./blob-store.js";
 
 /** Where the collector learns which blobs a primitive names (the tenant's open files). */

@@ -3,8 +3,8 @@ import { createReadStream, mkdirSync } from "node:fs";
 import { type FileHandle, open, readdir, rename, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { ServiceError } from "@prim/wire";
 import { type Clock, systemClock } from "../core/clock.js";
-import { ServiceError } from "../core/errors.js";
 import { PRIVATE_DIR_MODE, privateDir } from "../sqlite/private-files.js";
 import type { BlobStore, Ingested, IngestOptions } from "./blob-store.js";
 

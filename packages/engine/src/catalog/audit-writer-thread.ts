@@ -4,8 +4,8 @@
  * (one per tenant): messages name their file, opened on first use with the engine's pragmas.
  */
 import { parentPort } from "node:worker_threads";
+import type { AuditEntry } from "@prim/wire";
 import Database from "better-sqlite3";
-import type { AuditEntry } from "../core/types.js";
 import { SQLITE_PRAGMAS } from "../sqlite/sqlite.js";
 import { AUDIT_INSERT } from "./audit-schema.js";
 

@@ -1,4 +1,4 @@
-import type { AuditEntry, ForkedFrom, PrimitiveType } from "../core/types.js";
+import type { AuditEntry, ForkedFrom, PrimitiveType } from "@prim/wire";
 
 export interface GroupRecord {
   id: string;

@@ -1,7 +1,7 @@
 import type { Worker } from "node:worker_threads";
+import type { AuditEntry } from "@prim/wire";
 import type Database from "better-sqlite3";
 import { entryModule, startWorker } from "../core/entry-module.js";
-import type { AuditEntry } from "../core/types.js";
 import { openSqlite } from "../sqlite/sqlite.js";
 import { AUDIT_SCHEMA } from "./audit-schema.js";
 import type { WriterMessage, WriterReply } from "./audit-writer-thread.js";

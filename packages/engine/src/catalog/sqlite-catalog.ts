@@ -1,7 +1,6 @@
 import { join } from "node:path";
+import { type AuditEntry, type PrimitiveType, ServiceError } from "@prim/wire";
 import Database from "better-sqlite3";
-import { ServiceError } from "../core/errors.js";
-import type { AuditEntry, PrimitiveType } from "../core/types.js";
 import { openSqlite } from "../sqlite/sqlite.js";
 import type { AuditFilter, AuditRecord, Catalog, GroupRecord, PrimitiveRecord, SnapshotRecord } from "./catalog.js";
 import { type AuditWriter, SqliteAudit } from "./sqlite-audit.js";

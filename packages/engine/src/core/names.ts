@@ -1,12 +1,6 @@
+import { NAME_RE } from "@prim/wire";
 import { z } from "zod";
-
-/** Group and primitive names: 1–63 chars of `a-z 0-9 - _ .`, starting with a letter or digit. */
-export const NAME_RE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 export const nameSchema = z
   .string()
   .regex(NAME_RE, "must be 1-63 characters of a-z, 0-9, '-', '_', '.', starting with a letter or digit");
-
-export function isValidName(name: string): boolean {
-  return NAME_RE.test(name);
-}

@@ -1,5 +1,7 @@
+import { invalid, type Page } from "@prim/wire";
 import { z } from "zod";
-import { invalid } from "./errors.js";
+
+export type { Page } from "@prim/wire";
 
 export interface PageSize {
   default: number;
@@ -19,11 +21,6 @@ export function limitSchema(size: PageSize) {
     .min(1, `must be an integer from 1 to ${size.max}`)
     .max(size.max, `must be an integer from 1 to ${size.max}`)
     .default(size.default);
-}
-
-export interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
 }
 
 /** Cursors are opaque to callers: base64url of a small JSON position. */

@@ -1,5 +1,5 @@
+import { ServiceError } from "@prim/wire";
 import type { z } from "zod";
-import { ServiceError } from "./errors.js";
 
 /** `items[3].key`: the path of a zod issue, as a caller would write it. */
 function fieldPath(path: readonly PropertyKey[]): string {

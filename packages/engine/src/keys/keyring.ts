@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { ServiceError } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../core/clock.js";
-import { ServiceError } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
 import { readOrCreateKey } from "../core/key-file.js";
 import { openSqlite } from "../sqlite/sqlite.js";

@@ -1,10 +1,8 @@
+import { type AuditEntry, invalid, PRIMITIVE_TYPES } from "@prim/wire";
 import { z } from "zod";
 import type { AuditFilter, AuditRecord } from "../catalog/catalog.js";
-import { invalid } from "../core/errors.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
-import { type AuditEntry, PRIMITIVE_TYPES } from "../core/types.js";
-import type { OpContext } from "../primitives/operation.js";
-import { defineOp } from "../primitives/operation.js";
+import { groupOp, type OpContext, primitiveOp, untargetedOp } from "../primitives/operation.js";
 
 const AUDIT_TYPES = ["group", ...PRIMITIVE_TYPES] as const;
 const msSchema = z.coerce.number().int("must be an integer (ms since the epoch)").min(0);
@@ -47,9 +45,8 @@ function narrowed(scoped: string, given: string | undefined): string {
 }
 
 /** `GET /audit`: the whole trail (account only). Audit reads are neither audited nor metered. */
-export const auditList = defineOp({
+export const auditList = untargetedOp({
   name: "audit.list",
-  target: "none",
   accountOnly: true,
   audited: false,
   metered: false,
@@ -61,9 +58,8 @@ export const auditList = defineOp({
   },
 });
 
-export const auditGroup = defineOp({
+export const auditGroup = groupOp({
   name: "audit.group",
-  target: "group",
   accountOnly: true,
   audited: false,
   metered: false,
@@ -75,9 +71,8 @@ export const auditGroup = defineOp({
 });
 
 /** Works while the primitive is paused (a lifecycle route, not a data route). */
-export const auditPrimitive = defineOp({
+export const auditPrimitive = primitiveOp({
   name: "audit.primitive",
-  target: "primitive",
   accountOnly: true,
   audited: false,
   metered: false,

@@ -1,10 +1,9 @@
 import { rmSync } from "node:fs";
+import { type PrimitiveType, ServiceError } from "@prim/wire";
 import Database from "better-sqlite3";
 import { z } from "zod";
 import type { BlobStore } from "../blobs/blob-store.js";
-import { ServiceError } from "../core/errors.js";
-import type { PrimitiveType } from "../core/types.js";
-import { defineOp } from "../primitives/operation.js";
+import { primitiveOp } from "../primitives/operation.js";
 
 /** A file the REST layer streams to the caller and then deletes. */
 export interface FileDownload {
@@ -46,9 +45,8 @@ async function inlineBlobs(path: string, blobs: BlobStore): Promise<void> {
  * `GET /primitives/{id}/export` (and the db's own `/export`): a consistent SQLite file made
  * with SQLite's backup API while writers continue.
  */
-export const primitiveExport = defineOp({
+export const primitiveExport = primitiveOp({
   name: "primitive.export",
-  target: "primitive",
   // Other types have no export tool: no allowlist check, the handler answers wrong_type.
   tool: (p) => EXPORT_TOOL[p.type],
   refusedWhilePaused: true,

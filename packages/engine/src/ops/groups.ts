@@ -1,11 +1,10 @@
+import { type GroupInfo, type Manifest, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import type { GroupRecord } from "../catalog/catalog.js";
-import { ServiceError } from "../core/errors.js";
 import { prefixedId } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean, toPage } from "../core/pagination.js";
-import type { GroupInfo, Manifest } from "../core/types.js";
-import { defineOp } from "../primitives/operation.js";
+import { groupOp, untargetedOp } from "../primitives/operation.js";
 import { type EngineServices, primitiveInfo } from "../primitives/services.js";
 import { removePrimitive } from "./primitives.js";
 
@@ -30,9 +29,8 @@ export async function groupInfo(services: EngineServices, g: GroupRecord): Promi
   return { ...manifest(g), primitives: primitives.map((p) => primitiveInfo(services, p)) };
 }
 
-export const groupCreate = defineOp({
+export const groupCreate = untargetedOp({
   name: "group.create",
-  target: "none",
   accountOnly: true,
   audited: true,
   metered: false,
@@ -46,15 +44,14 @@ export const groupCreate = defineOp({
       created_at: services.clock.now(),
     };
     await services.catalog.createGroup(group);
-    ctx.group = group;
+    ctx.audit.group = group.name;
     ctx.audit.target = group.name;
     return { ...manifest(group), primitives: [] };
   },
 });
 
-export const groupList = defineOp({
+export const groupList = untargetedOp({
   name: "group.list",
-  target: "none",
   accountOnly: true,
   audited: false,
   metered: false,
@@ -66,18 +63,16 @@ export const groupList = defineOp({
   },
 });
 
-export const groupGet = defineOp({
+export const groupGet = groupOp({
   name: "group.get",
-  target: "group",
   audited: false,
   metered: false,
   input: z.strictObject({}),
   run: (ctx) => groupInfo(ctx.services, ctx.group),
 });
 
-export const groupDelete = defineOp({
+export const groupDelete = groupOp({
   name: "group.delete",
-  target: "group",
   accountOnly: true,
   audited: true,
   metered: false,

@@ -1,14 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { notFound, type PrimitiveInfo, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import type { PrimitiveRecord, SnapshotRecord } from "../catalog/catalog.js";
-import { notFound, ServiceError } from "../core/errors.js";
 import { prefixedId, ulid } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
-import type { PrimitiveInfo } from "../core/types.js";
-import { defineOp } from "../primitives/operation.js";
+import { primitiveOp } from "../primitives/operation.js";
 import { type EngineServices, primitiveInfo } from "../primitives/services.js";
 import { resolveGroup } from "./scope.js";
 
@@ -39,9 +38,8 @@ async function findSnapshot(services: EngineServices, p: PrimitiveRecord, ref: s
 /** Snapshot labels follow the naming rule, so they can never be mistaken for ids (`snap_…`). */
 const labelSchema = nameSchema.refine((n) => !n.startsWith("snap_"), { message: "must not start with 'snap_'" });
 
-export const snapshotCreate = defineOp({
+export const snapshotCreate = primitiveOp({
   name: "primitive.snapshot",
-  target: "primitive",
   tool: "primitive_snapshot",
   audited: true,
   metered: true,
@@ -74,9 +72,8 @@ export const snapshotCreate = defineOp({
   },
 });
 
-export const snapshotList = defineOp({
+export const snapshotList = primitiveOp({
   name: "primitive.snapshots",
-  target: "primitive",
   audited: false,
   metered: true,
   input: z.strictObject({ limit: limitSchema(LIST_PAGE), cursor: z.string().optional() }),
@@ -87,9 +84,8 @@ export const snapshotList = defineOp({
   },
 });
 
-export const snapshotRestore = defineOp({
+export const snapshotRestore = primitiveOp({
   name: "primitive.restore",
-  target: "primitive",
   tool: "primitive_snapshot",
   audited: true,
   metered: true,
@@ -115,9 +111,8 @@ function forkName(name: string): string {
   return `${name.slice(0, 63 - suffix.length)}${suffix}`;
 }
 
-export const primitiveFork = defineOp({
+export const primitiveFork = primitiveOp({
   name: "primitive.fork",
-  target: "primitive",
   tool: "primitive_fork",
   audited: true,
   metered: true,
@@ -178,9 +173,8 @@ export const primitiveFork = defineOp({
 });
 
 function pauseOp(name: "primitive.pause" | "primitive.resume", paused: boolean) {
-  return defineOp({
+  return primitiveOp({
     name,
-    target: "primitive",
     accountOnly: true,
     audited: true,
     metered: true,

@@ -1,10 +1,16 @@
+import {
+  type Manifest,
+  notFound,
+  PRIMITIVE_TYPES,
+  type PrimitiveType,
+  type ResolvedPrimitive,
+  ServiceError,
+} from "@prim/wire";
 import { z } from "zod";
 import type { PrimitiveRecord } from "../catalog/catalog.js";
-import { notFound, ServiceError } from "../core/errors.js";
 import { isUlid } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
-import { type Manifest, PRIMITIVE_TYPES, type PrimitiveType } from "../core/types.js";
-import { defineOp } from "../primitives/operation.js";
+import { groupOp, untargetedOp } from "../primitives/operation.js";
 
 /**
  * Lookups a transport needs before it can name a target: the group of an MCP path, the
@@ -18,9 +24,8 @@ import { defineOp } from "../primitives/operation.js";
  * is null for anyone, so that the caller may go on to `group.create` (which refuses scoped
  * principals itself).
  */
-export const groupFind = defineOp({
+export const groupFind = untargetedOp({
   name: "group.find",
-  target: "none",
   audited: false,
   metered: false,
   input: z.strictObject({ name: nameSchema }),
@@ -34,21 +39,13 @@ export const groupFind = defineOp({
   },
 });
 
-/** What `primitive.resolve` answers: enough to name the primitive as a target. */
-export interface ResolvedPrimitive {
-  id: string;
-  type: PrimitiveType;
-  name: string;
-}
-
 /**
  * The primitive `ref` names in the target group: an id, or a name (of `type` when given; for
  * any type the name must be unambiguous, else 400 asking for the id). Unknown, or in another
  * group: 404.
  */
-export const primitiveResolve = defineOp({
+export const primitiveResolve = groupOp({
   name: "primitive.resolve",
-  target: "group",
   audited: false,
   metered: false,
   input: z.strictObject({ ref: z.string(), type: z.enum(PRIMITIVE_TYPES).optional() }),

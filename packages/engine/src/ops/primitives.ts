@@ -1,19 +1,17 @@
+import { invalid, PRIMITIVE_TYPES, type PrimitiveInfo, type PrimitiveStats, READ_TOOL } from "@prim/wire";
 import { z } from "zod";
 import type { PrimitiveRecord } from "../catalog/catalog.js";
-import { invalid } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
-import { PRIMITIVE_TYPES, type PrimitiveInfo, type PrimitiveStats, READ_TOOL } from "../core/types.js";
-import { defineOp } from "../primitives/operation.js";
+import { primitiveOp, untargetedOp } from "../primitives/operation.js";
 import { type EngineServices, primitiveInfo } from "../primitives/services.js";
 import { resolveGroup } from "./scope.js";
 
 const typeSchema = z.enum(PRIMITIVE_TYPES, { error: `must be one of ${PRIMITIVE_TYPES.join(", ")}` });
 
-export const primitiveCreate = defineOp({
+export const primitiveCreate = untargetedOp({
   name: "primitive.create",
-  target: "none",
   tool: "primitive_create",
   audited: true,
   metered: false,
@@ -21,7 +19,7 @@ export const primitiveCreate = defineOp({
   async run(ctx, input): Promise<PrimitiveInfo> {
     const { services } = ctx;
     const group = await resolveGroup(services, ctx.principal, input.group);
-    ctx.group = group;
+    ctx.audit.group = group.name;
     if (services.files.definition(input.type) === undefined) {
       throw invalid(`type: ${input.type} primitives are not available in this engine yet`);
     }
@@ -49,9 +47,8 @@ export const primitiveCreate = defineOp({
   },
 });
 
-export const primitiveList = defineOp({
+export const primitiveList = untargetedOp({
   name: "primitive.list",
-  target: "none",
   audited: false,
   metered: false,
   input: z.strictObject({
@@ -63,8 +60,9 @@ export const primitiveList = defineOp({
   async run(ctx, input): Promise<Page<PrimitiveInfo>> {
     const { services, principal } = ctx;
     // A scoped principal lists only its own group.
-    if (input.group !== undefined) ctx.group = await resolveGroup(services, principal, input.group);
-    const groupId = ctx.group?.id ?? principal.groupId ?? undefined;
+    const group = input.group === undefined ? undefined : await resolveGroup(services, principal, input.group);
+    if (group !== undefined) ctx.audit.group = group.name; // for a transport that audits every call (MCP)
+    const groupId = group?.id ?? principal.groupId ?? undefined;
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, z.object({ i: z.string() })).i;
     const rows = await services.catalog.listPrimitives({ groupId, type: input.type, after, limit: input.limit + 1 });
     return toPage(
@@ -76,18 +74,16 @@ export const primitiveList = defineOp({
   },
 });
 
-export const primitiveGet = defineOp({
+export const primitiveGet = primitiveOp({
   name: "primitive.get",
-  target: "primitive",
   audited: false,
   metered: false,
   input: z.strictObject({}),
   run: (ctx): PrimitiveInfo => primitiveInfo(ctx.services, ctx.primitive),
 });
 
-export const primitiveUpdate = defineOp({
+export const primitiveUpdate = primitiveOp({
   name: "primitive.update",
-  target: "primitive",
   accountOnly: true,
   audited: true,
   metered: false,
@@ -117,9 +113,8 @@ export async function removePrimitive(services: EngineServices, id: string): Pro
   services.blobCollector.schedule();
 }
 
-export const primitiveDelete = defineOp({
+export const primitiveDelete = primitiveOp({
   name: "primitive.delete",
-  target: "primitive",
   accountOnly: true,
   audited: true,
   metered: false,
@@ -129,9 +124,8 @@ export const primitiveDelete = defineOp({
   },
 });
 
-export const primitiveStats = defineOp({
+export const primitiveStats = primitiveOp({
   name: "primitive.stats",
-  target: "primitive",
   tool: (p) => READ_TOOL[p.type],
   audited: true,
   metered: true,

@@ -1,7 +1,6 @@
+import { notFound, type Principal, ServiceError } from "@prim/wire";
 import type { GroupRecord, PrimitiveRecord } from "../catalog/catalog.js";
-import { notFound, ServiceError } from "../core/errors.js";
 import { isUlid } from "../core/ids.js";
-import type { Principal } from "../core/principal.js";
 import type { EngineServices } from "../primitives/services.js";
 
 /** A principal of another workspace reaches nothing here (engine.ts refuses it earlier too). */

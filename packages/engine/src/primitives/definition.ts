@@ -1,6 +1,6 @@
+import type { PrimitiveType } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../core/clock.js";
-import type { PrimitiveType } from "../core/types.js";
 import type { VaultEnv } from "../keys/keyring.js";
 import type { SqlHost } from "../sql-host/pool.js";
 

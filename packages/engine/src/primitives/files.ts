@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { copyFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { PrimitiveType } from "@prim/wire";
 import type Database from "better-sqlite3";
-import type { PrimitiveType } from "../core/types.js";
 import { privateDir, privateFile } from "../sqlite/private-files.js";
 import { openSqlite } from "../sqlite/sqlite.js";
 import type { ForkContext, PrimitiveDefinition, PrimitiveEnv, PrimitiveMove } from "./definition.js";
@@ -61,6 +61,13 @@ export class PrimitiveFiles {
     return this.definitions.get(type);
   }
 
+  /** The definition of a type whose file `handle` opened, so it is known. */
+  private opened(type: PrimitiveType): PrimitiveDefinition {
+    const definition = this.definitions.get(type);
+    if (definition === undefined) throw new Error(`no primitive definition for type ${type}`);
+    return definition;
+  }
+
   /** The open handle of a primitive's file, opening (and creating) it if needed. */
   handle(id: string, type: PrimitiveType): PrimitiveHandle {
     const cached = this.open.get(id);
@@ -82,7 +89,7 @@ export class PrimitiveFiles {
 
   items(id: string, type: PrimitiveType): number | Promise<number> {
     const handle = this.handle(id, type);
-    const definition = this.definitions.get(type) as PrimitiveDefinition;
+    const definition = this.opened(type);
     return definition.items(handle.store);
   }
 
@@ -131,14 +138,14 @@ export class PrimitiveFiles {
     rmSync(dest, { force: true });
     privateFile(dest);
     const handle = this.handle(id, type);
-    const definition = this.definitions.get(type) as PrimitiveDefinition;
+    const definition = this.opened(type);
     if (definition.backup !== undefined) await definition.backup(handle.store, dest);
     else await (handle.db as Database.Database).backup(dest);
   }
 
   /** Replaces the primitive's data with the copy at `src` (which is left in place). */
   async restore(id: string, type: PrimitiveType, src: string): Promise<void> {
-    const definition = this.definitions.get(type) as PrimitiveDefinition;
+    const definition = this.opened(type);
     if (definition.restore !== undefined) {
       await definition.restore(this.handle(id, type).store, src);
       return;
@@ -159,7 +166,7 @@ export class PrimitiveFiles {
   async adopt(id: string, type: PrimitiveType, src: string, fork: ForkContext): Promise<void> {
     copyFileSync(src, this.path(id));
     privateFile(this.path(id));
-    const definition = this.definitions.get(type) as PrimitiveDefinition;
+    const definition = this.opened(type);
     await definition.onFork?.(this.handle(id, type).store, fork);
   }
 

@@ -1,7 +1,6 @@
+import type { PrimitiveType, Principal } from "@prim/wire";
 import type { z } from "zod";
 import type { GroupRecord, PrimitiveRecord } from "../catalog/catalog.js";
-import type { Principal } from "../core/principal.js";
-import type { PrimitiveType } from "../core/types.js";
 import type { EngineServices } from "./services.js";
 
 /** What an operation's handler may set on its audit entry. */
@@ -10,34 +9,42 @@ export interface AuditNote {
   detail: Record<string, unknown> | null;
   /** The primitive the entry concerns when it is not the call's target (e.g. a create). */
   subject?: { id: string; type: PrimitiveType; name: string; group: string };
+  /**
+   * The group (name) the entry belongs to when the call has no target (a create): set as soon
+   * as it is known, so a call that fails after it is still audited there.
+   */
+  group?: string;
 }
 
-export interface OpContext<S = unknown> {
+/** What every operation's handler gets. */
+export interface OpContext {
   principal: Principal;
   services: EngineServices;
-  /** Resolved target: set for `target: "primitive"` operations. */
-  primitive: PrimitiveRecord;
-  /** Resolved target: set for `target: "group"` operations. */
-  group: GroupRecord;
-  /** The type's store over the primitive's open file (data operations). */
-  store: S;
   audit: AuditNote;
   requestId: string | undefined;
   /** Aborted when the caller goes away (a long poll stops waiting). */
   signal?: AbortSignal | undefined;
 }
 
-/**
- * One operation, declared once: REST routes and MCP tools are thin mappings onto it, and all
- * policy (scope, allowlist, paused, audit) runs around it in `engine.invoke`.
- */
-export interface Operation<I = unknown, O = unknown, S = unknown> {
+/** A `target: "group"` operation's context: the group `invoke` resolved (and checked). */
+export interface GroupContext extends OpContext {
+  group: GroupRecord;
+}
+
+/** A `target: "primitive"` operation's context: the primitive `invoke` resolved (and checked). */
+export interface PrimitiveContext extends OpContext {
+  primitive: PrimitiveRecord;
+}
+
+/** A data operation's context: also the store its type opened over the primitive's file. */
+export interface DataContext<S> extends PrimitiveContext {
+  store: S;
+}
+
+/** What every operation declares besides its target and handler. */
+interface OperationBase<I> {
   /** Also the audit action: `kv.set`, `group.create`. */
   name: string;
-  /** What `invoke`'s target argument names. */
-  target: "primitive" | "group" | "none";
-  /** For data operations: the primitive type the route applies to (else 400 `wrong_type`). */
-  type?: PrimitiveType;
   /**
    * Allowlist tool required of a scoped principal: one name, any of several (`db_query` or
    * `db_exec`), or a function of the target primitive (stats, export: the type's read tool);
@@ -46,7 +53,7 @@ export interface Operation<I = unknown, O = unknown, S = unknown> {
   tool?: string | readonly string[] | ((primitive: PrimitiveRecord) => string | undefined);
   /** Rejects scoped principals with 403 `forbidden`. */
   accountOnly?: boolean;
-  /** Refused with 423 while the primitive is paused; defaults to true for data routes (`type` set). */
+  /** Refused with 423 while the primitive is paused; defaults to true for data operations. */
   refusedWhilePaused?: boolean;
   /** Whether the call leaves an audit entry (data and lifecycle calls). */
   audited: boolean;
@@ -58,17 +65,76 @@ export interface Operation<I = unknown, O = unknown, S = unknown> {
    */
   metered: boolean;
   input: z.ZodType<I>;
-  run(ctx: OpContext<S>, input: I): O | Promise<O>;
 }
 
+/** An operation on one primitive's data; `invoke` answers 400 `wrong_type` for another type. */
+export interface DataOperation<I = unknown, O = unknown, S = unknown> extends OperationBase<I> {
+  target: "primitive";
+  type: PrimitiveType;
+  run(ctx: DataContext<S>, input: I): O | Promise<O>;
+}
+
+/** An operation on a primitive of any type, through its file or its catalog row (lifecycle). */
+export interface PrimitiveOperation<I = unknown, O = unknown> extends OperationBase<I> {
+  target: "primitive";
+  type?: undefined;
+  run(ctx: PrimitiveContext, input: I): O | Promise<O>;
+}
+
+/** An operation on one group. */
+export interface GroupOperation<I = unknown, O = unknown> extends OperationBase<I> {
+  target: "group";
+  type?: undefined;
+  run(ctx: GroupContext, input: I): O | Promise<O>;
+}
+
+/** An operation with no target resolved for it (creates, lists, signed URLs). */
+export interface UntargetedOperation<I = unknown, O = unknown> extends OperationBase<I> {
+  target: "none";
+  type?: undefined;
+  run(ctx: OpContext, input: I): O | Promise<O>;
+}
+
+/**
+ * One operation, declared once: REST routes and MCP tools are thin mappings onto it, and all
+ * policy (scope, allowlist, paused, audit) runs around it in `engine.invoke`, which resolves
+ * the target its kind names and hands the handler exactly that.
+ */
+export type Operation<I = unknown, O = unknown, S = unknown> =
+  | DataOperation<I, O, S>
+  | PrimitiveOperation<I, O>
+  | GroupOperation<I, O>
+  | UntargetedOperation<I, O>;
+
+/** Any operation, whatever its input, output and store (what registries hold). */
 export type AnyOperation = Operation<any, any, any>;
 
-/** What every data operation of a primitive type shares: its target, type, audit and metering. */
-export function dataOp<T extends PrimitiveType>(type: T) {
-  return { target: "primitive", type, audited: true, metered: true } as const;
+type Declared<T> = Omit<T, "target" | "type" | "audited" | "metered"> & { audited?: boolean; metered?: boolean };
+
+/**
+ * The definer of one primitive type's data operations, typed with its store: each handler's
+ * `ctx.store` is an `S`. Data operations are audited and metered unless they say otherwise.
+ */
+export function dataOp<S>(type: PrimitiveType) {
+  return <I, O>(op: Declared<DataOperation<I, O, S>>): DataOperation<I, O, S> => ({
+    target: "primitive",
+    type,
+    audited: true,
+    metered: true,
+    ...op,
+  });
 }
 
-/** Identity helper that infers I and O from the schema and handler. */
-export function defineOp<I, O, S = unknown>(op: Operation<I, O, S>): Operation<I, O, S> {
-  return op;
-}
+/** Identity helpers that infer I and O from the schema and handler, one per target kind. */
+export const primitiveOp = <I, O>(op: Omit<PrimitiveOperation<I, O>, "target">): PrimitiveOperation<I, O> => ({
+  target: "primitive",
+  ...op,
+});
+export const groupOp = <I, O>(op: Omit<GroupOperation<I, O>, "target">): GroupOperation<I, O> => ({
+  target: "group",
+  ...op,
+});
+export const untargetedOp = <I, O>(op: Omit<UntargetedOperation<I, O>, "target">): UntargetedOperation<I, O> => ({
+  target: "none",
+  ...op,
+});

@@ -1,9 +1,9 @@
+import type { PrimitiveInfo } from "@prim/wire";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { BlobStore } from "../blobs/blob-store.js";
 import type { BlobCollector } from "../blobs/collector.js";
 import type { Catalog, PrimitiveRecord } from "../catalog/catalog.js";
 import type { Clock } from "../core/clock.js";
-import type { PrimitiveInfo } from "../core/types.js";
 import type { UrlSigner } from "../keys/signing.js";
 import type { SqlHost } from "../sql-host/pool.js";
 import type { PrimitiveFiles } from "./files.js";

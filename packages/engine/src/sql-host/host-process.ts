@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Socket } from "node:net";
+import { ERROR_STATUS, type ErrorCode, ServiceError } from "@prim/wire";
 import { childArgs, entryModule } from "../core/entry-module.js";
-import { ERROR_STATUS, type ErrorCode, ServiceError } from "../core/errors.js";
 import { lazyJson } from "../core/raw-json.js";
 import { encodeFrame, type Frame, FrameReader, READY_FRAME_ID } from "./frames.js";
 import { type HostRequest, STATEMENT_TIMEOUT_MS } from "./protocol.js";

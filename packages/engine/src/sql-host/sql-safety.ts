@@ -1,4 +1,4 @@
-import { ServiceError } from "../core/errors.js";
+import { ServiceError } from "@prim/wire";
 import { setRecent } from "../core/recent.js";
 
 /**

@@ -1,12 +1,18 @@
+import {
+  ERROR_STATUS,
+  isValidName,
+  narrowTools,
+  type Principal,
+  ServiceError,
+  toolAllowed,
+  toolPatternMatches,
+  toServiceError,
+} from "@prim/wire";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { durationString, parseDuration, queueDuration } from "../../src/core/duration.js";
-import { ERROR_STATUS, ServiceError, toServiceError } from "../../src/core/errors.js";
 import { isUlid, prefixedId, randomToken, ulid } from "../../src/core/ids.js";
-import { isValidName } from "../../src/core/names.js";
 import { decodeCursor, encodeCursor, KEY_PAGE, LIST_PAGE, limitSchema } from "../../src/core/pagination.js";
-import type { Principal } from "../../src/core/principal.js";
-import { narrowTools, toolAllowed, toolPatternMatches } from "../../src/core/principal.js";
 import { lazyJson, rawJsonOf } from "../../src/core/raw-json.js";
 import { parseInput } from "../../src/core/validation.js";
 

@@ -1,6 +1,5 @@
+import { LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/wire";
 import { describe, expect, it } from "vitest";
-import { LOCAL_PRINCIPAL } from "../../src/core/principal.js";
-import type { PrimitiveInfo } from "../../src/core/types.js";
 import { testEngine } from "../helpers.js";
 
 describe("PrimitiveFiles", () => {

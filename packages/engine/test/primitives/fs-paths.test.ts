@@ -1,5 +1,5 @@
+import { isServiceError } from "@prim/wire";
 import { describe, expect, it } from "vitest";
-import { isServiceError } from "../../src/core/errors.js";
 import { Glob } from "../../src/primitives/fs/glob.js";
 import { ancestorsOf, isWithin, normalizePath, parentOf, subtreeBounds } from "../../src/primitives/fs/limits.js";
 import { toMatchQuery } from "../../src/primitives/fs/search.js";

@@ -1,9 +1,8 @@
 // The SQL host channel pairs replies with requests by order: a request that cannot be sent must
 // fail on its own and leave every later request (of any db) answered correctly.
 import { existsSync } from "node:fs";
+import { LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/wire";
 import { afterEach, describe, expect, it } from "vitest";
-import { LOCAL_PRINCIPAL } from "../../src/core/principal.js";
-import type { PrimitiveInfo } from "../../src/core/types.js";
 import { SqlHost } from "../../src/sql-host/pool.js";
 import { tempDir, testEngine } from "../helpers.js";
 

@@ -3,9 +3,8 @@
 // child creates the db's files), so other local users can read nothing.
 import { chmodSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/wire";
 import { describe, expect, it } from "vitest";
-import { LOCAL_PRINCIPAL } from "../../src/core/principal.js";
-import type { PrimitiveInfo } from "../../src/core/types.js";
 import { Engine } from "../../src/engine.js";
 import { tempDir, testEngine } from "../helpers.js";
 

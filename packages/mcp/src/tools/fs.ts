@@ -1,4 +1,4 @@
-import type { FsRead } from "@prim/engine";
+import type { FsRead } from "@prim/wire";
 import { z } from "zod";
 import { contentBody, encodeBytes, readCapped } from "../context.js";
 import { encodingArg, primitiveArg } from "./common.js";

@@ -1,3 +1,4 @@
+import { isOperationName } from "@prim/wire";
 import { DB_TOOLS } from "./db.js";
 import { FS_TOOLS } from "./fs.js";
 import { KV_TOOLS } from "./kv.js";
@@ -8,8 +9,8 @@ import type { ToolSpec } from "./spec.js";
 import { STORAGE_TOOLS } from "./storage.js";
 import { VAULT_TOOLS } from "./vault.js";
 
-/** Every MCP tool: the primitive tools and one per allowlist name of the spec. */
-export const TOOLS: readonly ToolSpec[] = [
+/** Every MCP tool: the primitive tools and one per allowlist name of the spec (checked on load). */
+export const TOOLS: readonly ToolSpec[] = checkTools([
   ...PRIMITIVE_TOOLS,
   ...DB_TOOLS,
   ...FS_TOOLS,
@@ -18,6 +19,21 @@ export const TOOLS: readonly ToolSpec[] = [
   ...VAULT_TOOLS,
   ...KV_TOOLS,
   ...STORAGE_TOOLS,
-];
+]);
+
+/**
+ * Checks every tool's actions against the wire contract's operation names, as REST routes are
+ * checked against the engine's registry: a tool naming an operation that does not exist fails
+ * the server's start, not an agent's call. (`ToolAction.op` is typed, so TypeScript catches it
+ * first; this catches a tool list built at run time.) Returns the tools.
+ */
+export function checkTools(tools: readonly ToolSpec[]): readonly ToolSpec[] {
+  for (const tool of tools) {
+    for (const [action, spec] of Object.entries(tool.actions)) {
+      if (!isOperationName(spec.op)) throw new Error(`MCP tool ${tool.name} (${action}): unknown operation ${spec.op}`);
+    }
+  }
+  return tools;
+}
 
 export type { ToolAction, ToolSpec } from "./spec.js";

@@ -1,4 +1,4 @@
-import { PRIMITIVE_TYPES } from "@prim/engine";
+import { PRIMITIVE_TYPES } from "@prim/wire";
 import { z } from "zod";
 import { cursorArg, limitArg } from "./common.js";
 import type { ToolSpec } from "./spec.js";

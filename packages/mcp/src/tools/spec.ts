@@ -1,10 +1,10 @@
-import type { PrimitiveType } from "@prim/engine";
+import type { OperationName, PrimitiveType } from "@prim/wire";
 import type { z } from "zod";
 import type { ToolContext } from "../context.js";
 
 /** One way a tool is used: the engine operation it runs and how its input is built. */
 export interface ToolAction {
-  op: string;
+  op: OperationName;
   /** Tool arguments handed to the operation under the same name (when present). */
   fields?: readonly string[];
   /** Builds the rest of the operation's input from the arguments. */

@@ -1,4 +1,4 @@
-import type { ObjectRead } from "@prim/engine";
+import type { ObjectRead } from "@prim/wire";
 import { z } from "zod";
 import { contentBody, encodeBytes, readCapped } from "../context.js";
 import { cursorArg, encodingArg, limitArg, primitiveArg } from "./common.js";

@@ -1,13 +1,13 @@
+import { toolAllowed } from "@prim/wire";
 import { z } from "zod";
 import { nameSchema } from "../../core/names.js";
 import { queryBoolean } from "../../core/pagination.js";
-import { toolAllowed } from "../../core/principal.js";
 import type { BranchInfo, QueryResult } from "../../sql-host/protocol.js";
 import { checkStatementAllowed } from "../../sql-host/sql-safety.js";
-import { dataOp, defineOp, type OpContext, type Operation } from "../operation.js";
+import { type AnyOperation, dataOp, type OpContext } from "../operation.js";
 import type { DbStore, TableDetail, TableSummary } from "./store.js";
 
-const dbOp = dataOp("db");
+const dbOp = dataOp<DbStore>("db");
 
 /** Most statements in one batch. */
 export const MAX_BATCH_STATEMENTS = 100;
@@ -31,18 +31,14 @@ function checkAll(statements: { sql: string }[], prefix: (i: number) => string):
   });
 }
 
-export const dbQuery = defineOp({
-  ...dbOp,
+export const dbQuery = dbOp({
   name: "db.query",
   tool: DB_TOOLS,
   input: z.strictObject({ sql: sqlSchema, params: paramsSchema, branch: branchSchema }),
   run(ctx, input): Promise<QueryResult> {
     checkStatementAllowed(input.sql, "sql");
     ctx.audit.target = input.branch ?? null;
-    return (ctx.store as DbStore).query(
-      { sql: input.sql, params: input.params },
-      { branch: input.branch, readOnly: readOnly(ctx) },
-    );
+    return ctx.store.query({ sql: input.sql, params: input.params }, { branch: input.branch, readOnly: readOnly(ctx) });
   },
 });
 
@@ -53,10 +49,9 @@ export const dbQuery = defineOp({
  * is always the credential's `db_exec` grant (`readOnly` above), so `/exec` with a read-only
  * key stays read-only, as the spec's alias must.
  */
-export const dbExec = defineOp({ ...dbQuery, name: "db.exec" });
+export const dbExec = dbOp({ ...dbQuery, name: "db.exec" });
 
-export const dbBatch = defineOp({
-  ...dbOp,
+export const dbBatch = dbOp({
   name: "db.batch",
   tool: DB_TOOLS,
   input: z.strictObject({
@@ -70,76 +65,70 @@ export const dbBatch = defineOp({
     checkAll(input.statements, (i) => `statements[${i}]`);
     ctx.audit.target = input.branch ?? null;
     ctx.audit.detail = { statements: input.statements.length };
-    return (ctx.store as DbStore).batch(input.statements, { branch: input.branch, readOnly: readOnly(ctx) });
+    return ctx.store.batch(input.statements, { branch: input.branch, readOnly: readOnly(ctx) });
   },
 });
 
-export const dbTables = defineOp({
-  ...dbOp,
+export const dbTables = dbOp({
   name: "db.tables",
   tool: DB_TOOLS,
   input: z.strictObject({ branch: branchSchema }),
   async run(ctx, input): Promise<{ data: TableSummary[] }> {
-    return { data: await (ctx.store as DbStore).tables(input.branch) };
+    return { data: await ctx.store.tables(input.branch) };
   },
 });
 
-export const dbTable = defineOp({
-  ...dbOp,
+export const dbTable = dbOp({
   name: "db.table",
   tool: DB_TOOLS,
   input: z.strictObject({ table: z.string().min(1), branch: branchSchema }),
   run(ctx, input): Promise<TableDetail> {
     ctx.audit.target = input.table;
-    return (ctx.store as DbStore).table(input.table, input.branch);
+    return ctx.store.table(input.table, input.branch);
   },
 });
 
-export const dbBranchCreate = defineOp({
-  ...dbOp,
+export const dbBranchCreate = dbOp({
   name: "db.branch.create",
   tool: "db_branch",
   input: z.strictObject({ name: nameSchema }),
   run(ctx, input): Promise<BranchInfo> {
     ctx.audit.target = input.name;
-    return (ctx.store as DbStore).createBranch(input.name, ctx.services.clock.now());
+    return ctx.store.createBranch(input.name, ctx.services.clock.now());
   },
 });
 
-export const dbBranchList = defineOp({
-  ...dbOp,
+export const dbBranchList = dbOp({
   name: "db.branch.list",
   tool: "db_branch",
   input: z.strictObject({}),
   async run(ctx): Promise<{ data: BranchInfo[] }> {
-    return { data: await (ctx.store as DbStore).branches() };
+    return { data: await ctx.store.branches() };
   },
 });
 
-export const dbBranchPromote = defineOp({
-  ...dbOp,
+export const dbBranchPromote = dbOp({
   name: "db.branch.promote",
   tool: "db_branch",
   input: z.strictObject({ branch: nameSchema, force: z.union([z.boolean(), queryBoolean]).default(false) }),
   run(ctx, input): Promise<{ promoted: string }> {
     ctx.audit.target = input.branch;
     ctx.audit.detail = { force: input.force };
-    return (ctx.store as DbStore).promote(input.branch, input.force);
+    return ctx.store.promote(input.branch, input.force);
   },
 });
 
-export const dbBranchDelete = defineOp({
-  ...dbOp,
+export const dbBranchDelete = dbOp({
   name: "db.branch.delete",
   tool: "db_branch",
   input: z.strictObject({ branch: nameSchema }),
   run(ctx, input): Promise<{ deleted: string }> {
     ctx.audit.target = input.branch;
-    return (ctx.store as DbStore).deleteBranch(input.branch);
+    return ctx.store.deleteBranch(input.branch);
   },
 });
 
-export const DB_OPERATIONS: readonly Operation[] = [
+export const DB_OPERATIONS: readonly AnyOperation[] = [
   dbQuery,
   dbExec,
   dbBatch,
@@ -149,4 +138,4 @@ export const DB_OPERATIONS: readonly Operation[] = [
   dbBranchList,
   dbBranchPromote,
   dbBranchDelete,
-] as Operation[];
+];

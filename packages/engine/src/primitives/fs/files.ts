@@ -1,24 +1,11 @@
-import type { Readable } from "node:stream";
+import { type FsRead, notFound } from "@prim/wire";
 import type { BlobStore } from "../../blobs/blob-store.js";
 import type { BlobCollector } from "../../blobs/collector.js";
-import { notFound } from "../../core/errors.js";
 import { contentTypeFor } from "./content-type.js";
 import type { FsHandle } from "./handle.js";
 import { INLINE_FILE_BYTES, MAX_FILE_BYTES, MAX_INDEXED_BYTES } from "./limits.js";
 import { TextSample } from "./search.js";
-import { type EntryRow, type FsEntry, toEntry } from "./store.js";
-
-/** What a read answers: file bytes, one entry (`stat=1`) or a listing. */
-export type FsRead =
-  | {
-      kind: "file";
-      entry: FsEntry;
-      content_type: string;
-      /** Null for HEAD. */
-      body: Readable | Buffer | null;
-    }
-  | { kind: "entry"; entry: FsEntry }
-  | { kind: "list"; data: FsEntry[]; truncated: boolean };
+import { type EntryRow, toEntry } from "./store.js";
 
 export interface ReadOptions {
   list: boolean;

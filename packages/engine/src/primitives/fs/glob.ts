@@ -1,4 +1,4 @@
-import { invalid } from "../../core/errors.js";
+import { invalid } from "@prim/wire";
 
 /** Longest pattern, in characters. */
 export const MAX_PATTERN_CHARS = 1024;

@@ -10,7 +10,6 @@ export const fsDefinition: PrimitiveDefinition<FsHandle> = {
   blobRefs: (fs) => fs.store.blobRefs(),
 };
 
-export type { FsRead } from "./files.js";
 export {
   DEFAULT_DIR_MODE,
   DEFAULT_FILE_MODE,
@@ -22,4 +21,3 @@ export {
   MAX_PATH_BYTES,
 } from "./limits.js";
 export { FS_CREATED, FS_OPERATIONS } from "./ops.js";
-export type { FsEntry } from "./store.js";

@@ -1,5 +1,5 @@
+import { invalid } from "@prim/wire";
 import { z } from "zod";
-import { invalid } from "../../core/errors.js";
 
 /** Largest file: 1 GiB, streamed. Over it: 413, and nothing is kept. */
 export const MAX_FILE_BYTES = 1024 ** 3;

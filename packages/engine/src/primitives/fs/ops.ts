@@ -1,15 +1,15 @@
+import { type FsEntry, type FsRead, ServiceError } from "@prim/wire";
 import { z } from "zod";
-import { ServiceError } from "../../core/errors.js";
 import { LIST_PAGE, limitSchema, queryBoolean } from "../../core/pagination.js";
-import { dataOp, defineOp, type Operation } from "../operation.js";
-import { type FsRead, readPath, writeFile } from "./files.js";
+import { type AnyOperation, dataOp } from "../operation.js";
+import { readPath, writeFile } from "./files.js";
 import { Glob } from "./glob.js";
 import type { FsHandle } from "./handle.js";
 import { GLOB_PAGE, MAX_FILE_BYTES, modeSchema, normalizePath, pathSchema, ROOT } from "./limits.js";
 import type { SearchHit } from "./search.js";
-import { type EntryRow, type FsEntry, toEntry } from "./store.js";
+import { type EntryRow, toEntry } from "./store.js";
 
-const fsOp = dataOp("fs");
+const fsOp = dataOp<FsHandle>("fs");
 
 /**
  * Marks an entry that a write or mkdir created (REST answers 201) rather than replaced or
@@ -24,10 +24,7 @@ function entryOf(row: EntryRow, created: boolean): MaybeCreated {
   return entry;
 }
 
-const handle = (ctx: { store: unknown }) => ctx.store as FsHandle;
-
-export const fsRead = defineOp({
-  ...fsOp,
+export const fsRead = fsOp({
   name: "fs.read",
   tool: "fs_read",
   input: z.strictObject({
@@ -40,12 +37,11 @@ export const fsRead = defineOp({
   run(ctx, input): FsRead {
     const path = normalizePath(input.path);
     ctx.audit.target = path;
-    return readPath(handle(ctx), ctx.services.blobs, path, input);
+    return readPath(ctx.store, ctx.services.blobs, path, input);
   },
 });
 
-export const fsWrite = defineOp({
-  ...fsOp,
+export const fsWrite = fsOp({
   name: "fs.write",
   tool: "fs_write",
   input: z.strictObject({
@@ -63,7 +59,7 @@ export const fsWrite = defineOp({
         `file is ${input.content_length} bytes; the limit is ${MAX_FILE_BYTES}`,
       );
     }
-    const { row, created } = await writeFile(handle(ctx), ctx.services, {
+    const { row, created } = await writeFile(ctx.store, ctx.services, {
       path,
       body: input.body,
       mode: input.mode ?? null,
@@ -74,8 +70,7 @@ export const fsWrite = defineOp({
   },
 });
 
-export const fsDelete = defineOp({
-  ...fsOp,
+export const fsDelete = fsOp({
   name: "fs.delete",
   tool: "fs_write",
   input: z.strictObject({ path: pathSchema, recursive: queryBoolean.default(false) }),
@@ -83,28 +78,26 @@ export const fsDelete = defineOp({
     const path = normalizePath(input.path);
     ctx.audit.target = path;
     if (path === ROOT) throw new ServiceError("invalid_request", "path: the root cannot be deleted");
-    const { blobs } = handle(ctx).store.remove(path, input.recursive);
+    const { blobs } = ctx.store.store.remove(path, input.recursive);
     if (blobs > 0) ctx.services.blobCollector.schedule();
     if (input.recursive) ctx.audit.detail = { recursive: true };
   },
 });
 
-export const fsMkdir = defineOp({
-  ...fsOp,
+export const fsMkdir = fsOp({
   name: "fs.mkdir",
   tool: "fs_write",
   input: z.strictObject({ path: pathSchema }),
   run(ctx, input): MaybeCreated {
     const path = normalizePath(input.path);
     ctx.audit.target = path;
-    const { row, created } = handle(ctx).store.mkdir(path);
+    const { row, created } = ctx.store.store.mkdir(path);
     ctx.audit.detail = { created };
     return entryOf(row, created);
   },
 });
 
-export const fsMove = defineOp({
-  ...fsOp,
+export const fsMove = fsOp({
   name: "fs.move",
   tool: "fs_write",
   input: z.strictObject({ from: pathSchema, to: pathSchema, overwrite: z.boolean().default(false) }),
@@ -113,14 +106,13 @@ export const fsMove = defineOp({
     const to = normalizePath(input.to, "to");
     ctx.audit.target = to;
     ctx.audit.detail = { from };
-    const { row, droppedBlob } = handle(ctx).tree.move(from, to, input.overwrite);
+    const { row, droppedBlob } = ctx.store.tree.move(from, to, input.overwrite);
     if (droppedBlob) ctx.services.blobCollector.schedule();
     return toEntry(row);
   },
 });
 
-export const fsGlob = defineOp({
-  ...fsOp,
+export const fsGlob = fsOp({
   name: "fs.glob",
   tool: "fs_search",
   input: z.strictObject({ pattern: z.string(), limit: limitSchema(GLOB_PAGE) }),
@@ -128,7 +120,7 @@ export const fsGlob = defineOp({
     ctx.audit.target = input.pattern;
     const glob = new Glob(input.pattern);
     const data: string[] = [];
-    for (const path of handle(ctx).store.treePaths(glob.base)) {
+    for (const path of ctx.store.store.treePaths(glob.base)) {
       if (path === ROOT || !glob.matches(path)) continue;
       data.push(path);
       if (data.length === input.limit) break;
@@ -137,8 +129,7 @@ export const fsGlob = defineOp({
   },
 });
 
-export const fsSearch = defineOp({
-  ...fsOp,
+export const fsSearch = fsOp({
   name: "fs.search",
   tool: "fs_search",
   input: z.strictObject({
@@ -149,12 +140,11 @@ export const fsSearch = defineOp({
   run(ctx, input): { data: SearchHit[] } {
     const path = normalizePath(input.path);
     ctx.audit.target = path;
-    return { data: handle(ctx).search.search(input.q, path, input.limit) };
+    return { data: ctx.store.search.search(input.q, path, input.limit) };
   },
 });
 
-export const fsFork = defineOp({
-  ...fsOp,
+export const fsFork = fsOp({
   name: "fs.fork",
   tool: "fs_fork",
   input: z.strictObject({ from: pathSchema, to: pathSchema.optional() }),
@@ -163,14 +153,14 @@ export const fsFork = defineOp({
     const to = input.to === undefined ? undefined : normalizePath(input.to, "to");
     ctx.audit.target = to ?? null;
     ctx.audit.detail = { from };
-    const result = handle(ctx).tree.fork(from, to);
+    const result = ctx.store.tree.fork(from, to);
     ctx.audit.target = result.path;
     ctx.audit.detail = { from, files: result.files };
     return result;
   },
 });
 
-export const FS_OPERATIONS: readonly Operation[] = [
+export const FS_OPERATIONS: readonly AnyOperation[] = [
   fsRead,
   fsWrite,
   fsDelete,
@@ -179,4 +169,4 @@ export const FS_OPERATIONS: readonly Operation[] = [
   fsGlob,
   fsSearch,
   fsFork,
-] as Operation[];
+];

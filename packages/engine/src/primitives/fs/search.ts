@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
+import { invalid } from "@prim/wire";
 import type { Statement } from "better-sqlite3";
-import { invalid } from "../../core/errors.js";
 import { MAX_INDEXED_BYTES, subtreeBounds } from "./limits.js";
 import type { FsStore } from "./store.js";
 

@@ -1,6 +1,6 @@
+import { type FsEntry, notFound, ServiceError } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
-import { notFound, ServiceError } from "../../core/errors.js";
 import {
   ancestorsOf,
   DEFAULT_DIR_MODE,
@@ -31,20 +31,6 @@ CREATE INDEX IF NOT EXISTS entries_parent ON entries (parent, name);
 CREATE INDEX IF NOT EXISTS entries_blob ON entries (blob) WHERE blob IS NOT NULL;
 CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5 (body, tokenize = 'unicode61 remove_diacritics 2');
 `;
-
-/** A directory or file as callers see it (listing entries and `stat=1`). */
-export interface FsEntry {
-  path: string;
-  name: string;
-  type: "file" | "dir";
-  size: number;
-  /** Octal permission string, e.g. `644`. */
-  mode: string;
-  /** Last modification, ms since the epoch. */
-  mtime: number;
-  /** Quoted sha256 of the contents; null for directories. */
-  etag: string | null;
-}
 
 export interface EntryRow {
   id: number;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { invalid, notFound } from "../../core/errors.js";
+import { invalid, notFound } from "@prim/wire";
 import { isWithin, nameOf, parentOf, ROOT, subtreeBounds } from "./limits.js";
 import { conflict, type EntryRow, type FsStore } from "./store.js";
 

@@ -1,6 +1,5 @@
+import { invalid, type KvEncoding, ServiceError } from "@prim/wire";
 import { z } from "zod";
-import { invalid, ServiceError } from "../../core/errors.js";
-import type { KvEncoding } from "../../core/types.js";
 import type { StoredValue } from "./store.js";
 
 /** Longest key, in UTF-8 bytes. Longer keys answer 413 `payload_too_large`. */

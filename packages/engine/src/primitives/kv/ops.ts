@@ -1,14 +1,13 @@
+import { type KvEntry, notFound } from "@prim/wire";
 import { z } from "zod";
 import { durationString } from "../../core/duration.js";
-import { notFound } from "../../core/errors.js";
 import { decodeCursor, KEY_PAGE, limitSchema, type Page, queryBoolean } from "../../core/pagination.js";
 import { budgetedPage, ResponseBudget } from "../../core/response-budget.js";
-import type { KvEntry } from "../../core/types.js";
-import { dataOp, defineOp, type Operation } from "../operation.js";
+import { type AnyOperation, dataOp } from "../operation.js";
 import { checkKeySize, encodeValue, keySchema, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS } from "./limits.js";
 import { type KvStore, type SetRequest, withIndex } from "./store.js";
 
-const kvOp = dataOp("kv");
+const kvOp = dataOp<KvStore>("kv");
 
 const encodingSchema = z.enum(["json", "bytes"]).default("json");
 const ifVersionSchema = z.coerce.number().int("must be an integer").min(0, "must be 0 or more");
@@ -37,8 +36,7 @@ const keysSchema = z.array(keySchema).max(MAX_KEYS_PER_CALL, `at most ${MAX_KEYS
 
 const cursorSchema = z.object({ k: z.string() });
 
-export const kvList = defineOp({
-  ...kvOp,
+export const kvList = kvOp({
   name: "kv.list",
   tool: "kv_list",
   input: z.strictObject({
@@ -48,7 +46,7 @@ export const kvList = defineOp({
     values: queryBoolean.default(false),
   }),
   run(ctx, input): Page<KvEntry> {
-    const store = ctx.store as KvStore;
+    const store = ctx.store;
     const after = input.cursor === undefined ? "" : decodeCursor(input.cursor, cursorSchema).k;
     // With values, a page ends early at the response budget (next_cursor continues it).
     const budget = new ResponseBudget();
@@ -64,47 +62,43 @@ export const kvList = defineOp({
   },
 });
 
-export const kvGet = defineOp({
-  ...kvOp,
+export const kvGet = kvOp({
   name: "kv.get",
   tool: "kv_get",
   input: z.strictObject({ key: keySchema }),
   run(ctx, input): KvEntry {
     ctx.audit.target = input.key;
-    const entry = (ctx.store as KvStore).get(input.key);
+    const entry = ctx.store.get(input.key);
     if (entry === null) throw notFound(`key '${input.key}'`);
     return entry;
   },
 });
 
-export const kvSet = defineOp({
-  ...kvOp,
+export const kvSet = kvOp({
   name: "kv.set",
   tool: "kv_set",
   input: setItemSchema,
   async run(ctx, input): Promise<KvEntry> {
     ctx.audit.target = input.key;
-    const entry = await (ctx.store as KvStore).set(toSetRequest(input));
+    const entry = await ctx.store.set(toSetRequest(input));
     ctx.audit.detail = { version: entry.version };
     return entry;
   },
 });
 
-export const kvDelete = defineOp({
-  ...kvOp,
+export const kvDelete = kvOp({
   name: "kv.delete",
   tool: "kv_delete",
   input: z.strictObject({ key: keySchema, if_version: ifVersionSchema.optional() }),
   async run(ctx, input): Promise<{ deleted: boolean }> {
     ctx.audit.target = input.key;
-    const deleted = await (ctx.store as KvStore).delete(input.key, input.if_version);
+    const deleted = await ctx.store.delete(input.key, input.if_version);
     ctx.audit.detail = { deleted };
     return { deleted };
   },
 });
 
-export const kvMget = defineOp({
-  ...kvOp,
+export const kvMget = kvOp({
   name: "kv.mget",
   tool: "kv_get",
   input: z.strictObject({ keys: keysSchema }),
@@ -116,14 +110,13 @@ export const kvMget = defineOp({
    */
   run(ctx, input): { data: (KvEntry | null)[]; truncated: boolean } {
     const budget = new ResponseBudget();
-    const data = (ctx.store as KvStore).mgetWithin(input.keys, budget);
+    const data = ctx.store.mgetWithin(input.keys, budget);
     ctx.audit.detail = { keys: input.keys.length, ...(budget.cut ? { answered: data.length } : {}) };
     return { data, truncated: budget.cut };
   },
 });
 
-export const kvMset = defineOp({
-  ...kvOp,
+export const kvMset = kvOp({
   name: "kv.mset",
   tool: "kv_set",
   input: z.strictObject({
@@ -131,7 +124,7 @@ export const kvMset = defineOp({
     atomic: z.boolean().default(true),
   }),
   async run(ctx, input): Promise<{ data: KvEntry[] }> {
-    const store = ctx.store as KvStore;
+    const store = ctx.store;
     ctx.audit.detail = { items: input.items.length, atomic: input.atomic };
     if (input.atomic) {
       // Every item is checked before anything is written, so a bad item leaves no trace.
@@ -152,20 +145,18 @@ export const kvMset = defineOp({
   },
 });
 
-export const kvMdelete = defineOp({
-  ...kvOp,
+export const kvMdelete = kvOp({
   name: "kv.mdelete",
   tool: "kv_delete",
   input: z.strictObject({ keys: keysSchema }),
   async run(ctx, input): Promise<{ deleted: number }> {
-    const deleted = await (ctx.store as KvStore).mdelete(input.keys);
+    const deleted = await ctx.store.mdelete(input.keys);
     ctx.audit.detail = { keys: input.keys.length, deleted };
     return { deleted };
   },
 });
 
-export const kvIncr = defineOp({
-  ...kvOp,
+export const kvIncr = kvOp({
   name: "kv.incr",
   tool: "kv_set",
   input: z.strictObject({
@@ -176,13 +167,13 @@ export const kvIncr = defineOp({
   async run(ctx, input): Promise<KvEntry> {
     ctx.audit.target = input.key;
     checkKeySize(input.key);
-    const entry = await (ctx.store as KvStore).incr(input.key, input.by, input.ttl);
+    const entry = await ctx.store.incr(input.key, input.by, input.ttl);
     ctx.audit.detail = { by: input.by, version: entry.version };
     return entry;
   },
 });
 
-export const KV_OPERATIONS: readonly Operation[] = [
+export const KV_OPERATIONS: readonly AnyOperation[] = [
   kvList,
   kvGet,
   kvSet,
@@ -191,4 +182,4 @@ export const KV_OPERATIONS: readonly Operation[] = [
   kvMset,
   kvMdelete,
   kvIncr,
-] as Operation[];
+];

@@ -1,5 +1,5 @@
+import type { KvEntry } from "@prim/wire";
 import { RAW_JSON, type WithRawJson } from "../../core/raw-json.js";
-import type { KvEntry } from "../../core/types.js";
 
 /** Entries bigger than this are not cached; they would crowd out many small hot keys. */
 const MAX_CACHED_VALUE_BYTES = 64 * 1024;

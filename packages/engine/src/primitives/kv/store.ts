@@ -1,9 +1,8 @@
+import { type KvEncoding, type KvEntry, ServiceError } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
-import { ServiceError } from "../../core/errors.js";
 import { RAW_JSON } from "../../core/raw-json.js";
 import { ITEM_OVERHEAD_BYTES, type ResponseBudget } from "../../core/response-budget.js";
-import type { KvEncoding, KvEntry } from "../../core/types.js";
 import { GroupCommit } from "../../sqlite/group-commit.js";
 import { ReadCache, withJson } from "./read-cache.js";
 

@@ -1,4 +1,4 @@
-import { ServiceError } from "../../core/errors.js";
+import { ServiceError } from "@prim/wire";
 import type { Embedder } from "../definition.js";
 
 export type { Embedder } from "../definition.js";

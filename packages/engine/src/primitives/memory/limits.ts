@@ -1,5 +1,5 @@
+import { ServiceError } from "@prim/wire";
 import { z } from "zod";
-import { ServiceError } from "../../core/errors.js";
 
 /** Largest memory text, in UTF-8 bytes. Over it: 413 `payload_too_large`. */
 export const MAX_TEXT_BYTES = 32 * 1024;

@@ -1,8 +1,8 @@
+import { notFound } from "@prim/wire";
 import { z } from "zod";
-import { notFound } from "../../core/errors.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean } from "../../core/pagination.js";
 import { budgetedPage, ResponseBudget } from "../../core/response-budget.js";
-import { dataOp, defineOp, type Operation } from "../operation.js";
+import { type AnyOperation, dataOp } from "../operation.js";
 import {
   CONSOLIDATE_THRESHOLD,
   checkText,
@@ -20,7 +20,7 @@ import {
 import { answerBytes, type MemoryRecord, toRecord } from "./record.js";
 import type { ConsolidateResult, MemoryStore } from "./store.js";
 
-const memoryOp = dataOp("memory");
+const memoryOp = dataOp<MemoryStore>("memory");
 
 /** Memory ids in paths; an id of another shape is simply not found. */
 const idSchema = z.string().min(1, "must not be empty");
@@ -29,8 +29,7 @@ const cursorSchema = z.object({ s: z.number().int() });
 
 export type RecalledMemory = MemoryRecord & { score: number };
 
-export const memoryRemember = defineOp({
-  ...memoryOp,
+export const memoryRemember = memoryOp({
   name: "memory.remember",
   tool: "memory_remember",
   input: z.strictObject({
@@ -43,7 +42,7 @@ export const memoryRemember = defineOp({
   async run(ctx, input): Promise<MemoryRecord> {
     checkText(input.text);
     const metadata = encodeMetadata(input.metadata);
-    const store = ctx.store as MemoryStore;
+    const store = ctx.store;
     const { record, embedded } = await store.remember({
       kind: input.kind,
       text: input.text,
@@ -57,8 +56,7 @@ export const memoryRemember = defineOp({
   },
 });
 
-export const memoryList = defineOp({
-  ...memoryOp,
+export const memoryList = memoryOp({
   name: "memory.list",
   tool: "memory_recall",
   input: z.strictObject({
@@ -72,38 +70,35 @@ export const memoryList = defineOp({
     const before = input.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(input.cursor, cursorSchema).s;
     // A page ends early at the response budget; next_cursor continues it.
     const budget = new ResponseBudget();
-    const rows = (ctx.store as MemoryStore).list(input, before, input.limit, budget);
+    const rows = ctx.store.list(input, before, input.limit, budget);
     return budgetedPage(rows, input.limit, budget, toRecord, (row) => ({ s: row.seq }));
   },
 });
 
-export const memoryGet = defineOp({
-  ...memoryOp,
+export const memoryGet = memoryOp({
   name: "memory.get",
   tool: "memory_recall",
   input: z.strictObject({ id: idSchema }),
   run(ctx, input): MemoryRecord {
     ctx.audit.target = input.id;
-    const record = (ctx.store as MemoryStore).get(input.id);
+    const record = ctx.store.get(input.id);
     if (record === null) throw notFound(`memory '${input.id}'`);
     return record;
   },
 });
 
-export const memoryForget = defineOp({
-  ...memoryOp,
+export const memoryForget = memoryOp({
   name: "memory.forget",
   tool: "memory_forget",
   input: z.strictObject({ id: idSchema }),
   async run(ctx, input): Promise<{ id: string; deleted: true }> {
     ctx.audit.target = input.id;
-    if (!(await (ctx.store as MemoryStore).forget(input.id))) throw notFound(`memory '${input.id}'`);
+    if (!(await ctx.store.forget(input.id))) throw notFound(`memory '${input.id}'`);
     return { id: input.id, deleted: true };
   },
 });
 
-export const memorySupersede = defineOp({
-  ...memoryOp,
+export const memorySupersede = memoryOp({
   name: "memory.supersede",
   tool: "memory_forget",
   input: z.strictObject({
@@ -117,7 +112,7 @@ export const memorySupersede = defineOp({
     ctx.audit.target = input.id;
     checkText(input.text);
     const metadata = input.metadata === undefined ? undefined : encodeMetadata(input.metadata);
-    const record = await (ctx.store as MemoryStore).supersede(input.id, {
+    const record = await ctx.store.supersede(input.id, {
       text: input.text,
       kind: input.kind,
       tags: input.tags,
@@ -128,8 +123,7 @@ export const memorySupersede = defineOp({
   },
 });
 
-export const memoryRecall = defineOp({
-  ...memoryOp,
+export const memoryRecall = memoryOp({
   name: "memory.recall",
   tool: "memory_recall",
   input: z.strictObject({
@@ -149,7 +143,7 @@ export const memoryRecall = defineOp({
     include_superseded: queryBoolean.default(false),
   }),
   async run(ctx, input): Promise<{ data: RecalledMemory[] }> {
-    const hits = await (ctx.store as MemoryStore).recall({
+    const hits = await ctx.store.recall({
       query: input.query,
       kinds: input.kinds,
       tags: input.tags,
@@ -170,8 +164,7 @@ export const memoryRecall = defineOp({
   },
 });
 
-export const memoryConsolidate = defineOp({
-  ...memoryOp,
+export const memoryConsolidate = memoryOp({
   name: "memory.consolidate",
   tool: "memory_forget",
   input: z.strictObject({
@@ -182,13 +175,13 @@ export const memoryConsolidate = defineOp({
       .default(CONSOLIDATE_THRESHOLD.default),
   }),
   async run(ctx, input): Promise<ConsolidateResult> {
-    const result = await (ctx.store as MemoryStore).consolidate(input.threshold);
+    const result = await ctx.store.consolidate(input.threshold);
     ctx.audit.detail = { threshold: input.threshold, merged: result.merged, superseded: result.superseded.length };
     return result;
   },
 });
 
-export const MEMORY_OPERATIONS: readonly Operation[] = [
+export const MEMORY_OPERATIONS: readonly AnyOperation[] = [
   memoryRemember,
   memoryList,
   memoryGet,
@@ -196,4 +189,4 @@ export const MEMORY_OPERATIONS: readonly Operation[] = [
   memorySupersede,
   memoryRecall,
   memoryConsolidate,
-] as Operation[];
+];

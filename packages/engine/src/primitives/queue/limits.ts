@@ -1,6 +1,6 @@
+import { ServiceError } from "@prim/wire";
 import { z } from "zod";
 import { queueDuration } from "../../core/duration.js";
-import { ServiceError } from "../../core/errors.js";
 import { nameSchema } from "../../core/names.js";
 
 /** A job body, as JSON text, may be at most this large (413 over it). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page } from "../../core/pagination.js";
 import { budgetedPage, ResponseBudget } from "../../core/response-budget.js";
-import { dataOp, defineOp, type Operation } from "../operation.js";
+import { type AnyOperation, dataOp } from "../operation.js";
 import type { QueueHandle } from "./handle.js";
 import {
   bodySchema,
@@ -20,13 +20,12 @@ import {
 } from "./limits.js";
 import type { Job, QueueCounts } from "./store.js";
 
-const queueOp = dataOp("queue");
+const queueOp = dataOp<QueueHandle>("queue");
 const jobIdSchema = z.string().min(1).max(64);
 const leaseToken = z.string().min(1, "required").max(128);
 const leaseDuration = boundedDuration(1, MAX_LEASE_MS, "lease");
 
-export const queueSend = defineOp({
-  ...queueOp,
+export const queueSend = queueOp({
   name: "queue.send",
   tool: "queue_send",
   input: z.strictObject({
@@ -39,7 +38,7 @@ export const queueSend = defineOp({
   }),
   async run(ctx, input): Promise<Job & { deduplicated: boolean }> {
     ctx.audit.target = input.queue;
-    const { job, deduplicated } = await (ctx.store as QueueHandle).store.send(input.queue, {
+    const { job, deduplicated } = await ctx.store.store.send(input.queue, {
       body: encodeBody(input.body),
       value: input.body,
       delayMs: input.delay,
@@ -53,8 +52,7 @@ export const queueSend = defineOp({
   },
 });
 
-export const queueReceive = defineOp({
-  ...queueOp,
+export const queueReceive = queueOp({
   name: "queue.receive",
   tool: "queue_receive",
   input: z.strictObject({
@@ -65,7 +63,7 @@ export const queueReceive = defineOp({
   }),
   async run(ctx, input): Promise<{ data: Job[] }> {
     ctx.audit.target = input.queue;
-    const { store, waiters } = ctx.store as QueueHandle;
+    const { store, waiters } = ctx.store;
     let jobs = await store.receive(input.queue, input.max, input.lease);
     if (jobs.length === 0 && input.wait > 0) {
       jobs = await waiters.park(input.queue, input.max, input.lease, input.wait, ctx.signal);
@@ -75,8 +73,7 @@ export const queueReceive = defineOp({
   },
 });
 
-export const queueSettle = defineOp({
-  ...queueOp,
+export const queueSettle = queueOp({
   name: "queue.ack",
   tool: "queue_ack",
   input: z.strictObject({
@@ -93,19 +90,11 @@ export const queueSettle = defineOp({
   run(ctx, input): Promise<Job> {
     ctx.audit.target = `${input.queue}/${input.job}`;
     ctx.audit.detail = { action: input.action };
-    return (ctx.store as QueueHandle).store.settle(
-      input.queue,
-      input.job,
-      input.lease_token,
-      input.action,
-      input.in,
-      input.error,
-    );
+    return ctx.store.store.settle(input.queue, input.job, input.lease_token, input.action, input.in, input.error);
   },
 });
 
-export const queueHeartbeat = defineOp({
-  ...queueOp,
+export const queueHeartbeat = queueOp({
   name: "queue.heartbeat",
   tool: "queue_ack",
   input: z.strictObject({
@@ -116,23 +105,21 @@ export const queueHeartbeat = defineOp({
   }),
   run(ctx, input): Promise<Job> {
     ctx.audit.target = `${input.queue}/${input.job}`;
-    return (ctx.store as QueueHandle).store.heartbeat(input.queue, input.job, input.lease_token, input.extend);
+    return ctx.store.store.heartbeat(input.queue, input.job, input.lease_token, input.extend);
   },
 });
 
-export const queueRequeue = defineOp({
-  ...queueOp,
+export const queueRequeue = queueOp({
   name: "queue.requeue",
   tool: "queue_ack",
   input: z.strictObject({ queue: queueNameSchema, job: jobIdSchema }),
   run(ctx, input): Promise<Job> {
     ctx.audit.target = `${input.queue}/${input.job}`;
-    return (ctx.store as QueueHandle).store.requeue(input.queue, input.job);
+    return ctx.store.store.requeue(input.queue, input.job);
   },
 });
 
-export const queuePurge = defineOp({
-  ...queueOp,
+export const queuePurge = queueOp({
   name: "queue.purge",
   tool: "queue_ack",
   input: z.strictObject({
@@ -143,25 +130,23 @@ export const queuePurge = defineOp({
   async run(ctx, input): Promise<{ purged: number }> {
     ctx.audit.target = input.queue;
     ctx.audit.detail = { status: input.status };
-    const purged = await (ctx.store as QueueHandle).store.purge(input.queue, input.status, input.older_than);
+    const purged = await ctx.store.store.purge(input.queue, input.status, input.older_than);
     return { purged };
   },
 });
 
-export const queueList = defineOp({
-  ...queueOp,
+export const queueList = queueOp({
   name: "queue.queues",
   tool: "queue_receive",
   input: z.strictObject({}),
   run(ctx): { data: QueueCounts[] } {
-    return { data: (ctx.store as QueueHandle).store.counts() };
+    return { data: ctx.store.store.counts() };
   },
 });
 
 const cursorSchema = z.object({ s: z.number().int() });
 
-export const queueMessages = defineOp({
-  ...queueOp,
+export const queueMessages = queueOp({
   name: "queue.messages",
   tool: "queue_receive",
   input: z.strictObject({
@@ -175,7 +160,7 @@ export const queueMessages = defineOp({
     const after = input.cursor === undefined ? 0 : decodeCursor(input.cursor, cursorSchema).s;
     // A page ends early at the response budget; next_cursor continues it.
     const budget = new ResponseBudget();
-    const rows = (ctx.store as QueueHandle).store.list(input.queue, input.status, after, input.limit, budget);
+    const rows = ctx.store.store.list(input.queue, input.status, after, input.limit, budget);
     return budgetedPage(
       rows,
       input.limit,
@@ -186,54 +171,50 @@ export const queueMessages = defineOp({
   },
 });
 
-export const queueGetJob = defineOp({
-  ...queueOp,
+export const queueGetJob = queueOp({
   name: "queue.get",
   tool: "queue_receive",
   input: z.strictObject({ queue: queueNameSchema, job: jobIdSchema }),
   run(ctx, input): Job {
     ctx.audit.target = `${input.queue}/${input.job}`;
-    return (ctx.store as QueueHandle).store.get(input.queue, input.job);
+    return ctx.store.store.get(input.queue, input.job);
   },
 });
 
-export const queueSubscribe = defineOp({
-  ...queueOp,
+export const queueSubscribe = queueOp({
   name: "queue.subscribe",
   tool: "queue_receive",
   input: z.strictObject({ topic: queueNameSchema, queue: queueNameSchema }),
   async run(ctx, input) {
     ctx.audit.target = `${input.topic}/${input.queue}`;
-    const { created, created_at } = await (ctx.store as QueueHandle).store.subscribe(input.topic, input.queue);
+    const { created, created_at } = await ctx.store.store.subscribe(input.topic, input.queue);
     return { topic: input.topic, queue: input.queue, created_at, created };
   },
 });
 
-export const queueUnsubscribe = defineOp({
-  ...queueOp,
+export const queueUnsubscribe = queueOp({
   name: "queue.unsubscribe",
   tool: "queue_receive",
   input: z.strictObject({ topic: queueNameSchema, queue: queueNameSchema }),
   run(ctx, input): Promise<void> {
     ctx.audit.target = `${input.topic}/${input.queue}`;
-    return (ctx.store as QueueHandle).store.unsubscribe(input.topic, input.queue);
+    return ctx.store.store.unsubscribe(input.topic, input.queue);
   },
 });
 
-export const queuePublish = defineOp({
-  ...queueOp,
+export const queuePublish = queueOp({
   name: "queue.publish",
   tool: "queue_send",
   input: z.strictObject({ topic: queueNameSchema, body: bodySchema }),
   async run(ctx, input): Promise<{ delivered: number }> {
     ctx.audit.target = input.topic;
-    const { delivered, queues } = await (ctx.store as QueueHandle).store.publish(input.topic, encodeBody(input.body));
+    const { delivered, queues } = await ctx.store.store.publish(input.topic, encodeBody(input.body));
     ctx.audit.detail = { queues };
     return { delivered };
   },
 });
 
-export const QUEUE_OPERATIONS: readonly Operation<any, any, any>[] = [
+export const QUEUE_OPERATIONS: readonly AnyOperation[] = [
   queueSend,
   queueReceive,
   queueSettle,

@@ -1,6 +1,6 @@
+import { notFound, ServiceError } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
-import { notFound, ServiceError } from "../../core/errors.js";
 import { prefixedId, randomToken } from "../../core/ids.js";
 import { ITEM_OVERHEAD_BYTES, ResponseBudget } from "../../core/response-budget.js";
 import { GroupCommit } from "../../sqlite/group-commit.js";

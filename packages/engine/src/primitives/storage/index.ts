@@ -24,6 +24,5 @@ export {
   MAX_OBJECT_KEY_BYTES,
   MAX_PRESIGN_MS,
 } from "./limits.js";
-export type { ObjectRead } from "./objects.js";
 export { type PresignResult, STORAGE_OPERATIONS } from "./ops.js";
 export { SIGNED_URL_PRINCIPAL } from "./signed-ops.js";

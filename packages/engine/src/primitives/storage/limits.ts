@@ -1,5 +1,5 @@
+import { ServiceError } from "@prim/wire";
 import { z } from "zod";
-import { ServiceError } from "../../core/errors.js";
 
 /** Largest object: 5 GiB, streamed. Over it: 413. */
 export const MAX_OBJECT_BYTES = 5 * 1024 ** 3;

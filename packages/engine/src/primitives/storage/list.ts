@@ -1,6 +1,6 @@
+import type { ObjectInfo } from "@prim/wire";
 import { z } from "zod";
 import { decodeCursor, encodeCursor } from "../../core/pagination.js";
-import type { ObjectInfo } from "../../core/types.js";
 import type { StorageStore } from "./store.js";
 import { toInfo } from "./store.js";
 

@@ -1,9 +1,7 @@
-import type { Readable } from "node:stream";
+import { notFound, type ObjectRead } from "@prim/wire";
 import type { BlobStore } from "../../blobs/blob-store.js";
-import { notFound } from "../../core/errors.js";
-import type { ObjectInfo } from "../../core/types.js";
 import { INLINE_OBJECT_BYTES } from "./limits.js";
-import { type ByteRange, parseRange } from "./range.js";
+import { parseRange } from "./range.js";
 import {
   checkConditions,
   etagMatches,
@@ -12,15 +10,6 @@ import {
   toInfo,
   type WriteConditions,
 } from "./store.js";
-
-/** What a read answers: the REST layer turns it into status, headers and body. */
-export interface ObjectRead {
-  info: ObjectInfo;
-  status: 200 | 206 | 304;
-  range: ByteRange | null;
-  /** Null for HEAD, `stat` and 304. */
-  body: Readable | Buffer | null;
-}
 
 export interface ReadOptions {
   range?: string | undefined;

@@ -1,9 +1,8 @@
+import { invalid, type ObjectInfo, type ObjectRead, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import { durationString } from "../../core/duration.js";
-import { invalid, ServiceError } from "../../core/errors.js";
 import { KEY_PAGE, limitSchema, queryBoolean } from "../../core/pagination.js";
-import type { ObjectInfo } from "../../core/types.js";
-import { dataOp, defineOp, type Operation } from "../operation.js";
+import { type AnyOperation, dataOp } from "../operation.js";
 import {
   checkObjectKey,
   contentTypeSchema,
@@ -14,16 +13,15 @@ import {
   objectKeySchema,
 } from "./limits.js";
 import { listObjects, type ObjectPage } from "./list.js";
-import { type ObjectRead, readObject, writeObject } from "./objects.js";
+import { readObject, writeObject } from "./objects.js";
 import { SIGNED_OPERATIONS } from "./signed-ops.js";
 import { type StorageStore, toInfo } from "./store.js";
 
-const storageOp = dataOp("storage");
+const storageOp = dataOp<StorageStore>("storage");
 
 const ifNoneMatchAny = z.literal("*", { error: "only '*' is supported" });
 
-export const storageList = defineOp({
-  ...storageOp,
+export const storageList = storageOp({
   name: "storage.list",
   tool: "storage_list",
   input: z.strictObject({
@@ -34,12 +32,11 @@ export const storageList = defineOp({
   }),
   run(ctx, input): ObjectPage {
     ctx.audit.target = input.prefix || null;
-    return listObjects(ctx.store as StorageStore, input);
+    return listObjects(ctx.store, input);
   },
 });
 
-export const storageRead = defineOp({
-  ...storageOp,
+export const storageRead = storageOp({
   name: "storage.read",
   tool: "storage_read",
   input: z.strictObject({
@@ -51,7 +48,7 @@ export const storageRead = defineOp({
   }),
   run(ctx, input): ObjectRead {
     ctx.audit.target = input.key;
-    return readObject(ctx.store as StorageStore, ctx.services.blobs, input.key, {
+    return readObject(ctx.store, ctx.services.blobs, input.key, {
       range: input.stat ? undefined : input.range,
       ifNoneMatch: input.stat ? undefined : input.if_none_match,
       headersOnly: input.head || input.stat,
@@ -59,8 +56,7 @@ export const storageRead = defineOp({
   },
 });
 
-export const storagePut = defineOp({
-  ...storageOp,
+export const storagePut = storageOp({
   name: "storage.put",
   tool: "storage_write",
   input: z.strictObject({
@@ -78,7 +74,7 @@ export const storagePut = defineOp({
     if (input.content_length !== undefined && input.content_length > MAX_OBJECT_BYTES) {
       throw tooLarge(input.content_length);
     }
-    const store = ctx.store as StorageStore;
+    const store = ctx.store;
     const previousBlob = store.head(input.key)?.blob ?? null;
     const row = await writeObject(store, ctx.services.blobs, {
       key: input.key,
@@ -98,19 +94,17 @@ function tooLarge(size: number): ServiceError {
   return new ServiceError("payload_too_large", `object is ${size} bytes; the limit is ${MAX_OBJECT_BYTES}`);
 }
 
-export const storageDelete = defineOp({
-  ...storageOp,
+export const storageDelete = storageOp({
   name: "storage.delete",
   tool: "storage_write",
   input: z.strictObject({ key: objectKeySchema, if_match: z.string().optional() }),
   run(ctx, input): void {
     ctx.audit.target = input.key;
-    if ((ctx.store as StorageStore).delete(input.key, input.if_match)) ctx.services.blobCollector.schedule();
+    if (ctx.store.delete(input.key, input.if_match)) ctx.services.blobCollector.schedule();
   },
 });
 
-export const storageCopy = defineOp({
-  ...storageOp,
+export const storageCopy = storageOp({
   name: "storage.copy",
   tool: "storage_write",
   input: z.strictObject({ from: objectKeySchema, to: objectKeySchema, if_none_match: ifNoneMatchAny.optional() }),
@@ -118,7 +112,7 @@ export const storageCopy = defineOp({
     ctx.audit.target = input.to;
     ctx.audit.detail = { from: input.from };
     checkObjectKey(input.to, "to");
-    const store = ctx.store as StorageStore;
+    const store = ctx.store;
     const previousBlob = store.head(input.to)?.blob ?? null;
     const row = store.copy(input.from, input.to, { ifNoneMatchAny: input.if_none_match === "*" });
     if (previousBlob !== null && previousBlob !== row.blob) ctx.services.blobCollector.schedule();
@@ -134,8 +128,7 @@ export interface PresignResult {
   expires_at: number;
 }
 
-export const storagePresign = defineOp({
-  ...storageOp,
+export const storagePresign = storageOp({
   name: "storage.presign",
   tool: "storage_sign",
   input: z
@@ -160,7 +153,7 @@ export const storagePresign = defineOp({
     const ttl = input.expires_in ?? DEFAULT_PRESIGN_MS;
     if (ttl > MAX_PRESIGN_MS) throw invalid("expires_in: signed URLs last at most 7d");
     const expiresAt = ctx.services.clock.now() + ttl;
-    const store = ctx.store as StorageStore;
+    const store = ctx.store;
     const token = ctx.services.signer.sign({
       p: ctx.primitive.id,
       g: ctx.primitive.group_id,
@@ -179,19 +172,18 @@ export const storagePresign = defineOp({
   },
 });
 
-export const storageRevoke = defineOp({
-  ...storageOp,
+export const storageRevoke = storageOp({
   name: "storage.revoke",
   tool: "storage_sign",
   input: z.strictObject({}),
   run(ctx): { epoch: number } {
-    const epoch = (ctx.store as StorageStore).revokeSigned();
+    const epoch = ctx.store.revokeSigned();
     ctx.audit.detail = { epoch };
     return { epoch };
   },
 });
 
-export const STORAGE_OPERATIONS: readonly Operation[] = [
+export const STORAGE_OPERATIONS: readonly AnyOperation[] = [
   storageList,
   storageRead,
   storagePut,
@@ -200,4 +192,4 @@ export const STORAGE_OPERATIONS: readonly Operation[] = [
   storagePresign,
   storageRevoke,
   ...SIGNED_OPERATIONS,
-] as Operation[];
+];

@@ -1,10 +1,4 @@
-import { ServiceError } from "../../core/errors.js";
-
-export interface ByteRange {
-  start: number;
-  /** Inclusive. */
-  end: number;
-}
+import { type ByteRange, ServiceError } from "@prim/wire";
 
 /**
  * Reads a `Range` header for an object of `size` bytes. A single `bytes=a-b`, `bytes=a-` or

@@ -1,10 +1,8 @@
+import { type ObjectInfo, type ObjectRead, type Principal, ServiceError } from "@prim/wire";
 import { z } from "zod";
-import { ServiceError } from "../../core/errors.js";
-import type { Principal } from "../../core/principal.js";
-import type { ObjectInfo } from "../../core/types.js";
-import { defineOp, type Operation } from "../operation.js";
+import { type AnyOperation, untargetedOp } from "../operation.js";
 import { contentTypeSchema, MAX_OBJECT_BYTES } from "./limits.js";
-import { type ObjectRead, readObject, writeObject } from "./objects.js";
+import { readObject, writeObject } from "./objects.js";
 import { type StorageStore, toInfo } from "./store.js";
 
 /** Whoever holds a signed URL: no group, no tools; the token is the whole credential. */
@@ -26,9 +24,8 @@ const denied = () => new ServiceError("forbidden", "this signed URL is not valid
  * epoch and constraints; a bad signature, expiry, revocation, wrong method, vanished store or
  * a store moved to another group are all 403. A paused store is 423.
  */
-export const storageSigned = defineOp({
+export const storageSigned = untargetedOp({
   name: "storage.signed",
-  target: "none",
   audited: true,
   metered: true,
   input: z.strictObject({
@@ -47,7 +44,8 @@ export const storageSigned = defineOp({
     if (grant.m !== (input.method === "HEAD" ? "GET" : input.method)) throw denied();
     const primitive = await services.catalog.getPrimitive(grant.p);
     if (primitive === null || primitive.type !== "storage" || primitive.group_id !== grant.g) throw denied();
-    ctx.primitive = primitive; // the audit entry concerns this store from here on
+    // The audit entry concerns this store from here on.
+    ctx.audit.subject = { id: primitive.id, type: "storage", name: primitive.name, group: primitive.group };
     ctx.audit.target = grant.k;
     ctx.audit.detail = { method: input.method };
     const store = services.files.handle(primitive.id, primitive.type).store as StorageStore;
@@ -80,4 +78,4 @@ export const storageSigned = defineOp({
   },
 });
 
-export const SIGNED_OPERATIONS: readonly Operation[] = [storageSigned] as Operation[];
+export const SIGNED_OPERATIONS: readonly AnyOperation[] = [storageSigned];

@@ -1,7 +1,6 @@
+import { notFound, type ObjectInfo, ServiceError } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
-import { notFound, ServiceError } from "../../core/errors.js";
-import type { ObjectInfo } from "../../core/types.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS objects (

@@ -1,10 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { TextDecoder } from "node:util";
+import { isServiceError, notFound, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import { durationString } from "../../core/duration.js";
-import { isServiceError, notFound, ServiceError } from "../../core/errors.js";
-import { defineOp } from "../operation.js";
-import { boundStore, type VaultHandle } from "./handle.js";
+import { boundStore, vaultOp } from "./handle.js";
 import { canonicalHost } from "./hosts.js";
 import { DEFAULT_FETCH_TIMEOUT_MS, MAX_FETCH_TIMEOUT_MS, methodSchema } from "./limits.js";
 import { sendOutbound } from "./outbound.js";
@@ -57,11 +56,7 @@ function redactedError(err: unknown, redactor: Redactor): ServiceError {
   return new ServiceError(err.code, redactor.text(err.message), { status: err.status, headers: { ...err.headers } });
 }
 
-export const vaultFetch = defineOp({
-  target: "primitive",
-  type: "vault",
-  audited: true,
-  metered: true,
+export const vaultFetch = vaultOp({
   name: "vault.fetch",
   tool: "vault_use",
   input: z.strictObject({
@@ -99,7 +94,7 @@ export const vaultFetch = defineOp({
         secret: value,
         injection,
         authorize,
-        allowLoopback: (ctx.store as VaultHandle).allowLoopbackFetch,
+        allowLoopback: ctx.store.allowLoopbackFetch,
         timeoutMs: input.timeout ?? DEFAULT_FETCH_TIMEOUT_MS,
         signal: ctx.signal,
       });

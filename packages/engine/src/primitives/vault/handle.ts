@@ -1,4 +1,4 @@
-import type { OpContext } from "../operation.js";
+import { type DataContext, dataOp } from "../operation.js";
 import type { VaultStore } from "./store.js";
 
 /** What vault operations get as their store. */
@@ -8,12 +8,15 @@ export interface VaultHandle {
   allowLoopbackFetch: boolean;
 }
 
+/** The definer of vault operations (ops.ts, fetch-op.ts): `ctx.store` is a `VaultHandle`. */
+export const vaultOp = dataOp<VaultHandle>("vault");
+
 /**
  * The store, sealed for this primitive and its current group: a copied file (fork) or a move
  * that did not finish is re-sealed here, before any value is read or written.
  */
-export function boundStore(ctx: OpContext): VaultStore {
-  const { store } = ctx.store as VaultHandle;
+export function boundStore(ctx: DataContext<VaultHandle>): VaultStore {
+  const { store } = ctx.store;
   store.bind(ctx.primitive.id, ctx.primitive.group_id);
   return store;
 }

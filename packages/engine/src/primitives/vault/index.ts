@@ -1,4 +1,4 @@
-import { ServiceError } from "../../core/errors.js";
+import { ServiceError } from "@prim/wire";
 import type { PrimitiveDefinition } from "../definition.js";
 import type { VaultHandle } from "./handle.js";
 import { VaultStore } from "./store.js";

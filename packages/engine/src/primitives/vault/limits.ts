@@ -1,5 +1,5 @@
+import { ServiceError } from "@prim/wire";
 import { z } from "zod";
-import { ServiceError } from "../../core/errors.js";
 
 /**
  * Secret names: an upper-case letter, then upper-case letters, digits and `_`, at most 63

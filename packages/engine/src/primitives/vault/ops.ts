@@ -1,15 +1,14 @@
+import { invalid, notFound } from "@prim/wire";
 import { z } from "zod";
 import { durationString } from "../../core/duration.js";
-import { invalid, notFound } from "../../core/errors.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../../core/pagination.js";
-import { dataOp, defineOp, type Operation } from "../operation.js";
+import type { AnyOperation } from "../operation.js";
 import { vaultFetch } from "./fetch-op.js";
-import { boundStore } from "./handle.js";
+import { boundStore, vaultOp } from "./handle.js";
 import { normalizeHostPattern } from "./hosts.js";
 import { checkSecretSize, MAX_GRANT_HOSTS, methodSchema, secretNameSchema } from "./limits.js";
 import type { Grant, SecretInfo, SecretListing } from "./store.js";
 
-const vaultOp = dataOp("vault");
 const pageInput = { limit: limitSchema(LIST_PAGE), cursor: z.string().optional() };
 const cursorSchema = z.object({ n: z.string() });
 
@@ -27,8 +26,7 @@ function pageByName<R extends { name: string }>(
   );
 }
 
-export const vaultPut = defineOp({
-  ...vaultOp,
+export const vaultPut = vaultOp({
   name: "vault.put",
   accountOnly: true,
   input: z.strictObject({ name: secretNameSchema, value: z.string().min(1, "must not be empty") }),
@@ -41,8 +39,7 @@ export const vaultPut = defineOp({
   },
 });
 
-export const vaultDelete = defineOp({
-  ...vaultOp,
+export const vaultDelete = vaultOp({
   name: "vault.delete",
   accountOnly: true,
   input: z.strictObject({ name: secretNameSchema }),
@@ -52,8 +49,7 @@ export const vaultDelete = defineOp({
   },
 });
 
-export const vaultList = defineOp({
-  ...vaultOp,
+export const vaultList = vaultOp({
   name: "vault.list",
   tool: "vault_list",
   input: z.strictObject(pageInput),
@@ -78,8 +74,7 @@ function normalizeHosts(hosts: string[]): string[] {
   return [...out];
 }
 
-export const vaultGrant = defineOp({
-  ...vaultOp,
+export const vaultGrant = vaultOp({
   name: "vault.grant",
   accountOnly: true,
   input: z.strictObject({
@@ -102,8 +97,7 @@ export const vaultGrant = defineOp({
   },
 });
 
-export const vaultGrants = defineOp({
-  ...vaultOp,
+export const vaultGrants = vaultOp({
   name: "vault.grants",
   tool: "vault_list",
   input: z.strictObject(pageInput),
@@ -112,8 +106,7 @@ export const vaultGrants = defineOp({
   },
 });
 
-export const vaultRevoke = defineOp({
-  ...vaultOp,
+export const vaultRevoke = vaultOp({
   name: "vault.revoke",
   accountOnly: true,
   input: z.strictObject({ name: secretNameSchema }),
@@ -123,7 +116,7 @@ export const vaultRevoke = defineOp({
   },
 });
 
-export const VAULT_OPERATIONS: readonly Operation<any, any, any>[] = [
+export const VAULT_OPERATIONS: readonly AnyOperation[] = [
   vaultPut,
   vaultDelete,
   vaultList,

@@ -4,7 +4,7 @@ import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { pipeline, type Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { isServiceError, ServiceError } from "../../core/errors.js";
+import { isServiceError, ServiceError } from "@prim/wire";
 import { addressAllowed, classifyAddress } from "./address.js";
 import { canonicalHost, effectivePort } from "./hosts.js";
 import { MAX_REDIRECTS, MAX_RESPONSE_BYTES } from "./limits.js";

@@ -1,6 +1,6 @@
+import { invalid, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import type { Clock } from "../../core/clock.js";
-import { invalid, ServiceError } from "../../core/errors.js";
 import { hostAllowed } from "./hosts.js";
 import { MAX_REQUEST_BODY_BYTES, MAX_REQUEST_HEADERS, MAX_URL_CHARS, secretNameSchema } from "./limits.js";
 import type { Injection } from "./outbound.js";

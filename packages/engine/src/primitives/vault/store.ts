@@ -1,6 +1,6 @@
+import { ServiceError } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
-import { ServiceError } from "../../core/errors.js";
 import { context, type Sealed, seal, unseal } from "../../keys/cipher.js";
 import type { KeyRing } from "../../keys/keyring.js";
 

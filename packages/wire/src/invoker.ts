@@ -1,5 +1,5 @@
-import type { Principal } from "./core/principal.js";
-import type { Manifest } from "./core/types.js";
+import type { Principal } from "./principal.js";
+import type { Manifest } from "./types.js";
 
 export interface InvokeMeta {
   requestId?: string;

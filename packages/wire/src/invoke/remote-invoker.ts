@@ -1,12 +1,6 @@
-import {
-  decodeWire,
-  encodeWire,
-  errorFromWire,
-  type Invoker,
-  ServiceError,
-  type WireAnswer,
-  type WireRequest,
-} from "@prim/engine";
+import { ServiceError } from "../errors.js";
+import type { Invoker } from "../invoker.js";
+import { decodeWire, encodeWire, errorFromWire, type WireAnswer, type WireRequest } from "./codec.js";
 
 export interface RemoteInvokerOptions {
   /** The engine's internal listener, e.g. `http://127.0.0.1:7778` (not the public port). */
@@ -17,7 +11,7 @@ export interface RemoteInvokerOptions {
 
 /**
  * An `Invoker` that runs each call in an engine elsewhere, through its `POST /internal/invoke`
- * (packages/http `internal-invoke.ts`; wire format in packages/engine `invoke-wire.ts`). Errors
+ * (packages/http `internal-invoke.ts`; wire format in `codec.ts`). Errors
  * come back as the same ServiceError (code, message, status, headers) the engine threw; an
  * engine that cannot be reached is 500 `internal_error` (safe to retry), with no address or
  * system message in it. `meta.signal` aborts the HTTP request, which aborts the engine's call

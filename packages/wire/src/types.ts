@@ -1,3 +1,5 @@
+import type { Readable } from "node:stream";
+
 /** Wire shapes from the spec's Shapes table; field names are exact. */
 
 export const PRIMITIVE_TYPES = ["db", "fs", "queue", "memory", "vault", "kv", "storage"] as const;
@@ -93,4 +95,52 @@ export interface ObjectInfo {
   metadata: Record<string, string>;
   created_at: number;
   updated_at: number;
+}
+
+/** A directory or file as callers see it (listing entries and `stat=1`). */
+export interface FsEntry {
+  path: string;
+  name: string;
+  type: "file" | "dir";
+  size: number;
+  /** Octal permission string, e.g. `644`. */
+  mode: string;
+  /** Last modification, ms since the epoch. */
+  mtime: number;
+  /** Quoted sha256 of the contents; null for directories. */
+  etag: string | null;
+}
+
+/** What a read answers: file bytes, one entry (`stat=1`) or a listing. */
+export type FsRead =
+  | {
+      kind: "file";
+      entry: FsEntry;
+      content_type: string;
+      /** Null for HEAD. */
+      body: Readable | Buffer | null;
+    }
+  | { kind: "entry"; entry: FsEntry }
+  | { kind: "list"; data: FsEntry[]; truncated: boolean };
+
+export interface ByteRange {
+  start: number;
+  /** Inclusive. */
+  end: number;
+}
+
+/** What a read answers: the REST layer turns it into status, headers and body. */
+export interface ObjectRead {
+  info: ObjectInfo;
+  status: 200 | 206 | 304;
+  range: ByteRange | null;
+  /** Null for HEAD, `stat` and 304. */
+  body: Readable | Buffer | null;
+}
+
+/** What `primitive.resolve` answers: enough to name the primitive as a target. */
+export interface ResolvedPrimitive {
+  id: string;
+  type: PrimitiveType;
+  name: string;
 }

@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
-import { ERROR_STATUS, type ErrorCode, ServiceError, toServiceError } from "./core/errors.js";
-import type { Principal } from "./core/principal.js";
+import { ERROR_STATUS, type ErrorCode, ServiceError, toServiceError } from "../errors.js";
+import type { Principal } from "../principal.js";
 
 /**
  * The wire format of `POST /internal/invoke` (the remote `Invoker`), shared by the client

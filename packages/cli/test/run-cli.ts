@@ -1,0 +1,7 @@
+// The `prim` command from the CLI's sources, for tests (prim-process.ts starts it).
+import { main } from "../src/main.js";
+
+main(process.argv.slice(2)).catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,44 @@
+// Prim's wire contract: what crosses between a caller and the engine (REST, MCP, the SDK, the
+// remote Invoker). No runtime dependencies: a browser bundle or the SDK imports it without the
+// engine. The Node-only HTTP client of the Invoker is `@prim/wire/invoke`.
+export {
+  ERROR_STATUS,
+  type ErrorBody,
+  type ErrorCode,
+  invalid,
+  isServiceError,
+  notFound,
+  ServiceError,
+  toServiceError,
+} from "./errors.js";
+export { type InvokeMeta, type Invoker, openGroup } from "./invoker.js";
+export { isValidName, NAME_RE } from "./names.js";
+export { isOperationName, OPERATION_NAMES, type OperationName } from "./operations.js";
+export {
+  isAccount,
+  LOCAL_PRINCIPAL,
+  narrowTools,
+  type Principal,
+  toolAllowed,
+  toolPatternMatches,
+} from "./principal.js";
+export {
+  type AuditEntry,
+  type ByteRange,
+  type ForkedFrom,
+  type FsEntry,
+  type FsRead,
+  type GroupInfo,
+  type KvEncoding,
+  type KvEntry,
+  type Manifest,
+  type ObjectInfo,
+  type ObjectRead,
+  type Page,
+  PRIMITIVE_TYPES,
+  type PrimitiveInfo,
+  type PrimitiveStats,
+  type PrimitiveType,
+  READ_TOOL,
+  type ResolvedPrimitive,
+} from "./types.js";
