@@ -12,7 +12,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "bench/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "bench/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

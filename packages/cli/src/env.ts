@@ -38,3 +38,8 @@ export function forgetEnvSecrets(target: NodeJS.ProcessEnv = process.env): void 
 /** Said on stderr when the root token came as a flag (any local user sees flags in `ps`). */
 export const ROOT_TOKEN_FLAG_WARNING =
   "prim: warning: --root-token is visible to other local users (ps); prefer the PRIM_ROOT_TOKEN environment variable";
+
+/** The cloud's control-plane database (`prim migrate`, `prim admin`); CLOUD.md's default. */
+export function databaseUrl(source: NodeJS.ProcessEnv = process.env): string {
+  return source.DATABASE_URL ?? "postgres://postgres@localhost:5432/prim";
+}

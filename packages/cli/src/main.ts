@@ -3,6 +3,7 @@ import { startDevServer } from "./dev-server.js";
 import { forgetEnvSecrets, ROOT_TOKEN_FLAG_WARNING, readEnv } from "./env.js";
 import { embedderFromEnv } from "./local-engine.js";
 import { mcp } from "./mcp-command.js";
+import { migrateCommand } from "./migrate-command.js";
 import { runtimeWarning } from "./runtime-check.js";
 
 const USAGE = `Usage: prim <command> [options]
@@ -22,6 +23,10 @@ Commands:
           --root-token T    token of the running prim dev, if it has one;
                             prefer env PRIM_ROOT_TOKEN
           Relays to the prim dev that owns DIR; without one, opens DIR itself.
+  migrate Create the cloud's control-plane database if needed and apply pending
+          SQL migrations (idempotent; refuses a changed applied migration)
+          --database-url U  default env DATABASE_URL, else
+                            postgres://postgres@localhost:5432/prim
 `;
 
 async function dev(args: string[]): Promise<void> {
@@ -80,6 +85,8 @@ export async function main(argv: string[]): Promise<void> {
       return dev(rest);
     case "mcp":
       return mcp(rest);
+    case "migrate":
+      return migrateCommand(rest);
     case undefined:
     case "help":
     case "--help":

@@ -1,0 +1,16 @@
+const START_HINT = "start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start";
+
+/** A connection failure as one clear line: where, why, and how to start a local server. */
+export function connectionError(err: unknown, url: URL): Error {
+  const code = (err as { code?: string }).code;
+  const where = redact(`${url.protocol}//${url.username ? `${url.username}@` : ""}${url.host}${url.pathname}`);
+  if (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EHOSTUNREACH" || code === "ETIMEDOUT") {
+    return new Error(`Postgres does not answer at ${where} (${code}); ${START_HINT}`, { cause: err });
+  }
+  return new Error(`cannot connect to Postgres at ${where}: ${(err as Error).message}`, { cause: err });
+}
+
+/** A URL without its password, for messages. */
+export function redact(text: string): string {
+  return text.replace(/\/\/([^:/@]+):[^@/]*@/, "//$1:***@");
+}

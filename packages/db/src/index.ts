@@ -1,0 +1,3 @@
+export { createPrismaClient, type PrismaClient } from "./client.js";
+export { connectionError, redact } from "./connect.js";
+export { MIGRATIONS_DIR, type MigrateOptions, migrate, readMigrations } from "./migrate.js";
