@@ -2,7 +2,14 @@
 export * from "@prim/wire";
 export { AuditLog } from "./audit/audit-log.js";
 export type { BlobStore } from "./blobs/blob-store.js";
-export type { AuditFilter, Catalog, GroupRecord, PrimitiveRecord } from "./catalog/catalog.js";
+export type {
+  AuditFilter,
+  AuditRecord,
+  Catalog,
+  GroupRecord,
+  PrimitiveRecord,
+  SnapshotRecord,
+} from "./catalog/catalog.js";
 export { SqliteCatalog } from "./catalog/sqlite-catalog.js";
 export { Cell, type CellOptions, type TenantHandle, type TenantOptions } from "./cell.js";
 export { type Clock, ManualClock, systemClock } from "./core/clock.js";

@@ -1,0 +1,304 @@
+import type { AuditFilter, AuditRecord, Catalog, GroupRecord, PrimitiveRecord, SnapshotRecord } from "@prim/engine";
+import { type AuditEntry, type PrimitiveType, ServiceError } from "@prim/wire";
+import type pg from "pg";
+import { auditWhere, toAudit } from "./audit-sql.js";
+
+/** What a catalog needs of its process's hub (catalog-hub.ts): the pool and cache invalidation. */
+export interface CatalogHubPort {
+  readonly pool: pg.Pool;
+  /** Tells every process (this one too) that `workspace`'s catalog rows changed. */
+  changed(workspace: string): Promise<void>;
+  /** Makes sure today's audit partitions exist (once a day per process). */
+  auditPartitions(): Promise<void>;
+}
+
+interface PrimitiveRow {
+  id: string;
+  name: string;
+  type: PrimitiveType;
+  group_id: string;
+  group_name: string;
+  created_at: string;
+  paused: boolean;
+  forked_from: PrimitiveRecord["forked_from"];
+}
+
+const PRIMITIVE_SELECT = `SELECT p.id, p.name, p.type, p.group_id, g.name AS group_name, p.created_at, p.paused,
+  p.forked_from FROM primitives p JOIN groups g ON g.id = p.group_id`;
+
+const toPrimitive = (row: PrimitiveRow): PrimitiveRecord => ({
+  id: row.id,
+  name: row.name,
+  type: row.type,
+  group_id: row.group_id,
+  group: row.group_name,
+  created_at: Number(row.created_at),
+  paused: row.paused,
+  forked_from: row.forked_from,
+});
+
+const toGroup = (row: { id: string; name: string; namespace: string; created_at: string }): GroupRecord => ({
+  id: row.id,
+  name: row.name,
+  namespace: row.namespace,
+  created_at: Number(row.created_at),
+});
+
+interface SnapshotRow {
+  id: string;
+  primitive_id: string;
+  name: string | null;
+  created_at: string;
+  blob_refs: string[] | null;
+}
+
+const toSnapshot = (row: SnapshotRow): SnapshotRecord => ({
+  id: row.id,
+  primitive_id: row.primitive_id,
+  name: row.name,
+  created_at: Number(row.created_at),
+  blob_refs: row.blob_refs ?? [],
+});
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === "23505";
+
+/**
+ * The engine's `Catalog` in Postgres, bound to one workspace: every statement names
+ * `workspace_id`, so no call can reach another workspace's rows, even by id. Primitive records
+ * are cached in memory (every request resolves its primitive); a write here or in any other
+ * process drops this workspace's cache through the hub's NOTIFY, so a rename, move, pause or
+ * delete elsewhere is seen by the next request once the notification has arrived (it is sent
+ * at commit, before the writer answers).
+ */
+export class PgCatalog implements Catalog {
+  private readonly cache = new Map<string, PrimitiveRecord>();
+  private readonly pool: pg.Pool;
+
+  constructor(
+    private readonly hub: CatalogHubPort,
+    readonly workspace: string,
+  ) {
+    this.pool = hub.pool;
+  }
+
+  /** Drops every cached record (the hub calls it when another process changed this workspace). */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  private async write(sql: string, args: unknown[], clash?: string): Promise<pg.QueryResult> {
+    this.cache.clear();
+    try {
+      return await this.pool.query(sql, args);
+    } catch (err) {
+      if (clash !== undefined && isUniqueViolation(err)) throw new ServiceError("already_exists", clash);
+      throw err;
+    } finally {
+      await this.hub.changed(this.workspace);
+    }
+  }
+
+  async createGroup(group: GroupRecord): Promise<void> {
+    await this.write(
+      "INSERT INTO groups (id, workspace_id, name, namespace, created_at) VALUES ($1, $2, $3, $4, $5)",
+      [group.id, this.workspace, group.name, group.namespace, group.created_at],
+      `group '${group.name}' already exists`,
+    );
+  }
+
+  async getGroup(idOrName: string): Promise<GroupRecord | null> {
+    const { rows } = await this.pool.query(
+      "SELECT id, name, namespace, created_at FROM groups WHERE workspace_id = $1 AND (id = $2 OR name = $2) LIMIT 1",
+      [this.workspace, idOrName],
+    );
+    return rows[0] === undefined ? null : toGroup(rows[0]);
+  }
+
+  async listGroups(page: { after?: string; limit: number }): Promise<GroupRecord[]> {
+    const { rows } = await this.pool.query(
+      `SELECT id, name, namespace, created_at FROM groups WHERE workspace_id = $1 AND name COLLATE "C" > $2
+       ORDER BY name COLLATE "C" LIMIT $3`,
+      [this.workspace, page.after ?? "", page.limit],
+    );
+    return rows.map(toGroup);
+  }
+
+  async deleteGroup(id: string): Promise<void> {
+    // Its primitives' rows go with it (ON DELETE CASCADE).
+    await this.write("DELETE FROM groups WHERE workspace_id = $1 AND id = $2", [this.workspace, id]);
+  }
+
+  async createPrimitive(record: Omit<PrimitiveRecord, "group">): Promise<void> {
+    await this.write(
+      `INSERT INTO primitives (id, workspace_id, name, type, group_id, created_at, paused, forked_from)
+       SELECT $1, $2, $3, $4, g.id, $6, $7, $8 FROM groups g WHERE g.workspace_id = $2 AND g.id = $5`,
+      [
+        record.id,
+        this.workspace,
+        record.name,
+        record.type,
+        record.group_id,
+        record.created_at,
+        record.paused,
+        record.forked_from === null ? null : JSON.stringify(record.forked_from),
+      ],
+      `a ${record.type} primitive named '${record.name}' already exists in the group`,
+    );
+  }
+
+  cachedPrimitive(id: string): PrimitiveRecord | undefined {
+    const cached = this.cache.get(id);
+    return cached === undefined ? undefined : { ...cached };
+  }
+
+  async getPrimitive(id: string): Promise<PrimitiveRecord | null> {
+    const cached = this.cache.get(id);
+    if (cached !== undefined) return { ...cached };
+    const { rows } = await this.pool.query<PrimitiveRow>(
+      `${PRIMITIVE_SELECT} WHERE p.workspace_id = $1 AND p.id = $2`,
+      [this.workspace, id],
+    );
+    if (rows[0] === undefined) return null;
+    const record = toPrimitive(rows[0]);
+    this.cache.set(id, record);
+    return { ...record };
+  }
+
+  async listPrimitives(filter: { groupId?: string; type?: PrimitiveType; after?: string; limit: number }) {
+    const args: unknown[] = [this.workspace, filter.after ?? ""];
+    const where = ["p.workspace_id = $1", 'p.id COLLATE "C" > $2'];
+    if (filter.groupId !== undefined) where.push(`p.group_id = $${args.push(filter.groupId)}`);
+    if (filter.type !== undefined) where.push(`p.type = $${args.push(filter.type)}`);
+    const sql = `${PRIMITIVE_SELECT} WHERE ${where.join(" AND ")} ORDER BY p.id COLLATE "C" LIMIT $${args.push(filter.limit)}`;
+    return (await this.pool.query<PrimitiveRow>(sql, args)).rows.map(toPrimitive);
+  }
+
+  async countPrimitives(groupId: string): Promise<number> {
+    const { rows } = await this.pool.query(
+      "SELECT count(*)::int AS n FROM primitives WHERE workspace_id = $1 AND group_id = $2",
+      [this.workspace, groupId],
+    );
+    return rows[0].n;
+  }
+
+  async updatePrimitive(id: string, patch: { name?: string; group_id?: string; paused?: boolean }): Promise<void> {
+    const args: unknown[] = [this.workspace, id];
+    const sets: string[] = [];
+    if (patch.name !== undefined) sets.push(`name = $${args.push(patch.name)}`);
+    if (patch.paused !== undefined) sets.push(`paused = $${args.push(patch.paused)}`);
+    // A move names a group of the same workspace, or changes nothing.
+    if (patch.group_id !== undefined) {
+      sets.push(`group_id = (SELECT id FROM groups WHERE workspace_id = $1 AND id = $${args.push(patch.group_id)})`);
+    }
+    if (sets.length === 0) return;
+    await this.write(
+      `UPDATE primitives SET ${sets.join(", ")} WHERE workspace_id = $1 AND id = $2`,
+      args,
+      "a primitive of the same type and name already exists in the target group",
+    );
+  }
+
+  async deletePrimitive(id: string): Promise<void> {
+    await this.write("DELETE FROM primitives WHERE workspace_id = $1 AND id = $2", [this.workspace, id]);
+  }
+
+  async createSnapshot(record: SnapshotRecord): Promise<void> {
+    try {
+      await this.pool.query(
+        `INSERT INTO snapshots (id, workspace_id, primitive_id, name, created_at, blob_refs) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [record.id, this.workspace, record.primitive_id, record.name, record.created_at, record.blob_refs],
+      );
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ServiceError("already_exists", `snapshot '${record.name}' already exists`);
+      throw err;
+    }
+  }
+
+  async listSnapshots(primitiveId: string, page: { before?: string; limit: number }): Promise<SnapshotRecord[]> {
+    const { rows } = await this.pool.query<SnapshotRow>(
+      `SELECT * FROM snapshots WHERE workspace_id = $1 AND primitive_id = $2 AND id COLLATE "C" < $3
+       ORDER BY id COLLATE "C" DESC LIMIT $4`,
+      [this.workspace, primitiveId, page.before ?? "\uffff", page.limit],
+    );
+    return rows.map(toSnapshot);
+  }
+
+  async findSnapshot(primitiveId: string, idOrName: string): Promise<SnapshotRecord | null> {
+    const { rows } = await this.pool.query<SnapshotRow>(
+      `SELECT * FROM snapshots WHERE workspace_id = $1 AND primitive_id = $2 AND (id = $3 OR name = $3)
+       ORDER BY id = $3 DESC LIMIT 1`,
+      [this.workspace, primitiveId, idOrName],
+    );
+    return rows[0] === undefined ? null : toSnapshot(rows[0]);
+  }
+
+  async deleteSnapshots(primitiveId: string): Promise<void> {
+    await this.pool.query("DELETE FROM snapshots WHERE workspace_id = $1 AND primitive_id = $2", [
+      this.workspace,
+      primitiveId,
+    ]);
+  }
+
+  async snapshotBlobRefs(): Promise<Set<string>> {
+    const { rows } = await this.pool.query<{ ref: string }>(
+      "SELECT DISTINCT unnest(blob_refs) AS ref FROM snapshots WHERE workspace_id = $1",
+      [this.workspace],
+    );
+    return new Set(rows.map((r) => r.ref));
+  }
+
+  /** One statement per batch (the engine's AuditLog buffers ~10 ms of entries). */
+  async appendAudit(entries: readonly AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const cols = (pick: (e: AuditEntry) => unknown) => entries.map(pick);
+    const insert = () =>
+      this.pool.query(
+        `INSERT INTO audit (ts, id, workspace_id, group_name, primitive, primitive_id, instance, actor, action, target, detail)
+         SELECT ts, id, $1, g, p, pid, inst, actor, action, target, detail
+         FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                     $10::text[], $11::jsonb[]) AS t(ts, id, g, p, pid, inst, actor, action, target, detail)`,
+        [
+          this.workspace,
+          cols((e) => e.ts),
+          cols((e) => e.id),
+          cols((e) => e.group),
+          cols((e) => e.primitive),
+          cols((e) => e.primitive_id),
+          cols((e) => e.instance),
+          cols((e) => e.actor),
+          cols((e) => e.action),
+          cols((e) => e.target),
+          cols((e) => (e.detail === null ? null : JSON.stringify(e.detail))),
+        ],
+      );
+    await insert().catch(async (err: { code?: string }) => {
+      if (err.code !== "23514") throw err; // "no partition of relation found for row": make today's
+      await this.hub.auditPartitions();
+      await insert();
+    });
+  }
+
+  async listAudit(filter: AuditFilter): Promise<AuditRecord[]> {
+    const { where, args } = auditWhere(this.workspace, filter);
+    const { rows } = await this.pool.query(
+      `SELECT * FROM audit WHERE ${where} ORDER BY seq DESC LIMIT $${args.push(filter.limit)}`,
+      args,
+    );
+    return rows.map(toAudit);
+  }
+
+  /** Drops whole days past retention (all workspaces) and this workspace's older entries. */
+  async pruneAudit(before: number): Promise<number> {
+    await this.hub.auditPartitions();
+    const { rowCount } = await this.pool.query("DELETE FROM audit WHERE workspace_id = $1 AND ts < $2", [
+      this.workspace,
+      before,
+    ]);
+    return rowCount ?? 0;
+  }
+
+  /** The pool and the listener belong to the hub; a workspace's catalog holds nothing to close. */
+  async close(): Promise<void> {
+    this.cache.clear();
+  }
+}
