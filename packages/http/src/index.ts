@@ -1,7 +1,7 @@
 export { createInternalServer, type InternalInvokeOptions, listenInternal } from "./internal-invoke.js";
-export { type LocalAuthOptions, localAuthenticator, ROOT_PRINCIPAL } from "./local-auth.js";
+export { type LocalAuthOptions, localAuthenticator, ROOT_PRINCIPAL, requestPath } from "./local-auth.js";
 export { buildOpenApi } from "./openapi.js";
-export { mountRoute, type RestRoute } from "./route.js";
+export { mountRoute, type OperationLookup, type RestRoute } from "./route.js";
 export { REST_ROUTES } from "./routes/index.js";
-export { createLocalServer, createServer, JSON_BODY_LIMIT, type ServerOptions } from "./server.js";
+export { createLocalServer, createServer, engineDoor, JSON_BODY_LIMIT, type ServerOptions } from "./server.js";
 export { VERSION } from "./version.js";

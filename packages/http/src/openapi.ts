@@ -1,7 +1,7 @@
-import { type Engine, MAX_JSON_DEPTH, MAX_RESPONSE_BYTES_PER_CALL } from "@prim/engine";
+import { MAX_JSON_DEPTH, MAX_RESPONSE_BYTES_PER_CALL } from "@prim/engine";
 import { z } from "zod";
 import { JSON_BODY_LIMIT } from "./limits.js";
-import type { RestRoute } from "./route.js";
+import type { OperationLookup, RestRoute } from "./route.js";
 
 type JsonSchema = { properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
 
@@ -43,8 +43,8 @@ function pathParams(route: RestRoute): string[] {
   return names;
 }
 
-function inputSchema(engine: Engine, route: RestRoute): JsonSchema {
-  const op = engine.operation(route.op);
+function inputSchema(operation: OperationLookup, route: RestRoute): JsonSchema {
+  const op = operation(route.op);
   if (op === undefined) return {};
   const schema = z.toJSONSchema(op.input, { io: "input", unrepresentable: "any" }) as JsonSchema;
   const { $schema: _ignored, ...rest } = schema;
@@ -55,7 +55,7 @@ function inputSchema(engine: Engine, route: RestRoute): JsonSchema {
 }
 
 /** The OpenAPI 3.1 document, generated from the route table and the operations' schemas. */
-export function buildOpenApi(engine: Engine, routes: readonly RestRoute[], version: string) {
+export function buildOpenApi(lookup: OperationLookup, routes: readonly RestRoute[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   const seen = new Map<string, number>();
   for (const route of routes) {
@@ -63,7 +63,7 @@ export function buildOpenApi(engine: Engine, routes: readonly RestRoute[], versi
     const count = (seen.get(route.op) ?? 0) + 1;
     seen.set(route.op, count);
     const path = openApiPath(route);
-    const schema = inputSchema(engine, route);
+    const schema = inputSchema(lookup, route);
     const parameters: unknown[] = pathParams(route).map((name) => ({
       name,
       in: "path",

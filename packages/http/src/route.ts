@@ -1,4 +1,4 @@
-import type { Engine, OperationName, Principal } from "@prim/engine";
+import type { AnyOperation, Invoker, OperationName, Principal } from "@prim/engine";
 import { invalid, rawJsonOf } from "@prim/engine";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
@@ -76,8 +76,15 @@ function clientGone(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
-export function mountRoute(app: FastifyInstance, engine: Engine, route: RestRoute): void {
-  if (engine.operation(route.op) === undefined) throw new Error(`route ${route.url}: unknown operation ${route.op}`);
+/** Finds an operation's declaration by name (an engine's `operation`, or the registry's). */
+export type OperationLookup = (name: string) => AnyOperation | undefined;
+
+export function mountRoute(
+  app: FastifyInstance,
+  door: { invoker: Invoker; operation: OperationLookup },
+  route: RestRoute,
+): void {
+  if (door.operation(route.op) === undefined) throw new Error(`route ${route.url}: unknown operation ${route.op}`);
   app.route({
     method: route.method,
     url: route.url,
@@ -86,10 +93,16 @@ export function mountRoute(app: FastifyInstance, engine: Engine, route: RestRout
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       const params = req.params as Record<string, string>;
       const target = route.target === undefined ? null : (params[route.target] ?? null);
-      const result = await engine.invoke(route.principal ?? req.principal, route.op, target, routeInput(route, req), {
-        requestId: req.id,
-        ...(route.abortable ? { signal: clientGone(reply) } : {}),
-      });
+      const result = await door.invoker.invoke(
+        route.principal ?? req.principal,
+        route.op,
+        target,
+        routeInput(route, req),
+        {
+          requestId: req.id,
+          ...(route.abortable ? { signal: clientGone(reply) } : {}),
+        },
+      );
       if (route.respond !== undefined) return route.respond(reply, result, req);
       reply.code(route.status ?? 200);
       if (route.status === 204) return reply.send();

@@ -1,18 +1,29 @@
-import { type Engine, invalid, jsonNestsDeeperThan, MAX_JSON_DEPTH, type Principal, prefixedId } from "@prim/engine";
+import {
+  type Engine,
+  type Invoker,
+  invalid,
+  jsonNestsDeeperThan,
+  MAX_JSON_DEPTH,
+  type Principal,
+  prefixedId,
+} from "@prim/engine";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from "./edge-errors.js";
 import { installErrorHandling } from "./errors.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { type LocalAuthOptions, localAuthenticator, requestPath } from "./local-auth.js";
 import { buildOpenApi } from "./openapi.js";
-import { mountRoute } from "./route.js";
+import { mountRoute, type OperationLookup } from "./route.js";
 import { REST_ROUTES } from "./routes/index.js";
 import { VERSION } from "./version.js";
 
 export { JSON_BODY_LIMIT };
 
 export interface ServerOptions {
-  engine: Engine;
+  /** The door to data: an engine, or the cloud's router to each workspace's engine. */
+  invoker: Invoker;
+  /** An operation's declaration by name: routes are checked against it, its schemas make the OpenAPI document. */
+  operation: OperationLookup;
   /** Resolves the caller; throws ServiceError to refuse. */
   authenticate: (req: FastifyRequest) => Principal | Promise<Principal>;
   logger?: boolean;
@@ -28,7 +39,8 @@ export function requestIdOf(req: { headers: Record<string, string | string[] | u
 
 /** The REST API over an engine: routes, error shape, request ids, OpenAPI, health. */
 export function createServer(options: ServerOptions): FastifyInstance {
-  const { engine, authenticate } = options;
+  const { authenticate } = options;
+  const door = { invoker: options.invoker, operation: options.operation };
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: JSON_BODY_LIMIT,
@@ -91,15 +103,15 @@ export function createServer(options: ServerOptions): FastifyInstance {
   // Browsers on any origin may use a signed URL; PUT with a Content-Type needs a preflight.
   app.options("/v1/signed/*", (_req, reply) => reply.code(204).send());
 
-  for (const route of REST_ROUTES) if (!route.rawBody) mountRoute(app, engine, route);
+  for (const route of REST_ROUTES) if (!route.rawBody) mountRoute(app, door, route);
   // Raw-body routes live in their own context, whose only parser hands the stream on unread.
   app.register(async (raw) => {
     raw.removeAllContentTypeParsers();
     raw.addContentTypeParser("*", (_req, _payload, done) => done(null, undefined));
-    for (const route of REST_ROUTES) if (route.rawBody) mountRoute(raw, engine, route);
+    for (const route of REST_ROUTES) if (route.rawBody) mountRoute(raw, door, route);
   });
 
-  const openapi = buildOpenApi(engine, REST_ROUTES, VERSION);
+  const openapi = buildOpenApi(options.operation, REST_ROUTES, VERSION);
   app.get("/v1/openapi.json", async () => openapi);
 
   return app;
@@ -117,5 +129,15 @@ function setSignedCors(reply: FastifyReply): void {
 /** The local engine's REST server: tokenless on localhost unless a root token is set. */
 export function createLocalServer(options: { engine: Engine; rootToken?: string; logger?: boolean }): FastifyInstance {
   const auth: LocalAuthOptions = { rootToken: options.rootToken };
-  return createServer({ engine: options.engine, authenticate: localAuthenticator(auth), logger: options.logger });
+  const { engine } = options;
+  return createServer({
+    ...engineDoor(engine),
+    authenticate: localAuthenticator(auth),
+    logger: options.logger,
+  });
+}
+
+/** An engine as a server's door to data: it invokes, and it knows its operations. */
+export function engineDoor(engine: Engine): Pick<ServerOptions, "invoker" | "operation"> {
+  return { invoker: engine, operation: (name) => engine.operation(name) };
 }

@@ -11,7 +11,7 @@ import {
 } from "@prim/engine";
 import type { FastifyRequest } from "fastify";
 import { afterEach } from "vitest";
-import { createLocalServer, createServer } from "../src/index.js";
+import { createLocalServer, createServer, engineDoor } from "../src/index.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -56,7 +56,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   const clock = options.clock ?? new ManualClock(1_800_000_000_000);
   const engine = Engine.openLocal({ ...options.engineOptions, dataDir, clock });
   const app = options.authenticate
-    ? createServer({ engine, authenticate: options.authenticate })
+    ? createServer({ ...engineDoor(engine), authenticate: options.authenticate })
     : createLocalServer({ engine, rootToken: options.rootToken });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();

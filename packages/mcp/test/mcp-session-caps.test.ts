@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Engine, type Principal } from "@prim/engine";
-import { createServer } from "@prim/http";
+import { createServer, engineDoor } from "@prim/http";
 import { afterEach, describe, expect, it } from "vitest";
 import { mountMcp } from "../src/index.js";
 
@@ -27,7 +27,7 @@ async function capped(limits: { perCredential?: number; total?: number }) {
     groupId: null,
     tools: null,
   });
-  const app = createServer({ engine, authenticate });
+  const app = createServer({ ...engineDoor(engine), authenticate });
   mountMcp(app, engine, limits);
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();

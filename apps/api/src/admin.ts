@@ -1,0 +1,135 @@
+import { invalid, isValidName, notFound, prefixedId } from "@prim/engine";
+import type pg from "pg";
+import { newApiKey } from "./keys/api-key.js";
+
+/** The operator's commands (CLOUD.md: `prim admin … --json`), each answering one JSON object. */
+
+export const PLANS = ["starter", "pro", "enterprise"] as const;
+export type Plan = (typeof PLANS)[number];
+
+export interface WorkspaceCreated {
+  workspace: { id: string; name: string; plan: Plan };
+  /** A workspace key (every group, every tool), shown once. */
+  key: string;
+  key_id: string;
+}
+
+function checkPlan(plan: string): Plan {
+  if (!(PLANS as readonly string[]).includes(plan)) throw invalid(`plan: must be one of ${PLANS.join(", ")}`);
+  return plan as Plan;
+}
+
+function checkRate(plan: Plan, rps: number | undefined, burst: number | undefined): void {
+  if ((rps !== undefined || burst !== undefined) && plan !== "enterprise") {
+    throw invalid("--rps and --burst apply to enterprise workspaces only");
+  }
+  for (const [name, v] of [
+    ["rps", rps],
+    ["burst", burst],
+  ] as const) {
+    if (v !== undefined && (!Number.isInteger(v) || v < 1)) throw invalid(`${name}: must be a positive integer`);
+  }
+}
+
+export async function createWorkspace(
+  pool: pg.Pool,
+  input: { name: string; plan?: string; owner?: string; rps?: number; burst?: number },
+): Promise<WorkspaceCreated> {
+  const plan = checkPlan(input.plan ?? "starter");
+  checkRate(plan, input.rps, input.burst);
+  if (input.name.trim() === "") throw invalid("name: required");
+  const id = prefixedId("ws").toLowerCase();
+  const key = newApiKey();
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("INSERT INTO workspaces (id, name, plan, rps, burst) VALUES ($1, $2, $3, $4, $5)", [
+      id,
+      input.name,
+      plan,
+      input.rps ?? null,
+      input.burst ?? null,
+    ]);
+    if (input.owner !== undefined) {
+      const user = await client.query<{ id: string }>("SELECT id FROM users WHERE email = $1", [input.owner]);
+      if (user.rows[0] === undefined) throw notFound(`user '${input.owner}'`);
+      await client.query("INSERT INTO members (workspace_id, user_id, role) VALUES ($1, $2, 'owner')", [
+        id,
+        user.rows[0].id,
+      ]);
+    }
+    await client.query(
+      "INSERT INTO api_keys (id, hash, start, workspace_id, name, created_by) VALUES ($1, $2, $3, $4, $5, 'admin')",
+      [key.id, key.hash, key.start, id, "workspace key"],
+    );
+    await client.query("COMMIT");
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+  return { workspace: { id, name: input.name, plan }, key: key.key, key_id: key.id };
+}
+
+export interface KeyCreated {
+  id: string;
+  key: string;
+  /** The group's name, or null for every group. */
+  group: string | null;
+  tools: string[] | null;
+}
+
+const TOOL_PATTERN = /^[a-z_*]{1,64}$/;
+
+export async function createKey(
+  pool: pg.Pool,
+  input: { workspace: string; group?: string; tools?: string[]; name?: string },
+): Promise<KeyCreated> {
+  const ws = await pool.query("SELECT 1 FROM workspaces WHERE id = $1", [input.workspace]);
+  if (ws.rowCount === 0) throw notFound(`workspace '${input.workspace}'`);
+  let group: { id: string; name: string } | null = null;
+  if (input.group !== undefined) {
+    if (!isValidName(input.group) && !input.group.startsWith("grp_")) throw invalid("group: not a group name or id");
+    const found = await pool.query<{ id: string; name: string }>(
+      "SELECT id, name FROM groups WHERE workspace_id = $1 AND (id = $2 OR name = $2)",
+      [input.workspace, input.group],
+    );
+    group = found.rows[0] ?? null;
+    if (group === null) throw notFound(`group '${input.group}'`);
+  }
+  const tools = input.tools ?? null;
+  for (const tool of tools ?? []) {
+    if (!TOOL_PATTERN.test(tool)) throw invalid(`tools: '${tool}' is not a tool name or pattern (a-z, _ and *)`);
+  }
+  const key = newApiKey();
+  await pool.query(
+    `INSERT INTO api_keys (id, hash, start, workspace_id, group_id, tools, name, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'admin')`,
+    [
+      key.id,
+      key.hash,
+      key.start,
+      input.workspace,
+      group?.id ?? null,
+      tools === null ? null : JSON.stringify(tools),
+      input.name ?? null,
+    ],
+  );
+  return { id: key.id, key: key.key, group: group?.name ?? null, tools };
+}
+
+/** Revokes a key; `publish` tells every process to drop it (the next request answers 401). */
+export async function revokeKey(
+  pool: pg.Pool,
+  id: string,
+  publish: (hash: string) => Promise<void>,
+): Promise<{ id: string; revoked_at: number }> {
+  const { rows } = await pool.query<{ hash: string; revoked_at: Date }>(
+    "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING hash, revoked_at",
+    [id],
+  );
+  if (rows[0] === undefined) throw notFound(`key '${id}'`);
+  await publish(rows[0].hash);
+  return { id, revoked_at: rows[0].revoked_at.getTime() };
+}

@@ -1,0 +1,77 @@
+import { CatalogHub } from "@prim/db";
+import { Cell, OPERATIONS, type Principal } from "@prim/engine";
+import { createServer, requestPath } from "@prim/http";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type pg from "pg";
+import type { ApiEnv } from "./env.js";
+import { ApiKeyResolver } from "./keys/resolver.js";
+import { Revocations } from "./keys/revocation.js";
+import { WorkspaceEngines } from "./tenants.js";
+
+/** Paths that carry no Bearer credential: health, the API's own description, signed URLs. */
+const OPEN_PATHS = new Set(["/health", "/v1/openapi.json"]);
+
+/** Who calls an open path: nobody in particular (no operation accepts it). */
+const ANONYMOUS: Principal = { kind: "scoped", workspace: "", actor: "anonymous", groupId: null, tools: [] };
+
+export interface ApiApp {
+  app: FastifyInstance;
+  hub: CatalogHub;
+  tenants: WorkspaceEngines;
+  resolver: ApiKeyResolver;
+  revocations: Revocations;
+  close(): Promise<void>;
+}
+
+function bearer(req: FastifyRequest): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
+  return match?.[1];
+}
+
+/**
+ * The api app (a cell): REST `/v1` for `pk_` keys over an engine per workspace. Postgres holds
+ * the catalog and the keys, Redis fans revocations out; the cell's files live in
+ * `PRIM_DATA_DIR/<workspace id>/`.
+ */
+export async function createApiApp(env: ApiEnv, options: { logger?: boolean } = {}): Promise<ApiApp> {
+  const hub = await CatalogHub.open(env.DATABASE_URL);
+  const revocations = new Revocations(env.REDIS_URL);
+  let cell: Cell | undefined;
+  try {
+    cell = Cell.openLocal({ dataDir: env.PRIM_DATA_DIR });
+    const tenants = new WorkspaceEngines(cell, hub);
+    const resolver = new ApiKeyResolver(hub.pool as pg.Pool);
+    await revocations.listen((hash) => resolver.forget(hash));
+    const operations = new Map(OPERATIONS.map((op) => [op.name, op]));
+    const app = createServer({
+      invoker: tenants,
+      operation: (name) => operations.get(name),
+      logger: options.logger,
+      authenticate: (req) => {
+        const path = requestPath(req.url);
+        if (OPEN_PATHS.has(path)) return ANONYMOUS;
+        return resolver.resolve(bearer(req));
+      },
+    });
+    const opened = cell;
+    return {
+      app,
+      hub,
+      tenants,
+      resolver,
+      revocations,
+      close: async () => {
+        await app.close();
+        await tenants.close();
+        await opened.close();
+        await revocations.close();
+        await hub.close();
+      },
+    };
+  } catch (err) {
+    await cell?.close();
+    await revocations.close();
+    await hub.close();
+    throw err;
+  }
+}

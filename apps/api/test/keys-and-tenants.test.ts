@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKey, createWorkspace, hashKey, revokeKey } from "../src/index.js";
+import { call, startCloud, type TestCloud } from "./cloud.js";
+
+let cloud: TestCloud;
+let keyA: string;
+let keyB: string;
+let wsA: string;
+
+beforeAll(async () => {
+  cloud = await startCloud("api");
+  const pool = cloud.api.hub.pool;
+  const a = await createWorkspace(pool, { name: "Acme", plan: "pro" });
+  const b = await createWorkspace(pool, { name: "Beta" });
+  keyA = a.key;
+  keyB = b.key;
+  wsA = a.workspace.id;
+});
+afterAll(() => cloud?.stop());
+
+describe("workspace keys", () => {
+  it("reach their workspace's data through /v1, and audit as key:<id>", async () => {
+    expect((await call(cloud.url, keyA, "POST", "/v1/groups", { name: "app" })).status).toBe(201);
+    const kv = await call(cloud.url, keyA, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" });
+    expect(kv.status).toBe(201);
+    expect(kv.body.namespace ?? wsA).toBe(wsA);
+    expect((await call(cloud.url, keyA, "PUT", `/v1/primitives/${kv.body.id}/keys/k`, { value: 1 })).status).toBe(200);
+    const got = await call(cloud.url, keyA, "GET", `/v1/primitives/${kv.body.id}/keys/k`);
+    expect(got).toMatchObject({ status: 200, body: { key: "k", value: 1 } });
+    const trail = await call(cloud.url, keyA, "GET", "/v1/audit?action=kv.set");
+    expect(trail.body.data[0]).toMatchObject({ action: "kv.set", actor: expect.stringMatching(/^key:key_/) });
+  });
+
+  it("answer 401 invalid_token alike for none, malformed, unknown and po_ credentials; /health is open", async () => {
+    for (const key of [null, "nope", `pk_${"1".repeat(32)}`, `po_${"a".repeat(40)}`]) {
+      const res = await call(cloud.url, key, "GET", "/v1/groups");
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe("invalid_token");
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="prim"');
+    }
+    expect((await call(cloud.url, null, "GET", "/health")).body).toMatchObject({ ok: true });
+  });
+
+  it("never reach another workspace: its ids answer 404 and its names are its own", async () => {
+    const [kv] = (await call(cloud.url, keyA, "GET", "/v1/primitives")).body.data;
+    const group = await call(cloud.url, keyA, "GET", "/v1/groups/app");
+    expect((await call(cloud.url, keyB, "GET", `/v1/primitives/${kv.id}/keys/k`)).status).toBe(404);
+    expect((await call(cloud.url, keyB, "GET", `/v1/primitives/${kv.id}`)).status).toBe(404);
+    expect((await call(cloud.url, keyB, "GET", `/v1/groups/${group.body.id}`)).status).toBe(404);
+    expect((await call(cloud.url, keyB, "GET", "/v1/groups/app")).status).toBe(404);
+    expect((await call(cloud.url, keyB, "POST", "/v1/groups", { name: "app" })).status).toBe(201);
+    expect((await call(cloud.url, keyB, "GET", "/v1/primitives")).body.data).toEqual([]);
+  });
+});
+
+describe("scoped keys", () => {
+  it("keep to their group and tools (spec scoping rules)", async () => {
+    const pool = cloud.api.hub.pool;
+    await call(cloud.url, keyA, "POST", "/v1/groups", { name: "other" });
+    const inOther = await call(cloud.url, keyA, "POST", "/v1/primitives", { name: "x", type: "kv", group: "other" });
+    const reader = await createKey(pool, { workspace: wsA, group: "app", tools: ["kv_get"] });
+    expect(reader).toMatchObject({ group: "app", tools: ["kv_get"], key: expect.stringMatching(/^pk_/) });
+    const [kv] = (await call(cloud.url, keyA, "GET", "/v1/primitives?group=app")).body.data;
+    expect((await call(cloud.url, reader.key, "GET", `/v1/primitives/${kv.id}/keys/k`)).status).toBe(200);
+    const write = await call(cloud.url, reader.key, "PUT", `/v1/primitives/${kv.id}/keys/k`, { value: 2 });
+    expect(write).toMatchObject({ status: 403, body: { error: { code: "tool_not_allowed" } } });
+    expect((await call(cloud.url, reader.key, "POST", "/v1/groups", { name: "z" })).body.error.code).toBe("forbidden");
+    expect((await call(cloud.url, reader.key, "GET", "/v1/groups/other")).body.error.code).toBe("group_mismatch");
+    expect((await call(cloud.url, reader.key, "GET", `/v1/primitives/${inOther.body.id}/keys/k`)).status).toBe(404);
+    const listed = await call(cloud.url, reader.key, "GET", "/v1/primitives");
+    expect(listed.body.data.map((p: { group: string }) => p.group)).toEqual(["app"]);
+  });
+});
+
+describe("revocation", () => {
+  it("answers 401 on the very next request, in every process (Redis fan-out)", async () => {
+    const pool = cloud.api.hub.pool;
+    const key = await createKey(pool, { workspace: wsA });
+    const other = await cloud.second();
+    expect((await call(cloud.url, key.key, "GET", "/v1/groups")).status).toBe(200);
+    expect((await call(other.url, key.key, "GET", "/v1/groups")).status).toBe(200); // cached there too
+    const heard = new Promise<void>((resolve) => {
+      const forget = other.api.resolver.forget.bind(other.api.resolver);
+      other.api.resolver.forget = (hash) => {
+        forget(hash);
+        if (hash === hashKey(key.key)) resolve();
+      };
+    });
+    // As a revoke inside an app process does: drop it here, then tell every other process.
+    await revokeKey(pool, key.id, async (hash) => {
+      cloud.api.resolver.forget(hash);
+      await cloud.api.revocations.publish(hash);
+    });
+    expect((await call(cloud.url, key.key, "GET", "/v1/groups")).status).toBe(401);
+    await heard;
+    expect((await call(other.url, key.key, "GET", "/v1/groups")).status).toBe(401);
+  });
+});
