@@ -1,11 +1,10 @@
-import { CatalogHub } from "@prim/db";
+import { CatalogHub, Revocations } from "@prim/db";
 import { Cell, OPERATIONS, type Principal } from "@prim/engine";
 import { createServer, requestPath } from "@prim/http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type pg from "pg";
 import type { ApiEnv } from "./env.js";
 import { ApiKeyResolver } from "./keys/resolver.js";
-import { Revocations } from "./keys/revocation.js";
 import { WorkspaceEngines } from "./tenants.js";
 
 /** Paths that carry no Bearer credential: health, the API's own description, signed URLs. */

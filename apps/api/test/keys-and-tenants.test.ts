@@ -1,5 +1,5 @@
+import { createKey, createWorkspace, hashKey, revokeKey } from "@prim/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKey, createWorkspace, hashKey, revokeKey } from "../src/index.js";
 import { call, startCloud, type TestCloud } from "./cloud.js";
 
 let cloud: TestCloud;

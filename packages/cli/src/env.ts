@@ -43,3 +43,8 @@ export const ROOT_TOKEN_FLAG_WARNING =
 export function databaseUrl(source: NodeJS.ProcessEnv = process.env): string {
   return source.DATABASE_URL ?? "postgres://postgres@localhost:5432/prim";
 }
+
+/** The cloud's Redis (`prim admin key revoke` publishes the revocation there). */
+export function redisUrl(source: NodeJS.ProcessEnv = process.env): string {
+  return source.REDIS_URL ?? "redis://localhost:6379";
+}

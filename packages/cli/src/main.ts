@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { adminCommand } from "./admin-command.js";
 import { startDevServer } from "./dev-server.js";
 import { forgetEnvSecrets, ROOT_TOKEN_FLAG_WARNING, readEnv } from "./env.js";
 import { embedderFromEnv } from "./local-engine.js";
@@ -27,6 +28,13 @@ Commands:
           SQL migrations (idempotent; refuses a changed applied migration)
           --database-url U  default env DATABASE_URL, else
                             postgres://postgres@localhost:5432/prim
+  admin   The cloud operator's commands; each prints one JSON object (--json)
+          workspace create --name N [--plan starter|pro|enterprise] [--owner EMAIL]
+                           [--rps R --burst B]
+          key create --workspace W [--group G] [--tools "db_query,fs_*"] [--name N]
+          key revoke --id K
+          plan set --workspace W --plan P [--rps R --burst B]
+          env DATABASE_URL (or --database-url), REDIS_URL
 `;
 
 async function dev(args: string[]): Promise<void> {
@@ -87,6 +95,8 @@ export async function main(argv: string[]): Promise<void> {
       return mcp(rest);
     case "migrate":
       return migrateCommand(rest);
+    case "admin":
+      return adminCommand(rest);
     case undefined:
     case "help":
     case "--help":

@@ -14,3 +14,18 @@ export function connectionError(err: unknown, url: URL): Error {
 export function redact(text: string): string {
   return text.replace(/\/\/([^:/@]+):[^@/]*@/, "//$1:***@");
 }
+
+/** A pool that has answered once (a clear error if Postgres does not). */
+export async function openPool(databaseUrl: string, max = 4): Promise<import("pg").Pool> {
+  const { default: pg } = await import("pg");
+  const url = new URL(databaseUrl);
+  const pool = new pg.Pool({ connectionString: databaseUrl, max });
+  pool.on("error", () => {});
+  try {
+    await pool.query("SELECT 1");
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw connectionError(err, url);
+  }
+  return pool;
+}

@@ -1,5 +1,17 @@
 export { CatalogHub } from "./catalog/catalog-hub.js";
 export { PgCatalog } from "./catalog/pg-catalog.js";
 export { createPrismaClient, type PrismaClient } from "./client.js";
-export { connectionError, redact } from "./connect.js";
+export { connectionError, openPool, redact } from "./connect.js";
+export {
+  createKey,
+  createWorkspace,
+  type KeyCreated,
+  PLANS,
+  type Plan,
+  revokeKey,
+  setPlan,
+  type WorkspaceCreated,
+} from "./control/admin.js";
+export { base58, hashKey, isBase58, looksLikeApiKey, type NewApiKey, newApiKey } from "./control/api-key.js";
+export { REVOKED_CHANNEL, Revocations } from "./control/revocation.js";
 export { MIGRATIONS_DIR, type MigrateOptions, migrate, readMigrations } from "./migrate.js";

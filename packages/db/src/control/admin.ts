@@ -1,6 +1,6 @@
 import { invalid, isValidName, notFound, prefixedId } from "@prim/engine";
 import type pg from "pg";
-import { newApiKey } from "./keys/api-key.js";
+import { newApiKey } from "./api-key.js";
 
 /** The operator's commands (CLOUD.md: `prim admin … --json`), each answering one JSON object. */
 
@@ -132,4 +132,19 @@ export async function revokeKey(
   if (rows[0] === undefined) throw notFound(`key '${id}'`);
   await publish(rows[0].hash);
   return { id, revoked_at: rows[0].revoked_at.getTime() };
+}
+
+/** Sets a workspace's plan (and, for Enterprise, its custom per-key rate). */
+export async function setPlan(
+  pool: pg.Pool,
+  input: { workspace: string; plan: string; rps?: number; burst?: number },
+): Promise<{ workspace: { id: string; name: string; plan: Plan; rps: number | null; burst: number | null } }> {
+  const plan = checkPlan(input.plan);
+  checkRate(plan, input.rps, input.burst);
+  const { rows } = await pool.query<{ id: string; name: string; rps: number | null; burst: number | null }>(
+    "UPDATE workspaces SET plan = $2, rps = $3, burst = $4 WHERE id = $1 RETURNING id, name, rps, burst",
+    [input.workspace, plan, input.rps ?? null, input.burst ?? null],
+  );
+  if (rows[0] === undefined) throw notFound(`workspace '${input.workspace}'`);
+  return { workspace: { ...rows[0], plan } };
 }

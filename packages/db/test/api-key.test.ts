@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { base58, hashKey, isBase58, looksLikeApiKey, newApiKey, readApiEnv } from "../src/index.js";
+import { base58, hashKey, isBase58, looksLikeApiKey, newApiKey } from "../src/index.js";
 
 describe("API keys", () => {
   it("are pk_ + base58 of 24 random bytes; only their sha256 and first 8 characters are kept", () => {
@@ -27,31 +27,5 @@ describe("API keys", () => {
     for (const bad of ["", "pk_", "pk_short", `po_${"a".repeat(32)}`, `pk_${"0".repeat(32)}`, `pk_${"a".repeat(40)}`]) {
       expect(looksLikeApiKey(bad)).toBe(false);
     }
-  });
-});
-
-describe("api configuration", () => {
-  it("takes CLOUD.md's defaults", () => {
-    const env = readApiEnv({});
-    expect(env).toMatchObject({
-      DATABASE_URL: "postgres://postgres@localhost:5432/prim",
-      REDIS_URL: "redis://localhost:6379",
-      PRIM_API_PORT: 8787,
-      publicApiUrl: "http://localhost:8787",
-    });
-  });
-
-  it("names every missing or malformed variable at once", () => {
-    expect(() =>
-      readApiEnv({
-        DATABASE_URL: "mysql://x",
-        PRIM_API_PORT: "http",
-        PRIM_BLOBS: "s3",
-        PRIM_MASTER_KEY: "short",
-        PRIM_INTERNAL_SECRET: "tiny",
-      }),
-    ).toThrow(
-      /invalid configuration:\n {2}DATABASE_URL: DATABASE_URL must be a postgres:\/\/ URL\n {2}PRIM_API_PORT: must be a port number \(0-65535\)\n.*PRIM_INTERNAL_SECRET.*\n.*PRIM_MASTER_KEY.*\n.*S3_BUCKET: S3_BUCKET is required when PRIM_BLOBS=s3/s,
-    );
   });
 });

@@ -1,0 +1,85 @@
+import { parseArgs } from "node:util";
+import { databaseUrl, redisUrl } from "./env.js";
+
+/**
+ * `prim admin <noun> <verb> … --json` (CLOUD.md, Commands): the operator's commands against the
+ * control plane, each printing one JSON object. @prim/db is loaded only here.
+ */
+export async function adminCommand(args: string[]): Promise<void> {
+  const [noun, verb, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      json: { type: "boolean" },
+      name: { type: "string" },
+      plan: { type: "string" },
+      owner: { type: "string" },
+      rps: { type: "string" },
+      burst: { type: "string" },
+      workspace: { type: "string" },
+      group: { type: "string" },
+      tools: { type: "string" },
+      id: { type: "string" },
+      "database-url": { type: "string" },
+    },
+  });
+  const db = await import("@prim/db");
+  const required = (name: keyof typeof values): string => {
+    const value = values[name];
+    if (typeof value !== "string" || value === "") throw new Error(`--${name} is required`);
+    return value;
+  };
+  const int = (name: "rps" | "burst"): number | undefined => {
+    const v = values[name];
+    if (v === undefined) return undefined;
+    if (!/^\d+$/.test(v)) throw new Error(`--${name} must be a positive integer`);
+    return Number(v);
+  };
+  const pool = await db.openPool(values["database-url"] ?? databaseUrl());
+  try {
+    let out: unknown;
+    switch (`${noun} ${verb}`) {
+      case "workspace create":
+        out = await db.createWorkspace(pool, {
+          name: required("name"),
+          plan: values.plan,
+          owner: values.owner,
+          rps: int("rps"),
+          burst: int("burst"),
+        });
+        break;
+      case "key create":
+        out = await db.createKey(pool, {
+          workspace: required("workspace"),
+          group: values.group,
+          tools: values.tools?.split(",").map((t) => t.trim()),
+          name: values.name,
+        });
+        break;
+      case "key revoke": {
+        const revocations = new db.Revocations(redisUrl());
+        try {
+          out = await db.revokeKey(pool, required("id"), (hash) => revocations.publish(hash));
+        } finally {
+          await revocations.close();
+        }
+        break;
+      }
+      case "plan set":
+        out = await db.setPlan(pool, {
+          workspace: required("workspace"),
+          plan: required("plan"),
+          rps: int("rps"),
+          burst: int("burst"),
+        });
+        break;
+      default:
+        throw new Error(
+          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, key create, key revoke, plan set)`,
+        );
+    }
+    console.log(JSON.stringify(out));
+  } finally {
+    await pool.end();
+  }
+}

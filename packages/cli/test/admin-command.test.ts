@@ -1,0 +1,56 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { migrate } from "@prim/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase } from "../../db/test/pg.js";
+import { primCommand, ROOT } from "./prim-process.js";
+
+const run = promisify(execFile);
+const db = freshDatabase("admin");
+beforeAll(() => migrate({ databaseUrl: db.url }));
+afterAll(() => db.drop());
+
+async function admin(...args: string[]) {
+  return run(process.execPath, [...primCommand(), "admin", ...args, "--json"], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: db.url },
+  }).then(
+    ({ stdout, stderr }) => ({ code: 0, out: JSON.parse(stdout), stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, out: err.stdout, stderr: err.stderr }),
+  );
+}
+
+describe("prim admin", () => {
+  it("creates a workspace with a workspace key, scoped keys, changes the plan and revokes a key", async () => {
+    const ws = await admin("workspace", "create", "--name", "Acme", "--plan", "enterprise", "--rps", "100", "--burst", "300");
+    expect(ws).toMatchObject({ code: 0, stderr: "" });
+    expect(ws.out).toEqual({
+      workspace: { id: expect.stringMatching(/^ws_[0-9a-z]{26}$/), name: "Acme", plan: "enterprise" },
+      key: expect.stringMatching(/^pk_[1-9A-HJ-NP-Za-km-z]{30,34}$/),
+      key_id: expect.stringMatching(/^key_/),
+    });
+    const key = await admin("key", "create", "--workspace", ws.out.workspace.id, "--tools", "db_query,fs_*", "--name", "ci");
+    expect(key.out).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^pk_/), group: null, tools: ["db_query", "fs_*"] });
+    const plan = await admin("plan", "set", "--workspace", ws.out.workspace.id, "--plan", "pro");
+    expect(plan.out.workspace).toMatchObject({ plan: "pro", rps: null, burst: null });
+    const revoked = await admin("key", "revoke", "--id", key.out.id);
+    expect(revoked.out).toMatchObject({ id: key.out.id, revoked_at: expect.any(Number) });
+  });
+
+  it("refuses bad input in one line: unknown group, custom rate off Enterprise, bad tools, unknown command", async () => {
+    const ws = await admin("workspace", "create", "--name", "Beta");
+    for (const [args, message] of [
+      [["key", "create", "--workspace", ws.out.workspace.id, "--group", "nope"], "group 'nope' not found"],
+      [["workspace", "create", "--name", "C", "--rps", "5"], "--rps and --burst apply to enterprise workspaces only"],
+      [["key", "create", "--workspace", ws.out.workspace.id, "--tools", "DROP TABLE"], "is not a tool name or pattern"],
+      [["key", "revoke", "--id", "key_nope"], "key 'key_nope' not found"],
+      [["plan", "set", "--workspace", ws.out.workspace.id, "--plan", "gold"], "plan: must be one of starter, pro, enterprise"],
+      [["user", "delete"], "unknown admin command 'user delete'"],
+    ] as const) {
+      const res = await admin(...args);
+      expect(res.code).toBe(1);
+      expect(res.stderr.trim().split("\n")).toHaveLength(1);
+      expect(res.stderr).toContain(message);
+    }
+  });
+});
