@@ -16,21 +16,50 @@ async function admin(...args: string[]) {
     env: { ...process.env, DATABASE_URL: db.url },
   }).then(
     ({ stdout, stderr }) => ({ code: 0, out: JSON.parse(stdout), stderr }),
-    (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, out: err.stdout, stderr: err.stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => ({
+      code: err.code,
+      out: err.stdout,
+      stderr: err.stderr,
+    }),
   );
 }
 
 describe("prim admin", () => {
   it("creates a workspace with a workspace key, scoped keys, changes the plan and revokes a key", async () => {
-    const ws = await admin("workspace", "create", "--name", "Acme", "--plan", "enterprise", "--rps", "100", "--burst", "300");
+    const ws = await admin(
+      "workspace",
+      "create",
+      "--name",
+      "Acme",
+      "--plan",
+      "enterprise",
+      "--rps",
+      "100",
+      "--burst",
+      "300",
+    );
     expect(ws).toMatchObject({ code: 0, stderr: "" });
     expect(ws.out).toEqual({
       workspace: { id: expect.stringMatching(/^ws_[0-9a-z]{26}$/), name: "Acme", plan: "enterprise" },
       key: expect.stringMatching(/^pk_[1-9A-HJ-NP-Za-km-z]{30,34}$/),
       key_id: expect.stringMatching(/^key_/),
     });
-    const key = await admin("key", "create", "--workspace", ws.out.workspace.id, "--tools", "db_query,fs_*", "--name", "ci");
-    expect(key.out).toEqual({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^pk_/), group: null, tools: ["db_query", "fs_*"] });
+    const key = await admin(
+      "key",
+      "create",
+      "--workspace",
+      ws.out.workspace.id,
+      "--tools",
+      "db_query,fs_*",
+      "--name",
+      "ci",
+    );
+    expect(key.out).toEqual({
+      id: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^pk_/),
+      group: null,
+      tools: ["db_query", "fs_*"],
+    });
     const plan = await admin("plan", "set", "--workspace", ws.out.workspace.id, "--plan", "pro");
     expect(plan.out.workspace).toMatchObject({ plan: "pro", rps: null, burst: null });
     const revoked = await admin("key", "revoke", "--id", key.out.id);
@@ -44,7 +73,10 @@ describe("prim admin", () => {
       [["workspace", "create", "--name", "C", "--rps", "5"], "--rps and --burst apply to enterprise workspaces only"],
       [["key", "create", "--workspace", ws.out.workspace.id, "--tools", "DROP TABLE"], "is not a tool name or pattern"],
       [["key", "revoke", "--id", "key_nope"], "key 'key_nope' not found"],
-      [["plan", "set", "--workspace", ws.out.workspace.id, "--plan", "gold"], "plan: must be one of starter, pro, enterprise"],
+      [
+        ["plan", "set", "--workspace", ws.out.workspace.id, "--plan", "gold"],
+        "plan: must be one of starter, pro, enterprise",
+      ],
       [["user", "delete"], "unknown admin command 'user delete'"],
     ] as const) {
       const res = await admin(...args);
