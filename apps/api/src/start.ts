@@ -1,0 +1,73 @@
+import { migrate } from "@prim/db";
+import { Redis } from "ioredis";
+import { type ApiApp, createApiApp } from "./app.js";
+import { readApiEnv } from "./env.js";
+
+const REDIS_HINT = 'start it with: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no';
+
+/** Whether Redis answers a PING within `timeoutMs` (one try, no reconnects). */
+async function redisAnswers(url: string, timeoutMs = 2000): Promise<boolean> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    retryStrategy: () => null,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+  });
+  redis.on("error", () => {});
+  try {
+    await redis.connect();
+    return (await redis.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * What `npm run cloud` runs for the api: reads the configuration, applies migrations, checks
+ * Redis, starts the app. Any failure is one clear Error (the caller prints it and exits 1).
+ */
+export async function startApi(
+  source: NodeJS.ProcessEnv = process.env,
+  log: (line: string) => void = console.log,
+): Promise<{ url: string; api: ApiApp }> {
+  const env = readApiEnv(source);
+  const { applied } = await migrate({ databaseUrl: env.DATABASE_URL });
+  if (applied.length > 0) log(`prim cloud: applied ${applied.join(", ")}`);
+  if (!(await redisAnswers(env.REDIS_URL))) {
+    throw new Error(`Redis does not answer at ${new URL(env.REDIS_URL).host}; ${REDIS_HINT}`);
+  }
+  const api = await createApiApp(env);
+  try {
+    const url = await api.app.listen({ port: env.PRIM_API_PORT, host: "127.0.0.1" });
+    return { url, api };
+  } catch (err) {
+    await api.close();
+    throw err;
+  }
+}
+
+/** The process: start, print the URL, close cleanly on SIGINT/SIGTERM. */
+export async function main(): Promise<void> {
+  let started: { url: string; api: ApiApp };
+  try {
+    started = await startApi();
+  } catch (err) {
+    console.error(`prim cloud: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
+  console.log(`prim cloud: api listening on ${started.url}`);
+  const stop = (signal: string) => {
+    console.log(`prim cloud: ${signal}, closing`);
+    started.api.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(`prim cloud: closing failed: ${err instanceof Error ? err.message : String(err)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+}

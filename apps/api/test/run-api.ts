@@ -1,0 +1,4 @@
+// The api process from its sources, for start.test.ts.
+import { main } from "../src/start.js";
+
+await main();
