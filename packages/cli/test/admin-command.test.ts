@@ -1,27 +1,15 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { migrate } from "@prim/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "../../db/test/pg.js";
-import { primCommand, ROOT } from "./prim-process.js";
+import { runPrimCommand } from "./prim-process.js";
 
-const run = promisify(execFile);
 const db = freshDatabase("admin");
 beforeAll(() => migrate({ databaseUrl: db.url }));
 afterAll(() => db.drop());
 
 async function admin(...args: string[]) {
-  return run(process.execPath, [...primCommand(), "admin", ...args, "--json"], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: db.url },
-  }).then(
-    ({ stdout, stderr }) => ({ code: 0, out: JSON.parse(stdout), stderr }),
-    (err: { code: number; stdout: string; stderr: string }) => ({
-      code: err.code,
-      out: err.stdout,
-      stderr: err.stderr,
-    }),
-  );
+  const res = await runPrimCommand(["admin", ...args, "--json"], { ...process.env, DATABASE_URL: db.url });
+  return { ...res, out: res.code === 0 ? JSON.parse(res.stdout) : res.stdout };
 }
 
 describe("prim admin", () => {

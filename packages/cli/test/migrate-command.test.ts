@@ -1,23 +1,11 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "../../db/test/pg.js";
-import { primCommand, ROOT } from "./prim-process.js";
+import { runPrimCommand } from "./prim-process.js";
 
-const run = promisify(execFile);
 const db = freshDatabase("cli");
 afterAll(() => db.drop());
 
-async function prim(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  return run(process.execPath, [...primCommand(), ...args], { cwd: ROOT, env }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (err: { code: number; stdout: string; stderr: string }) => ({
-      code: err.code,
-      stdout: err.stdout,
-      stderr: err.stderr,
-    }),
-  );
-}
+const prim = runPrimCommand;
 
 describe("prim migrate", () => {
   it("creates and migrates the database named by DATABASE_URL, then finds it up to date", async () => {

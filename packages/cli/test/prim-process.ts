@@ -2,8 +2,9 @@
 // under tsx, with `@prim/*` resolved to sources by a loader hook, so a test never runs a stale
 // `dist/` and needs no build (like every other test). The spawned node process is the engine
 // itself. PRIM_TEST_BUILT=1 runs the built `bin/prim.js` instead (build first: npm run build).
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 
 const PACKAGES = new URL("../../", import.meta.url);
 const ROOT_URL = new URL("../", PACKAGES);
@@ -62,4 +63,19 @@ export function startPrim(
     child.stderr?.on("data", onData);
     child.on("exit", (code, signal) => reject(new Error(`prim exited (${code ?? signal}): ${output}`)));
   });
+}
+
+/** Runs `prim <args>` to completion: its exit code and what it printed. */
+export async function runPrimCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return promisify(execFile)(process.execPath, [...primCommand(), ...args], { cwd: ROOT, env }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (err: { code: number; stdout: string; stderr: string }) => ({
+      code: err.code,
+      stdout: err.stdout,
+      stderr: err.stderr,
+    }),
+  );
 }

@@ -10,6 +10,7 @@ export type {
   PrimitiveRecord,
   SnapshotRecord,
 } from "./catalog/catalog.js";
+export { PrimitiveCache } from "./catalog/primitive-cache.js";
 export { SqliteCatalog } from "./catalog/sqlite-catalog.js";
 export { Cell, type CellOptions, type TenantHandle, type TenantOptions } from "./cell.js";
 export { type Clock, ManualClock, systemClock } from "./core/clock.js";

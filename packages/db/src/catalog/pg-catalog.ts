@@ -1,4 +1,12 @@
-import type { AuditFilter, AuditRecord, Catalog, GroupRecord, PrimitiveRecord, SnapshotRecord } from "@prim/engine";
+import {
+  type AuditFilter,
+  type AuditRecord,
+  type Catalog,
+  type GroupRecord,
+  PrimitiveCache,
+  type PrimitiveRecord,
+  type SnapshotRecord,
+} from "@prim/engine";
 import { type AuditEntry, type PrimitiveType, ServiceError } from "@prim/wire";
 import type pg from "pg";
 import { auditWhere, toAudit } from "./audit-sql.js";
@@ -71,7 +79,7 @@ const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 
  * at commit, before the writer answers).
  */
 export class PgCatalog implements Catalog {
-  private readonly cache = new Map<string, PrimitiveRecord>();
+  private readonly cache = new PrimitiveCache();
   private readonly pool: pg.Pool;
 
   constructor(
@@ -147,21 +155,18 @@ export class PgCatalog implements Catalog {
   }
 
   cachedPrimitive(id: string): PrimitiveRecord | undefined {
-    const cached = this.cache.get(id);
-    return cached === undefined ? undefined : { ...cached };
+    return this.cache.get(id);
   }
 
   async getPrimitive(id: string): Promise<PrimitiveRecord | null> {
     const cached = this.cache.get(id);
-    if (cached !== undefined) return { ...cached };
+    if (cached !== undefined) return cached;
     const { rows } = await this.pool.query<PrimitiveRow>(
       `${PRIMITIVE_SELECT} WHERE p.workspace_id = $1 AND p.id = $2`,
       [this.workspace, id],
     );
     if (rows[0] === undefined) return null;
-    const record = toPrimitive(rows[0]);
-    this.cache.set(id, record);
-    return { ...record };
+    return this.cache.keep(toPrimitive(rows[0]));
   }
 
   async listPrimitives(filter: { groupId?: string; type?: PrimitiveType; after?: string; limit: number }) {

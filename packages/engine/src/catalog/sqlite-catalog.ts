@@ -3,6 +3,7 @@ import { type AuditEntry, type PrimitiveType, ServiceError } from "@prim/wire";
 import Database from "better-sqlite3";
 import { openSqlite } from "../sqlite/sqlite.js";
 import type { AuditFilter, AuditRecord, Catalog, GroupRecord, PrimitiveRecord, SnapshotRecord } from "./catalog.js";
+import { PrimitiveCache } from "./primitive-cache.js";
 import { type AuditWriter, SqliteAudit } from "./sqlite-audit.js";
 
 const SCHEMA = `
@@ -86,7 +87,7 @@ export class SqliteCatalog implements Catalog {
   private readonly db: Database.Database;
   private readonly audit: SqliteAudit;
   private readonly stmts;
-  private readonly cache = new Map<string, PrimitiveRecord>();
+  private readonly cache = new PrimitiveCache();
 
   /** `auditWriter`: a cell's shared audit writer thread (default: one of its own). */
   constructor(dir: string, auditWriter?: AuditWriter) {
@@ -155,18 +156,15 @@ export class SqliteCatalog implements Catalog {
   }
 
   cachedPrimitive(id: string): PrimitiveRecord | undefined {
-    const cached = this.cache.get(id);
-    return cached === undefined ? undefined : { ...cached };
+    return this.cache.get(id);
   }
 
   async getPrimitive(id: string): Promise<PrimitiveRecord | null> {
     const cached = this.cache.get(id);
-    if (cached !== undefined) return { ...cached };
+    if (cached !== undefined) return cached;
     const row = this.stmts.primitiveById.get(id) as PrimitiveRow | undefined;
     if (row === undefined) return null;
-    const record = toPrimitive(row);
-    this.cache.set(id, record);
-    return { ...record };
+    return this.cache.keep(toPrimitive(row));
   }
 
   async listPrimitives(filter: {
