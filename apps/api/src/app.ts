@@ -1,8 +1,11 @@
+import { join } from "node:path";
 import { CatalogHub, Revocations } from "@prim/db";
-import { Cell, OPERATIONS, type Principal } from "@prim/engine";
+import { type BlobStore, Cell, LocalBlobStore, OPERATIONS, type Principal } from "@prim/engine";
 import { createServer, requestPath } from "@prim/http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type pg from "pg";
+import { S3BlobStore } from "./blobs/s3-blob-store.js";
+import { createS3Client } from "./blobs/s3-client.js";
 import type { ApiEnv } from "./env.js";
 import { ApiKeyResolver } from "./keys/resolver.js";
 import { WorkspaceEngines } from "./tenants.js";
@@ -27,6 +30,16 @@ function bearer(req: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+/** `PRIM_BLOBS`: each workspace's blobs under its own prefix in S3, or its own local directory. */
+function blobStores(env: ApiEnv): (workspace: string) => BlobStore {
+  if (env.PRIM_BLOBS === "s3") {
+    const s3 = createS3Client({ endpoint: env.S3_ENDPOINT, region: env.S3_REGION });
+    return (workspace) => new S3BlobStore(s3, env.S3_BUCKET as string, `blobs/${workspace}/`);
+  }
+  const dir = env.PRIM_BLOBS.slice("local:".length);
+  return (workspace) => new LocalBlobStore(join(dir, workspace));
+}
+
 /**
  * The api app (a cell): REST `/v1` for `pk_` keys over an engine per workspace. Postgres holds
  * the catalog and the keys, Redis fans revocations out; the cell's files live in
@@ -38,7 +51,7 @@ export async function createApiApp(env: ApiEnv, options: { logger?: boolean } = 
   let cell: Cell | undefined;
   try {
     cell = Cell.openLocal({ dataDir: env.PRIM_DATA_DIR });
-    const tenants = new WorkspaceEngines(cell, hub);
+    const tenants = new WorkspaceEngines(cell, hub, { blobsFor: blobStores(env) });
     const resolver = new ApiKeyResolver(hub.pool as pg.Pool);
     await revocations.listen((hash) => resolver.forget(hash));
     const operations = new Map(OPERATIONS.map((op) => [op.name, op]));

@@ -1,5 +1,5 @@
 import type { CatalogHub } from "@prim/db";
-import { type Cell, Engine, type InvokeMeta, type Invoker, type Principal } from "@prim/engine";
+import { type BlobStore, type Cell, Engine, type InvokeMeta, type Invoker, type Principal } from "@prim/engine";
 
 interface Tenant {
   engine: Engine;
@@ -21,7 +21,12 @@ export class WorkspaceEngines implements Invoker {
   constructor(
     private readonly cell: Cell,
     private readonly hub: CatalogHub,
-    private readonly options: { idleMs?: number; now?: () => number } = {},
+    private readonly options: {
+      idleMs?: number;
+      now?: () => number;
+      /** Each workspace's blob store (default: a directory in its data directory). */
+      blobsFor?: (workspace: string) => BlobStore;
+    } = {},
   ) {
     const idleMs = options.idleMs ?? 10 * 60_000;
     this.sweeper = setInterval(() => void this.closeIdle(idleMs), Math.min(idleMs, 60_000));
@@ -41,7 +46,10 @@ export class WorkspaceEngines implements Invoker {
     let tenant = this.tenants.get(workspace);
     if (tenant === undefined) {
       if (this.closed) throw new Error("the cell is closing");
-      const engine = Engine.forWorkspace(this.cell, workspace, { catalog: this.hub.catalog(workspace) });
+      const engine = Engine.forWorkspace(this.cell, workspace, {
+        catalog: this.hub.catalog(workspace),
+        blobs: this.options.blobsFor?.(workspace),
+      });
       tenant = { engine, inflight: 0, lastUsed: this.now() };
       this.tenants.set(workspace, tenant);
     }

@@ -15,7 +15,7 @@ export interface TestCloud {
   stop(): Promise<void>;
 }
 
-export async function startCloud(label: string): Promise<TestCloud> {
+export async function startCloud(label: string, extraEnv: Record<string, string> = {}): Promise<TestCloud> {
   const db = freshDatabase(label);
   await migrate({ databaseUrl: db.url });
   const dirs: string[] = [];
@@ -23,7 +23,13 @@ export async function startCloud(label: string): Promise<TestCloud> {
   const start = async () => {
     const dir = mkdtempSync(join(tmpdir(), "prim-cloud-"));
     dirs.push(dir);
-    const env = readApiEnv({ DATABASE_URL: db.url, PRIM_DATA_DIR: join(dir, "data"), PRIM_API_PORT: "0" });
+    const env = readApiEnv({
+      DATABASE_URL: db.url,
+      PRIM_DATA_DIR: join(dir, "data"),
+      PRIM_BLOBS: `local:${join(dir, "blobs")}`,
+      PRIM_API_PORT: "0",
+      ...extraEnv,
+    });
     const api = await createApiApp(env);
     apps.push(api);
     const url = await api.app.listen({ port: 0, host: "127.0.0.1" });

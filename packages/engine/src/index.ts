@@ -1,7 +1,8 @@
 // The wire contract (errors, principals, response shapes, the Invoker) is part of the engine's API.
 export * from "@prim/wire";
 export { AuditLog } from "./audit/audit-log.js";
-export type { BlobStore } from "./blobs/blob-store.js";
+export type { BlobStore, Ingested, IngestOptions } from "./blobs/blob-store.js";
+export { LocalBlobStore } from "./blobs/local-blob-store.js";
 export type {
   AuditFilter,
   AuditRecord,
