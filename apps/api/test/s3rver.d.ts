@@ -7,6 +7,7 @@ declare module "s3rver" {
     directory?: string;
     configureBuckets?: { name: string; configs: unknown[] }[];
   }
+  // biome-ignore lint/style/noDefaultExport: describes the package's own default export.
   export default class S3rver {
     constructor(options: S3rverOptions);
     run(): Promise<{ address: string; port: number }>;
