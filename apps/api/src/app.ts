@@ -1,6 +1,15 @@
 import { join } from "node:path";
 import { CatalogHub, Revocations } from "@prim/db";
-import { type BlobStore, Cell, LocalBlobStore, OPERATIONS, type Principal } from "@prim/engine";
+import {
+  type BlobStore,
+  Cell,
+  invalid,
+  LocalBlobStore,
+  OPERATIONS,
+  type Principal,
+  SIGNED_URL_PRINCIPAL,
+  UrlSigner,
+} from "@prim/engine";
 import { createServer, requestPath } from "@prim/http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type pg from "pg";
@@ -10,7 +19,20 @@ import type { ApiEnv } from "./env.js";
 import { ApiKeyResolver } from "./keys/resolver.js";
 import { WorkspaceEngines } from "./tenants.js";
 
-/** Paths that carry no Bearer credential: health, the API's own description, signed URLs. */
+const SIGNED_PREFIX = "/v1/signed/";
+
+/**
+ * A signed URL's caller: routed to the engine of the workspace its token names, which verifies
+ * the signature (a forged workspace breaks it: 403). A token that is not a token is 400 in the
+ * cloud (spec, Errors).
+ */
+function signedUrlPrincipal(path: string): Principal {
+  const workspace = UrlSigner.peekWorkspace(path.slice(SIGNED_PREFIX.length));
+  if (workspace === null) throw invalid("malformed signed-URL token");
+  return { ...SIGNED_URL_PRINCIPAL, workspace };
+}
+
+/** Paths that carry no Bearer credential: health and the API's own description. */
 const OPEN_PATHS = new Set(["/health", "/v1/openapi.json"]);
 
 /** Who calls an open path: nobody in particular (no operation accepts it). */
@@ -62,6 +84,7 @@ export async function createApiApp(env: ApiEnv, options: { logger?: boolean } = 
       authenticate: (req) => {
         const path = requestPath(req.url);
         if (OPEN_PATHS.has(path)) return ANONYMOUS;
+        if (path.startsWith(SIGNED_PREFIX)) return signedUrlPrincipal(path);
         return resolver.resolve(bearer(req));
       },
     });

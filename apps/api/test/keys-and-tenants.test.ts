@@ -96,3 +96,55 @@ describe("revocation", () => {
     expect((await call(other.url, key.key, "GET", "/v1/groups")).status).toBe(401);
   });
 });
+
+describe("signed URLs in the cloud", () => {
+  it("download and upload without a credential, routed to the workspace the token names", async () => {
+    await call(cloud.url, keyA, "POST", "/v1/groups", { name: "files" });
+    const store = await call(cloud.url, keyA, "POST", "/v1/primitives", { name: "s", type: "storage", group: "files" });
+    const base = `/v1/primitives/${store.body.id}`;
+    const put = await fetch(`${cloud.url}${base}/objects/hello.txt`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${keyA}`, "content-type": "text/plain" },
+      body: "hi there",
+    });
+    expect(put.status).toBeLessThan(300);
+    const get = await call(cloud.url, keyA, "POST", `${base}/presign`, { key: "hello.txt" });
+    const down = await fetch(get.body.url);
+    expect(down.status).toBe(200);
+    expect(await down.text()).toBe("hi there");
+    const up = await call(cloud.url, keyA, "POST", `${base}/presign`, {
+      key: "up.txt",
+      method: "PUT",
+      content_type: "text/plain",
+    });
+    const uploaded = await fetch(up.body.url, {
+      method: "PUT",
+      headers: up.body.headers,
+      body: "sent",
+    });
+    expect(uploaded.status).toBeLessThan(300);
+    const read = await fetch(`${cloud.url}${base}/objects/up.txt`, { headers: { authorization: `Bearer ${keyA}` } });
+    expect(await read.text()).toBe("sent");
+  });
+
+  it("answer 400 for a token that is not a token, 403 for a forged or re-addressed one", async () => {
+    const [store] = (await call(cloud.url, keyA, "GET", "/v1/primitives?type=storage")).body.data;
+    const get = await call(cloud.url, keyA, "POST", `/v1/primitives/${store.id}/presign`, { key: "hello.txt" });
+    const token: string = get.body.url.slice(get.body.url.indexOf("/v1/signed/") + "/v1/signed/".length);
+    const [payload, mac] = token.split(".") as [string, string];
+    for (const bad of ["not-a-token", payload, `${payload}.`]) {
+      const res = await call(cloud.url, null, "GET", `/v1/signed/${bad}`);
+      expect(res.status, bad).toBe(400);
+      expect(res.body.error.code).toBe("invalid_request");
+    }
+    // The same grant re-addressed to workspace B: the signature no longer holds.
+    const grant = JSON.parse(Buffer.from(payload, "base64url").toString());
+    const wsB = (await call(cloud.url, keyB, "GET", "/v1/groups/app")).body.namespace;
+    const moved = Buffer.from(JSON.stringify({ ...grant, w: wsB })).toString("base64url");
+    for (const bad of [`${moved}.${mac}`, `${payload}.${mac.slice(0, -2)}AA`]) {
+      const res = await call(cloud.url, null, "GET", `/v1/signed/${bad}`);
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe("forbidden");
+    }
+  });
+});

@@ -93,5 +93,6 @@ export {
   type SecretListing,
   type VaultEnv,
 } from "./primitives/vault/index.js";
+export { type SignedGrant, UrlSigner } from "./keys/signing.js";
 export { OPERATIONS, PRIMITIVE_DEFINITIONS } from "./registry.js";
 export { processAlive } from "./sqlite/data-dir-lock.js";

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { LOCAL_PRINCIPAL, type Principal, ServiceError } from "@prim/engine";
+import { LOCAL_PRINCIPAL, type Principal, SIGNED_URL_PRINCIPAL, ServiceError } from "@prim/engine";
 import type { FastifyRequest } from "fastify";
 
 export interface LocalAuthOptions {
@@ -68,7 +68,7 @@ export function localAuthenticator(options: LocalAuthOptions) {
       throw new ServiceError("forbidden", "the local engine answers only requests addressed to localhost");
     }
     const path = requestPath(req.url);
-    if (path.startsWith("/v1/signed/")) return LOCAL_PRINCIPAL;
+    if (path.startsWith("/v1/signed/")) return SIGNED_URL_PRINCIPAL;
     const requireToken = path !== "/health";
     const origin = req.headers.origin;
     if (req.headers["sec-fetch-site"] === "cross-site" || (origin !== undefined && !isLocalOrigin(origin))) {

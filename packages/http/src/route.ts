@@ -29,8 +29,6 @@ export interface RestRoute {
   rawBody?: boolean;
   /** The operation gets an AbortSignal that fires if the client goes away (long polls). */
   abortable?: boolean;
-  /** Calls the operation as this principal instead of the caller's (signed URLs). */
-  principal?: Principal;
   /** Success status; 204 sends no body. */
   status?: 200 | 201 | 204;
   summary: string;
@@ -94,7 +92,7 @@ export function mountRoute(
       const params = req.params as Record<string, string>;
       const target = route.target === undefined ? null : (params[route.target] ?? null);
       const result = await door.invoker.invoke(
-        route.principal ?? req.principal,
+        req.principal,
         route.op,
         target,
         routeInput(route, req),

@@ -2,6 +2,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 
 /** What a signed URL grants; short field names keep URLs short. */
 export interface SignedGrant {
+  /** Workspace id: a multi-workspace cell routes the URL to this workspace's engine. */
+  w?: string;
   /** Primitive id. */
   p: string;
   /** Group id at signing time: moving the store invalidates the URL. */
@@ -43,6 +45,21 @@ export class UrlSigner {
     try {
       const grant = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as SignedGrant;
       return typeof grant.p === "string" && typeof grant.k === "string" ? grant : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * The workspace a token names, read without checking its signature (to route it to an
+   * engine, which then verifies it); null when the token is not a token at all (malformed).
+   */
+  static peekWorkspace(token: string): string | null {
+    const dot = token.indexOf(".");
+    if (dot <= 0 || dot !== token.lastIndexOf(".") || dot === token.length - 1) return null;
+    try {
+      const grant = JSON.parse(Buffer.from(token.slice(0, dot), "base64url").toString("utf8")) as Partial<SignedGrant>;
+      return typeof grant.w === "string" && grant.w !== "" ? grant.w : null;
     } catch {
       return null;
     }

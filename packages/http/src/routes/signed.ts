@@ -1,4 +1,3 @@
-import { SIGNED_URL_PRINCIPAL } from "@prim/engine";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { isObjectRead, sendObject } from "../object-response.js";
 import type { RestRoute } from "../route.js";
@@ -28,13 +27,12 @@ const signed = (method: RestRoute["method"], summary: string): RestRoute => ({
   from: "custom",
   input,
   respond,
-  principal: SIGNED_URL_PRINCIPAL,
   rawBody: method === "PUT",
   summary,
   tag,
 });
 
-/** Credential-free routes: the path token is the capability. */
+/** Credential-free routes: the path token is the capability (the authenticator answers the signed-URL principal). */
 export const SIGNED_ROUTES: readonly RestRoute[] = [
   signed("GET", "Download through a signed URL"),
   signed("HEAD", "Headers through a signed URL"),

@@ -155,6 +155,7 @@ export const storagePresign = storageOp({
     const expiresAt = ctx.services.clock.now() + ttl;
     const store = ctx.store;
     const token = ctx.services.signer.sign({
+      w: ctx.services.namespace,
       p: ctx.primitive.id,
       g: ctx.primitive.group_id,
       k: input.key,

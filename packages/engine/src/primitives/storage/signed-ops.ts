@@ -8,8 +8,8 @@ import { type StorageStore, toInfo } from "./store.js";
 /** Whoever holds a signed URL: no group, no tools; the token is the whole credential. */
 export const SIGNED_URL_PRINCIPAL: Principal = {
   kind: "scoped",
-  // The local engine's workspace. An engine refuses principals of another workspace, so a
-  // multi-workspace app must present `{ ...SIGNED_URL_PRINCIPAL, workspace }` to each engine.
+  // The local engine's workspace. A multi-workspace cell presents `{ ...SIGNED_URL_PRINCIPAL,
+  // workspace }` with the workspace the token names (`UrlSigner.peekWorkspace`).
   workspace: "local",
   actor: "signed-url",
   groupId: null,
@@ -41,6 +41,8 @@ export const storageSigned = untargetedOp({
     const { services } = ctx;
     const grant = services.signer.verify(input.token);
     if (grant === null || grant.e <= services.clock.now()) throw denied();
+    // Signed by this cell for another workspace: not a URL of this engine's.
+    if (grant.w !== undefined && grant.w !== services.namespace) throw denied();
     if (grant.m !== (input.method === "HEAD" ? "GET" : input.method)) throw denied();
     const primitive = await services.catalog.getPrimitive(grant.p);
     if (primitive === null || primitive.type !== "storage" || primitive.group_id !== grant.g) throw denied();
