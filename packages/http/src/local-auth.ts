@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { LOCAL_PRINCIPAL, type Principal, SIGNED_URL_PRINCIPAL, ServiceError } from "@prim/engine";
+import { LOCAL_PRINCIPAL, type Principal, ServiceError, SIGNED_URL_PRINCIPAL } from "@prim/engine";
 import type { FastifyRequest } from "fastify";
 
 export interface LocalAuthOptions {

@@ -91,16 +91,10 @@ export function mountRoute(
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       const params = req.params as Record<string, string>;
       const target = route.target === undefined ? null : (params[route.target] ?? null);
-      const result = await door.invoker.invoke(
-        req.principal,
-        route.op,
-        target,
-        routeInput(route, req),
-        {
-          requestId: req.id,
-          ...(route.abortable ? { signal: clientGone(reply) } : {}),
-        },
-      );
+      const result = await door.invoker.invoke(req.principal, route.op, target, routeInput(route, req), {
+        requestId: req.id,
+        ...(route.abortable ? { signal: clientGone(reply) } : {}),
+      });
       if (route.respond !== undefined) return route.respond(reply, result, req);
       reply.code(route.status ?? 200);
       if (route.status === 204) return reply.send();
