@@ -147,9 +147,24 @@ describe("engine.invoke policy", () => {
   it("keeps the registry's operation names unique", () => {
     const names = OPERATIONS.map((op) => op.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(untargetedOp({ name: "x", audited: false, metered: false, input: z.object({}), run: () => 1 }).name).toBe(
-      "x",
-    );
+    // A definer takes only a name of the wire contract, answering what the contract says.
+    const defined = untargetedOp({
+      // @ts-expect-error "x" is not in OPERATION_NAMES
+      name: "x",
+      audited: false,
+      metered: false,
+      input: z.object({}),
+      run: () => null,
+    });
+    expect(defined.name).toBe("x");
+    untargetedOp({
+      name: "group.find",
+      audited: false,
+      metered: false,
+      input: z.object({}),
+      // @ts-expect-error group.find answers a Manifest or null, not a number
+      run: () => 1,
+    });
   });
 
   it("serves exactly the operations the wire contract names (what MCP tools and REST routes are checked against)", () => {

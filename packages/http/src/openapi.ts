@@ -1,28 +1,26 @@
-import { MAX_JSON_DEPTH, MAX_RESPONSE_BYTES_PER_CALL } from "@prim/engine";
+import { ERROR_STATUS, MAX_JSON_DEPTH, MAX_RESPONSE_BYTES_PER_CALL } from "@prim/engine";
 import { z } from "zod";
 import { JSON_BODY_LIMIT } from "./limits.js";
+import { type RouteResponse, routeResponses } from "./responses/index.js";
 import type { OperationLookup, RestRoute } from "./route.js";
 
 type JsonSchema = { properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
 
-const ERROR_RESPONSE = {
-  description: "Error",
-  content: {
-    "application/json": {
-      schema: {
-        type: "object",
-        required: ["error"],
-        properties: {
-          error: {
-            type: "object",
-            required: ["code", "message"],
-            properties: { code: { type: "string" }, message: { type: "string" } },
-          },
-        },
-      },
+/** The spec's error shape, one schema every route's error answers point at. */
+const ERROR_SCHEMA = {
+  type: "object",
+  required: ["error"],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      additionalProperties: false,
+      properties: { code: { type: "string", enum: Object.keys(ERROR_STATUS) }, message: { type: "string" } },
     },
   },
 };
+const ERROR_REF = { $ref: "#/components/responses/Error" };
 
 /** Limits every route shares, stated once in the document's description. */
 const API_LIMITS = [
@@ -32,7 +30,7 @@ const API_LIMITS = [
 ].join("\n\n");
 
 /** `/v1/primitives/:id/keys/*` → `/v1/primitives/{id}/keys/{key}`. */
-function openApiPath(route: RestRoute): string {
+export function openApiPath(route: Pick<RestRoute, "url" | "pathInput">): string {
   const wildcard = Object.entries(route.pathInput ?? {}).find(([, param]) => param === "*")?.[0] ?? "path";
   return route.url.replace(/:([A-Za-z_]+)/g, "{$1}").replace(/\*$/, `{${wildcard}}`);
 }
@@ -41,6 +39,39 @@ function pathParams(route: RestRoute): string[] {
   const names = [...route.url.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1] as string);
   for (const [field, param] of Object.entries(route.pathInput ?? {})) if (param === "*") names.push(field);
   return names;
+}
+
+/**
+ * A response schema as OpenAPI JSON Schema: named shapes (zod `meta({ id })`) move to
+ * `components.schemas` and are referenced from there.
+ */
+function responseSchema(schema: z.ZodType, components: Record<string, unknown>): unknown {
+  const {
+    $schema: _ignored,
+    $defs,
+    ...rest
+  } = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as {
+    $schema?: string;
+    $defs?: Record<string, unknown>;
+  };
+  const relink = (value: unknown): unknown =>
+    JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/'));
+  for (const [name, def] of Object.entries($defs ?? {})) components[name] = relink(def);
+  return relink(rest);
+}
+
+function openApiResponse(response: RouteResponse, components: Record<string, unknown>): Record<string, unknown> {
+  const content: Record<string, unknown> = {};
+  if (response.json !== undefined) {
+    content["application/json"] = { schema: responseSchema(response.json, components) };
+  }
+  if (response.bytes !== undefined) content[response.bytes] = { schema: { type: "string", format: "binary" } };
+  const headers = Object.fromEntries((response.headers ?? []).map((h) => [h, { schema: { type: "string" } }]));
+  return {
+    description: response.description,
+    ...(response.headers === undefined ? {} : { headers }),
+    ...(Object.keys(content).length === 0 ? {} : { content }),
+  };
 }
 
 function inputSchema(operation: OperationLookup, route: RestRoute): JsonSchema {
@@ -54,9 +85,18 @@ function inputSchema(operation: OperationLookup, route: RestRoute): JsonSchema {
   return { ...rest, properties, required };
 }
 
-/** The OpenAPI 3.1 document, generated from the route table and the operations' schemas. */
-export function buildOpenApi(lookup: OperationLookup, routes: readonly RestRoute[], version: string) {
+/**
+ * The OpenAPI 3.1 document, generated from the route table, the operations' input schemas and
+ * the routes' response schemas. `serverUrl` is the public base URL the document names.
+ */
+export function buildOpenApi(
+  lookup: OperationLookup,
+  routes: readonly RestRoute[],
+  version: string,
+  serverUrl: string,
+) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const schemas: Record<string, unknown> = { Error: ERROR_SCHEMA };
   const seen = new Map<string, number>();
   for (const route of routes) {
     // Aliases (`/exec` for `/query`) and HEAD twins share an operation: keep ids unique.
@@ -77,12 +117,15 @@ export function buildOpenApi(lookup: OperationLookup, routes: readonly RestRoute
       tags: [route.tag],
       parameters,
       responses: {
-        [String(route.status ?? 200)]: { description: route.status === 204 ? "No content" : "Success" },
-        default: ERROR_RESPONSE,
+        ...Object.fromEntries(
+          Object.entries(routeResponses(route)).map(([status, r]) => [status, openApiResponse(r, schemas)]),
+        ),
+        default: ERROR_REF,
       },
     };
-    if (route.from === "query") {
+    if (route.from === "query" || route.query !== undefined) {
       for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+        if (route.from !== "query" && !route.query?.includes(name)) continue;
         parameters.push({ name, in: "query", required: (schema.required ?? []).includes(name), schema: prop });
       }
     } else if (route.from === "body") {
@@ -96,8 +139,18 @@ export function buildOpenApi(lookup: OperationLookup, routes: readonly RestRoute
   return {
     openapi: "3.1.0",
     info: { title: "Prim REST API", version, description: API_LIMITS },
-    servers: [{ url: "http://localhost:7777" }],
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    servers: [{ url: serverUrl }],
+    components: {
+      schemas,
+      responses: {
+        Error: {
+          description: "Error: `{ error: { code, message } }` (spec, Errors)",
+          headers: { "X-Request-Id": { schema: { type: "string" } } },
+          content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+        },
+      },
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+    },
     security: [{ bearer: [] }, {}],
     paths,
   };

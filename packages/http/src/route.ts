@@ -1,6 +1,7 @@
 import type { AnyOperation, Invoker, OperationName, Principal } from "@prim/engine";
 import { invalid, rawJsonOf } from "@prim/engine";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { RouteResponses } from "./responses/index.js";
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -21,6 +22,8 @@ export interface RestRoute {
   pathInput?: Readonly<Record<string, string>>;
   /** Where the remaining input fields come from (`custom`: the `input` function builds it all). */
   from: "body" | "query" | "none" | "custom";
+  /** Query parameters a `custom` route reads (documented from the operation's schema). */
+  query?: readonly string[];
   /** Builds the input from the request (raw-body and header-driven routes). */
   input?: (req: FastifyRequest) => Record<string, unknown>;
   /** Writes the response itself (object bodies and their headers). */
@@ -31,6 +34,8 @@ export interface RestRoute {
   abortable?: boolean;
   /** Success status; 204 sends no body. */
   status?: 200 | 201 | 204;
+  /** What the route answers, where it is not the operation's JSON result under `status`. */
+  responses?: RouteResponses;
   summary: string;
   /** Longer OpenAPI text, where a route's answer has rules of its own (limits, truncation). */
   description?: string;

@@ -13,6 +13,7 @@ import { installErrorHandling } from "./errors.js";
 import { JSON_BODY_LIMIT } from "./limits.js";
 import { type LocalAuthOptions, localAuthenticator, requestPath } from "./local-auth.js";
 import { buildOpenApi } from "./openapi.js";
+import { publicOrigin } from "./public-url.js";
 import { mountRoute, type OperationLookup } from "./route.js";
 import { REST_ROUTES } from "./routes/index.js";
 import { VERSION } from "./version.js";
@@ -27,6 +28,11 @@ export interface ServerOptions {
   /** Resolves the caller; throws ServiceError to refuse. */
   authenticate: (req: FastifyRequest) => Principal | Promise<Principal>;
   logger?: boolean;
+  /**
+   * The API's public base URL (`https://api.example.com`): the OpenAPI document's server and
+   * the origin of presigned URLs. Without it, both use the origin the request came to.
+   */
+  publicUrl?: string;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -111,8 +117,12 @@ export function createServer(options: ServerOptions): FastifyInstance {
     for (const route of REST_ROUTES) if (route.rawBody) mountRoute(raw, door, route);
   });
 
-  const openapi = buildOpenApi(options.operation, REST_ROUTES, VERSION);
-  app.get("/v1/openapi.json", async () => openapi);
+  const publicUrl = options.publicUrl?.replace(/\/+$/, "");
+  app.decorate("publicUrl", publicUrl);
+  const openapi = buildOpenApi(options.operation, REST_ROUTES, VERSION, publicUrl ?? "http://localhost:7777");
+  app.get("/v1/openapi.json", async (req) =>
+    publicUrl === undefined ? { ...openapi, servers: [{ url: publicOrigin(req) }] } : openapi,
+  );
 
   return app;
 }
@@ -127,13 +137,19 @@ function setSignedCors(reply: FastifyReply): void {
 }
 
 /** The local engine's REST server: tokenless on localhost unless a root token is set. */
-export function createLocalServer(options: { engine: Engine; rootToken?: string; logger?: boolean }): FastifyInstance {
+export function createLocalServer(options: {
+  engine: Engine;
+  rootToken?: string;
+  logger?: boolean;
+  publicUrl?: string;
+}): FastifyInstance {
   const auth: LocalAuthOptions = { rootToken: options.rootToken };
   const { engine } = options;
   return createServer({
     ...engineDoor(engine),
     authenticate: localAuthenticator(auth),
     logger: options.logger,
+    publicUrl: options.publicUrl,
   });
 }
 

@@ -12,11 +12,13 @@ import {
 import type { FastifyRequest } from "fastify";
 import { afterEach } from "vitest";
 import { createLocalServer, createServer, engineDoor } from "../src/index.js";
+import { assertConformant, checkResponses } from "./conformance.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
+  assertConformant();
 });
 
 export interface ApiResponse<T = any> {
@@ -44,6 +46,8 @@ export interface TestServerOptions {
   clock?: ManualClock;
   /** Further engine options (e.g. the vault's test-only `allowLoopbackFetch`). */
   engineOptions?: Partial<LocalEngineOptions>;
+  /** The server's configured public URL (OpenAPI `servers`, presigned URLs). */
+  publicUrl?: string;
   /** The caller closes the server (one server shared by a file's tests, from beforeAll). */
   manualClose?: boolean;
 }
@@ -56,8 +60,9 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   const clock = options.clock ?? new ManualClock(1_800_000_000_000);
   const engine = Engine.openLocal({ ...options.engineOptions, dataDir, clock });
   const app = options.authenticate
-    ? createServer({ ...engineDoor(engine), authenticate: options.authenticate })
-    : createLocalServer({ engine, rootToken: options.rootToken });
+    ? createServer({ ...engineDoor(engine), authenticate: options.authenticate, publicUrl: options.publicUrl })
+    : createLocalServer({ engine, rootToken: options.rootToken, publicUrl: options.publicUrl });
+  checkResponses(app, (name) => engine.operation(name));
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
   const port = typeof address === "object" && address !== null ? address.port : 0;

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { Engine, LOCAL_PRINCIPAL, OPERATIONS, ServiceError, untargetedOp } from "@prim/engine";
+import { type AnyOperation, Engine, LOCAL_PRINCIPAL, OPERATIONS, type OpContext, ServiceError } from "@prim/engine";
 import { createInternalServer, listenInternal } from "@prim/http";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -18,32 +18,25 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-/** Operations that fail on purpose or echo their caller, beside the real ones. */
+/**
+ * Operations that fail on purpose or echo their caller, beside the real ones: test-only, so
+ * declared as plain operations (the definers take only names of the wire contract).
+ */
+const probe = (name: string, run: (ctx: OpContext) => unknown): AnyOperation => ({
+  target: "none",
+  name,
+  audited: false,
+  metered: false,
+  input: z.object({}),
+  run,
+});
 const probes = [
-  untargetedOp({
-    name: "test.whoami",
-    audited: false,
-    metered: false,
-    input: z.object({}),
-    run: (ctx) => ctx.principal,
+  probe("test.whoami", (ctx) => ctx.principal),
+  probe("test.busy", () => {
+    throw new ServiceError("rate_limited", "slow down", { headers: { "retry-after": "7" } });
   }),
-  untargetedOp({
-    name: "test.busy",
-    audited: false,
-    metered: false,
-    input: z.object({}),
-    run: () => {
-      throw new ServiceError("rate_limited", "slow down", { headers: { "retry-after": "7" } });
-    },
-  }),
-  untargetedOp({
-    name: "test.crash",
-    audited: false,
-    metered: false,
-    input: z.object({}),
-    run: () => {
-      throw new Error("ENOENT: /var/secret/path/catalog.sqlite");
-    },
+  probe("test.crash", () => {
+    throw new Error("ENOENT: /var/secret/path/catalog.sqlite");
   }),
 ];
 

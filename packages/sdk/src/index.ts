@@ -1,22 +1,34 @@
-export type {
-  ErrorCode,
-  GroupInfo,
-  KvEncoding,
-  KvEntry,
-  Manifest,
-  Page,
-  PrimitiveInfo,
-  PrimitiveStats,
-  PrimitiveType,
-} from "@prim/wire";
-export { type PageOptions, PrimClient } from "./client.js";
+// Every wire type (KvEntry, Job, MemoryRecord, OperationResult, ...): the answers this client returns.
+export type * from "@prim/wire";
+export { type AuditFilter, type ForkOptions, PrimClient } from "./client.js";
+export { type BranchOption, DbClient, type SqlParams, type Statement } from "./db.js";
 export { PrimError } from "./errors.js";
+export { FsClient, type FsListing } from "./fs.js";
 export { KvClient, type KvListOptions, type KvSetItem, type KvSetOptions } from "./kv.js";
+export { MemoryClient, type MemoryFilter, type NewMemory, type RecallOptions } from "./memory.js";
+export { everyItem, type PageOptions } from "./pages.js";
 export {
-  type ObjectPage,
-  type Presigned,
+  type Duration,
+  type Lease,
+  QueueClient,
+  type ReceiveOptions,
+  type SendOptions,
+  type SettleOptions,
+} from "./queue.js";
+export { SignedUrls } from "./signed.js";
+export {
+  type GetObjectOptions,
+  type ObjectListOptions,
   type PresignOptions,
   type PutObjectOptions,
   StorageClient,
 } from "./storage.js";
-export { type ClientOptions, encodePath, type Query, type RequestOptions, Transport } from "./transport.js";
+export {
+  type ClientOptions,
+  encodePath,
+  type Query,
+  type RawBody,
+  type RequestOptions,
+  Transport,
+} from "./transport.js";
+export { type GrantInput, type SecretAuth, VaultClient, type VaultFetchRequest } from "./vault.js";

@@ -1,6 +1,8 @@
 import type { KvEncoding, KvEntry, Page } from "@prim/wire";
 import { PrimError } from "./errors.js";
-import { encodePath, type Transport } from "./transport.js";
+import { everyItem } from "./pages.js";
+import { PrimitiveClient } from "./primitive-client.js";
+import { encodePath } from "./transport.js";
 
 export interface KvSetOptions {
   encoding?: KvEncoding;
@@ -30,16 +32,7 @@ const setBody = (value: unknown, o: KvSetOptions) => ({
 });
 
 /** The kv routes of one primitive. */
-export class KvClient {
-  private readonly base: string;
-
-  constructor(
-    private readonly transport: Transport,
-    readonly id: string,
-  ) {
-    this.base = `/v1/primitives/${encodeURIComponent(id)}`;
-  }
-
+export class KvClient extends PrimitiveClient {
   get(key: string): Promise<KvEntry> {
     return this.transport.request("GET", `${this.base}/keys/${encodePath(key)}`);
   }
@@ -71,13 +64,8 @@ export class KvClient {
   }
 
   /** Every key (with `prefix`), following cursors. */
-  async *iterate(options: Omit<KvListOptions, "cursor"> = {}): AsyncGenerator<KvEntry> {
-    let cursor: string | undefined;
-    do {
-      const page = await this.list({ ...options, cursor });
-      yield* page.data;
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor !== undefined);
+  iterate(options: Omit<KvListOptions, "cursor"> = {}): AsyncGenerator<KvEntry> {
+    return everyItem((cursor) => this.list({ ...options, cursor }));
   }
 
   /**

@@ -1,11 +1,7 @@
-import type { ObjectInfo } from "@prim/wire";
-import { encodePath, type Transport } from "./transport.js";
-
-export interface ObjectPage {
-  data: ObjectInfo[];
-  prefixes: string[];
-  next_cursor: string | null;
-}
+import type { ObjectInfo, ObjectPage, PresignResult } from "@prim/wire";
+import { everyItem } from "./pages.js";
+import { PrimitiveClient } from "./primitive-client.js";
+import { encodePath, type RawBody } from "./transport.js";
 
 export interface PutObjectOptions {
   contentType?: string;
@@ -14,6 +10,23 @@ export interface PutObjectOptions {
   ifMatch?: string;
   /** Write only if the key does not exist yet. */
   createOnly?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface GetObjectOptions {
+  /** `bytes=0-99`: answers 206 with that part. */
+  range?: string;
+  /** An ETag: answers 304 when it still matches. */
+  ifNoneMatch?: string;
+  signal?: AbortSignal;
+}
+
+export interface ObjectListOptions {
+  prefix?: string;
+  /** Rolls keys up to their common prefixes (`/`), listed in `prefixes`. */
+  delimiter?: string;
+  cursor?: string;
+  limit?: number;
 }
 
 export interface PresignOptions {
@@ -25,53 +38,49 @@ export interface PresignOptions {
   createOnly?: boolean;
 }
 
-export interface Presigned {
-  url: string;
-  method: "GET" | "PUT";
-  headers: Record<string, string>;
-  expires_at: number;
-}
-
-/** The storage routes of one primitive. Bodies go up and come down as raw bytes or streams. */
-export class StorageClient {
-  private readonly base: string;
-
-  constructor(
-    private readonly transport: Transport,
-    readonly id: string,
-  ) {
-    this.base = `/v1/primitives/${encodeURIComponent(id)}`;
-  }
-
-  list(options: { prefix?: string; delimiter?: string; cursor?: string; limit?: number } = {}): Promise<ObjectPage> {
+/** The storage routes of one primitive. Bodies go up and come down as streams, never buffered. */
+export class StorageClient extends PrimitiveClient {
+  list(options: ObjectListOptions = {}): Promise<ObjectPage> {
     return this.transport.request("GET", `${this.base}/objects`, { query: { ...options } });
   }
 
-  async put(key: string, body: RequestInit["body"], options: PutObjectOptions = {}): Promise<ObjectInfo> {
+  /** Every object (with `prefix`), following cursors. */
+  iterate(options: Omit<ObjectListOptions, "cursor" | "delimiter"> = {}): AsyncGenerator<ObjectInfo> {
+    return everyItem((cursor) => this.list({ ...options, cursor }));
+  }
+
+  /** Writes an object; `body` may be bytes, text, a web stream or a Node stream (streamed). */
+  async put(key: string, body: RawBody, options: PutObjectOptions = {}): Promise<ObjectInfo> {
     const headers: Record<string, string> = { "content-type": options.contentType ?? "application/octet-stream" };
     for (const [name, value] of Object.entries(options.metadata ?? {})) headers[`x-object-meta-${name}`] = value;
     if (options.ifMatch !== undefined) headers["if-match"] = options.ifMatch;
     if (options.createOnly) headers["if-none-match"] = "*";
-    const res = await this.transport.send("PUT", `${this.base}/objects/${encodePath(key)}`, { headers, body });
+    const res = await this.transport.send("PUT", `${this.base}/objects/${encodePath(key)}`, {
+      headers,
+      body,
+      signal: options.signal,
+    });
     return (await res.json()) as ObjectInfo;
   }
 
-  /** The raw response: `body` streams the bytes; pass `range` (`bytes=0-99`) for part of them. */
-  get(key: string, options: { range?: string; ifNoneMatch?: string } = {}): Promise<Response> {
+  /** The raw response: `body` streams the bytes (200, 206 for a range, 304 without a body). */
+  get(key: string, options: GetObjectOptions = {}): Promise<Response> {
     const headers: Record<string, string> = {};
     if (options.range !== undefined) headers.range = options.range;
     if (options.ifNoneMatch !== undefined) headers["if-none-match"] = options.ifNoneMatch;
-    return this.transport.send("GET", `${this.base}/objects/${encodePath(key)}`, { headers });
+    return this.transport.send("GET", `${this.base}/objects/${encodePath(key)}`, { headers, signal: options.signal });
   }
 
-  async bytes(key: string): Promise<Buffer> {
-    return Buffer.from(await (await this.get(key)).arrayBuffer());
+  /** The whole object in memory (small objects; stream large ones with `get`). */
+  async bytes(key: string): Promise<Uint8Array> {
+    return new Uint8Array(await (await this.get(key)).arrayBuffer());
   }
 
   stat(key: string): Promise<ObjectInfo> {
     return this.transport.request("GET", `${this.base}/objects/${encodePath(key)}`, { query: { stat: 1 } });
   }
 
+  /** Deletes an object (no error when it is already gone). */
   async delete(key: string, options: { ifMatch?: string } = {}): Promise<void> {
     const headers: Record<string, string> = options.ifMatch === undefined ? {} : { "if-match": options.ifMatch };
     await this.transport.send("DELETE", `${this.base}/objects/${encodePath(key)}`, { headers });
@@ -83,7 +92,8 @@ export class StorageClient {
     });
   }
 
-  presign(key: string, options: PresignOptions = {}): Promise<Presigned> {
+  /** A signed URL for one object: use it with `PrimClient.signed` or any HTTP client. */
+  presign(key: string, options: PresignOptions = {}): Promise<PresignResult> {
     return this.transport.request("POST", `${this.base}/presign`, {
       body: {
         key,
@@ -96,6 +106,7 @@ export class StorageClient {
     });
   }
 
+  /** Invalidates every signed URL issued for this store. */
   revokeSigned(): Promise<{ epoch: number }> {
     return this.transport.request("POST", `${this.base}/presign/revoke`, { body: {} });
   }

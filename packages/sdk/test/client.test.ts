@@ -80,7 +80,7 @@ describe("PrimClient storage", () => {
     const s = client.storage((await client.primitives.create({ name: "files", type: "storage", group: "app" })).id);
     const info = await s.put("docs/a.txt", "hello world", { contentType: "text/plain", metadata: { owner: "ada" } });
     expect(info).toMatchObject({ key: "docs/a.txt", size: 11, content_type: "text/plain", metadata: { owner: "ada" } });
-    expect((await s.bytes("docs/a.txt")).toString()).toBe("hello world");
+    expect(Buffer.from(await s.bytes("docs/a.txt")).toString()).toBe("hello world");
     const part = await s.get("docs/a.txt", { range: "bytes=6-" });
     expect(part.status).toBe(206);
     expect(await part.text()).toBe("world");

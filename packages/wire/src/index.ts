@@ -1,6 +1,34 @@
 // Prim's wire contract: what crosses between a caller and the engine (REST, MCP, the SDK, the
 // remote Invoker). No runtime dependencies: a browser bundle or the SDK imports it without the
 // engine. The Node-only HTTP client of the Invoker is `@prim/wire/invoke`.
+
+export type {
+  BranchInfo,
+  ColumnInfo,
+  ConsolidateResult,
+  FetchResult,
+  FileDownload,
+  FsForkResult,
+  Grant,
+  GrantSummary,
+  Job,
+  JobStatus,
+  MemoryRecord,
+  ObjectPage,
+  PresignResult,
+  QueryResult,
+  QueueCounts,
+  RecalledMemory,
+  SearchHit,
+  SecretInfo,
+  SecretListing,
+  SentJob,
+  SettleAction,
+  SnapshotInfo,
+  Subscription,
+  TableDetail,
+  TableSummary,
+} from "./data-shapes.js";
 export {
   ERROR_STATUS,
   type ErrorBody,
@@ -22,6 +50,7 @@ export {
   toolAllowed,
   toolPatternMatches,
 } from "./principal.js";
+export type { OperationResult, OperationResults } from "./results.js";
 export {
   type AuditEntry,
   type ByteRange,

@@ -1,14 +1,12 @@
 import { rmSync } from "node:fs";
+import type { FileDownload } from "@prim/wire";
 import { type PrimitiveType, ServiceError } from "@prim/wire";
 import Database from "better-sqlite3";
 import { z } from "zod";
 import type { BlobStore } from "../blobs/blob-store.js";
 import { primitiveOp } from "../primitives/operation.js";
 
-/** A file the REST layer streams to the caller and then deletes. */
-export interface FileDownload {
-  download: { path: string; filename: string; contentType: string };
-}
+export type { FileDownload };
 
 const EXPORT_TOOL: Partial<Record<PrimitiveType, string>> = { db: "db_query", kv: "kv_get", storage: "storage_read" };
 

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import type { SnapshotInfo } from "@prim/wire";
 import { notFound, type PrimitiveInfo, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import type { PrimitiveRecord, SnapshotRecord } from "../catalog/catalog.js";
@@ -11,13 +12,7 @@ import { primitiveOp } from "../primitives/operation.js";
 import { type EngineServices, primitiveInfo } from "../primitives/services.js";
 import { resolveGroup } from "./scope.js";
 
-/** SnapshotInfo on the wire. */
-export interface SnapshotInfo {
-  id: string;
-  name: string | null;
-  created_at: number;
-  primitive: string;
-}
+export type { SnapshotInfo };
 
 const toInfo = (s: SnapshotRecord): SnapshotInfo => ({
   id: s.id,

@@ -123,9 +123,19 @@ export class PrimitiveFiles {
     return total;
   }
 
+  /** Where every primitive's file lives: `<dataDir>/primitives/`. */
+  get primitivesDir(): string {
+    return this.dir;
+  }
+
+  /** Where snapshot directories live: `<dataDir>/snapshots/`. */
+  get snapshotsDir(): string {
+    return join(this.dir, "..", "snapshots");
+  }
+
   /** Where a primitive's snapshot files live: `<dataDir>/snapshots/<id>/`. */
   snapshotDir(id: string): string {
-    return join(this.dir, "..", "snapshots", id);
+    return join(this.snapshotsDir, id);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { PrimitiveType, Principal } from "@prim/wire";
+import type { OperationName, OperationResult, PrimitiveType, Principal } from "@prim/wire";
 import type { z } from "zod";
 import type { GroupRecord, PrimitiveRecord } from "../catalog/catalog.js";
 import type { EngineServices } from "./services.js";
@@ -112,11 +112,20 @@ export type AnyOperation = Operation<any, any, any>;
 type Declared<T> = Omit<T, "target" | "type" | "audited" | "metered"> & { audited?: boolean; metered?: boolean };
 
 /**
+ * Every definer takes the operation's name as a literal and requires the handler's result to
+ * be what `@prim/wire` says that operation answers (OperationResults): a handler whose answer
+ * drifts from the wire contract fails this package's build, not a client.
+ */
+type Named<N extends OperationName> = { name: N };
+
+/**
  * The definer of one primitive type's data operations, typed with its store: each handler's
  * `ctx.store` is an `S`. Data operations are audited and metered unless they say otherwise.
  */
 export function dataOp<S>(type: PrimitiveType) {
-  return <I, O>(op: Declared<DataOperation<I, O, S>>): DataOperation<I, O, S> => ({
+  return <N extends OperationName, I, O extends OperationResult<N>>(
+    op: Declared<DataOperation<I, O, S>> & Named<N>,
+  ): DataOperation<I, O, S> => ({
     target: "primitive",
     type,
     audited: true,
@@ -126,15 +135,21 @@ export function dataOp<S>(type: PrimitiveType) {
 }
 
 /** Identity helpers that infer I and O from the schema and handler, one per target kind. */
-export const primitiveOp = <I, O>(op: Omit<PrimitiveOperation<I, O>, "target">): PrimitiveOperation<I, O> => ({
+export const primitiveOp = <N extends OperationName, I, O extends OperationResult<N>>(
+  op: Omit<PrimitiveOperation<I, O>, "target"> & Named<N>,
+): PrimitiveOperation<I, O> => ({
   target: "primitive",
   ...op,
 });
-export const groupOp = <I, O>(op: Omit<GroupOperation<I, O>, "target">): GroupOperation<I, O> => ({
+export const groupOp = <N extends OperationName, I, O extends OperationResult<N>>(
+  op: Omit<GroupOperation<I, O>, "target"> & Named<N>,
+): GroupOperation<I, O> => ({
   target: "group",
   ...op,
 });
-export const untargetedOp = <I, O>(op: Omit<UntargetedOperation<I, O>, "target">): UntargetedOperation<I, O> => ({
+export const untargetedOp = <N extends OperationName, I, O extends OperationResult<N>>(
+  op: Omit<UntargetedOperation<I, O>, "target"> & Named<N>,
+): UntargetedOperation<I, O> => ({
   target: "none",
   ...op,
 });

@@ -1,3 +1,7 @@
+import type { BranchInfo, QueryResult } from "@prim/wire";
+
+export type { BranchInfo, QueryResult };
+
 /** Messages between the engine and its SQL host process (see pool.ts). */
 
 export interface Statement {
@@ -24,21 +28,6 @@ export type HostRequest =
   | { kind: "backup"; at: DbLocation; dest: string }
   | { kind: "restore"; at: DbLocation; src: string }
   | { kind: "close"; at: DbLocation };
-
-export interface QueryResult {
-  columns: string[];
-  rows: Record<string, unknown>[];
-  rows_affected: number;
-  last_insert_rowid: number | string | null;
-  truncated: boolean;
-}
-
-export interface BranchInfo {
-  name: string;
-  created_at: number;
-  /** Whether main changed since the branch was made (promote would need `force`). */
-  main_changed: boolean;
-}
 
 /** Caps on what one statement may return; past them `truncated` is true. */
 export const MAX_RESULT_ROWS = 10_000;

@@ -102,6 +102,7 @@ export const DB_ROUTES: readonly RestRoute[] = [
     target: "id",
     from: "none",
     respond: sendDownload,
+    responses: { 200: { description: "A SQLite database file", bytes: "application/vnd.sqlite3" } },
     summary: "Download a SQLite file (db, kv, storage)",
     tag: "primitives",
   },

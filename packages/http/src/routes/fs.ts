@@ -1,5 +1,8 @@
 import { FS_CREATED, type FsRead } from "@prim/engine";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import type { RouteResponses } from "../responses/index.js";
+import { fsEntry, fsListing } from "../responses/shapes.js";
 import type { RestRoute } from "../route.js";
 import { contentLength, header } from "./storage.js";
 
@@ -35,6 +38,22 @@ function respondEntry(reply: FastifyReply, result: unknown): FastifyReply {
   return reply.code(created ? 201 : 200).send(result);
 }
 
+const entryResponses: RouteResponses = {
+  201: { description: "Created", json: fsEntry },
+  200: { description: "Replaced, or already there", json: fsEntry },
+};
+
+const readResponses = (head: boolean): RouteResponses => ({
+  200: head
+    ? { description: "A file's or directory's headers", headers: ["ETag", "Content-Length", "X-Service-Mode"] }
+    : {
+        description: "A file's bytes; a directory listing (or list=1); the entry with stat=1",
+        bytes: "*/*",
+        json: z.union([fsEntry, fsListing]),
+        headers: ["ETag", "Last-Modified", "X-Service-Mode"],
+      },
+});
+
 const reads: RestRoute[] = (["GET", "HEAD"] as const).flatMap((method) => [
   {
     method,
@@ -42,8 +61,10 @@ const reads: RestRoute[] = (["GET", "HEAD"] as const).flatMap((method) => [
     op: "fs.read",
     target: "id",
     from: "custom",
+    query: ["list", "recursive", "stat"],
     input: readInput(method === "HEAD"),
     respond: respondRead,
+    responses: readResponses(method === "HEAD"),
     summary: "List the root directory (list, recursive, stat)",
     tag,
   },
@@ -54,8 +75,10 @@ const reads: RestRoute[] = (["GET", "HEAD"] as const).flatMap((method) => [
     target: "id",
     pathInput: path,
     from: "custom",
+    query: ["list", "recursive", "stat"],
     input: readInput(method === "HEAD"),
     respond: respondRead,
+    responses: readResponses(method === "HEAD"),
     summary: "Read a file's bytes, or list a directory (list, recursive, stat)",
     tag,
   },
@@ -73,6 +96,7 @@ export const FS_ROUTES: readonly RestRoute[] = [
     rawBody: true,
     input: (req) => ({ body: req.raw, mode: header(req, "x-service-mode"), content_length: contentLength(req) }),
     respond: respondEntry,
+    responses: entryResponses,
     summary: "Write a file (raw body, streamed; X-Service-Mode sets its mode; parents are created)",
     tag,
   },
@@ -103,6 +127,7 @@ export const FS_ROUTES: readonly RestRoute[] = [
     target: "id",
     from: "body",
     respond: respondEntry,
+    responses: entryResponses,
     summary: "Make a directory and its parents (201; 200 if it exists)",
     tag,
   },

@@ -1,4 +1,5 @@
 import type { FastifyReply } from "fastify";
+import { sentJob, subscription } from "../responses/shapes.js";
 import type { RestRoute } from "../route.js";
 
 const tag = "queue";
@@ -36,6 +37,10 @@ export const QUEUE_ROUTES: readonly RestRoute[] = [
     pathInput: { queue: "queue" },
     from: "body",
     respond: respondSend,
+    responses: {
+      201: { description: "Sent", json: sentJob },
+      200: { description: "A pending job had this dedupe_key (deduplicated: true)", json: sentJob },
+    },
     summary: "Send a job (201, or 200 with deduplicated: true)",
     tag,
   },
@@ -118,6 +123,10 @@ export const QUEUE_ROUTES: readonly RestRoute[] = [
     pathInput: { topic: "topic" },
     from: "body",
     respond: respondSubscribe,
+    responses: {
+      201: { description: "Subscribed", json: subscription },
+      200: { description: "Already subscribed", json: subscription },
+    },
     summary: "Subscribe a queue to a topic",
     tag,
   },

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { isObjectRead, sendObject } from "../object-response.js";
+import { objectReadResponses } from "../responses/index.js";
+import { objectInfo } from "../responses/shapes.js";
 import type { RestRoute } from "../route.js";
 import { contentLength, header } from "./storage.js";
 
@@ -27,6 +29,10 @@ const signed = (method: RestRoute["method"], summary: string): RestRoute => ({
   from: "custom",
   input,
   respond,
+  responses:
+    method === "PUT"
+      ? { 200: { description: "The stored object", json: objectInfo } }
+      : objectReadResponses(method === "HEAD"),
   rawBody: method === "PUT",
   summary,
   tag,

@@ -1,5 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { isObjectRead, sendObject } from "../object-response.js";
+import { publicOrigin } from "../public-url.js";
+import { objectReadResponses } from "../responses/index.js";
+import { objectInfo } from "../responses/shapes.js";
 import type { RestRoute } from "../route.js";
 
 const tag = "storage";
@@ -43,7 +46,7 @@ function respondRead(reply: FastifyReply, result: unknown, req: FastifyRequest):
 
 function respondPresign(reply: FastifyReply, result: unknown, req: FastifyRequest): FastifyReply {
   const presigned = result as { url: string };
-  return reply.send({ ...presigned, url: `${req.protocol}://${req.headers.host}${presigned.url}` });
+  return reply.send({ ...presigned, url: `${publicOrigin(req)}${presigned.url}` });
 }
 
 export const STORAGE_ROUTES: readonly RestRoute[] = [
@@ -63,8 +66,10 @@ export const STORAGE_ROUTES: readonly RestRoute[] = [
     target: "id",
     pathInput: key,
     from: "custom",
+    query: ["stat"],
     input: readInput(false),
     respond: respondRead,
+    responses: objectReadResponses(false, objectInfo),
     summary: "Read an object (Range, If-None-Match; ?stat=1 for ObjectInfo)",
     tag,
   },
@@ -77,6 +82,7 @@ export const STORAGE_ROUTES: readonly RestRoute[] = [
     from: "custom",
     input: readInput(true),
     respond: respondRead,
+    responses: objectReadResponses(true),
     summary: "An object's headers",
     tag,
   },

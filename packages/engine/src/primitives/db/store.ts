@@ -1,16 +1,9 @@
+import type { TableDetail, TableSummary } from "@prim/wire";
 import type { SqlHost } from "../../sql-host/pool.js";
 import type { BranchInfo, DbLocation, HostRequest, QueryResult, Statement } from "../../sql-host/protocol.js";
 import { DirectReads } from "./direct-reads.js";
 
-export interface TableSummary {
-  name: string;
-  type: "table" | "view";
-}
-
-export interface TableDetail extends TableSummary {
-  sql: string;
-  columns: { name: string; type: string; notnull: boolean; default: string | null; pk: number }[];
-}
+export type { TableDetail, TableSummary };
 
 /**
  * A `db` primitive: its file is the user's database, reached through the SQL host — except

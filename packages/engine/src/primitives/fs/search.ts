@@ -1,14 +1,11 @@
 import { isUtf8 } from "node:buffer";
+import type { SearchHit } from "@prim/wire";
 import { invalid } from "@prim/wire";
 import type { Statement } from "better-sqlite3";
 import { MAX_INDEXED_BYTES, subtreeBounds } from "./limits.js";
 import type { FsStore } from "./store.js";
 
-export interface SearchHit {
-  path: string;
-  /** Text around the hit, matched words wrapped in `**`. */
-  snippet: string;
-}
+export type { SearchHit };
 
 /** Words of context a snippet holds around the hit. */
 const SNIPPET_TOKENS = 12;

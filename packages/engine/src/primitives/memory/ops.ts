@@ -1,3 +1,4 @@
+import type { RecalledMemory } from "@prim/wire";
 import { notFound } from "@prim/wire";
 import { z } from "zod";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean } from "../../core/pagination.js";
@@ -20,14 +21,14 @@ import {
 import { answerBytes, type MemoryRecord, toRecord } from "./record.js";
 import type { ConsolidateResult, MemoryStore } from "./store.js";
 
+export type { RecalledMemory };
+
 const memoryOp = dataOp<MemoryStore>("memory");
 
 /** Memory ids in paths; an id of another shape is simply not found. */
 const idSchema = z.string().min(1, "must not be empty");
 
 const cursorSchema = z.object({ s: z.number().int() });
-
-export type RecalledMemory = MemoryRecord & { score: number };
 
 export const memoryRemember = memoryOp({
   name: "memory.remember",

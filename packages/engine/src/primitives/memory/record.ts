@@ -1,21 +1,8 @@
+import type { MemoryRecord } from "@prim/wire";
 import { ITEM_OVERHEAD_BYTES } from "../../core/response-budget.js";
-// The memory record: its row in the primitive's file and its API shape.
 
-/** A memory as the API returns it. */
-export interface MemoryRecord {
-  id: string;
-  kind: string;
-  text: string;
-  tags: string[];
-  owner: string | null;
-  metadata: Record<string, unknown>;
-  created_at: number;
-  updated_at: number;
-  /** The memory that replaced this one, or null while it is live. */
-  superseded_by: string | null;
-  /** The memories this one replaced (by supersede or consolidate), oldest first. */
-  supersedes: string[];
-}
+export type { MemoryRecord };
+// The memory record: its row in the primitive's file and its API shape.
 
 export interface MemoryRow {
   seq: number;

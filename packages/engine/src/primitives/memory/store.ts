@@ -1,3 +1,4 @@
+import type { ConsolidateResult } from "@prim/wire";
 import { notFound, ServiceError } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
@@ -10,6 +11,8 @@ import { Recaller, type RecallHit, type RecallOptions } from "./recall.js";
 import { answerBytes, type MemoryRecord, type MemoryRow, ROW_COLUMNS, toRecord } from "./record.js";
 import { MEMORY_SCHEMA } from "./schema.js";
 import { Vocabulary } from "./vocabulary.js";
+
+export type { ConsolidateResult };
 
 /** What a new memory is made of; `metadata` is already JSON text (size-checked). */
 export interface NewMemory {
@@ -24,13 +27,6 @@ export interface ListFilter {
   kind?: string | undefined;
   tag?: string | undefined;
   owner?: string | undefined;
-}
-
-export interface ConsolidateResult {
-  /** Clusters of near-duplicates merged into their newest member. */
-  merged: number;
-  /** Ids of the memories superseded, in creation order. */
-  superseded: string[];
 }
 
 /** The memory primitive over its SQLite file. Times come from the engine's clock. */

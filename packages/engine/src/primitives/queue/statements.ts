@@ -1,6 +1,7 @@
+import type { JobStatus } from "@prim/wire";
 import type Database from "better-sqlite3";
 
-export type JobStatus = "ready" | "leased" | "done" | "dead";
+export type { JobStatus };
 
 /** A row of the jobs table (schema.ts). */
 export interface JobRow {

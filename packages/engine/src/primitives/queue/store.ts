@@ -1,3 +1,4 @@
+import type { Job, QueueCounts, SettleAction } from "@prim/wire";
 import { notFound, ServiceError } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
@@ -8,27 +9,7 @@ import { backoffMs, DEFAULT_MAX_ATTEMPTS, MAX_DEDUPE_KEY, MAX_ERROR_CHARS } from
 import { SCHEMA } from "./schema.js";
 import { type JobRow, type JobStatus, prepareStatements, type QueueStatements, rowOf } from "./statements.js";
 
-export type { JobStatus };
-
-export type SettleAction = "ack" | "retry" | "fail" | "dead";
-
-/** The job record on the wire (ARCHITECTURE.md); received jobs add `lease_token`. */
-export interface Job {
-  id: string;
-  queue: string;
-  body: unknown;
-  status: JobStatus;
-  priority: number;
-  attempts: number;
-  max_attempts: number;
-  available_at: number;
-  lease_expires_at: number | null;
-  last_error: string | null;
-  dedupe_key: string | null;
-  created_at: number;
-  updated_at: number;
-  lease_token?: string;
-}
+export type { Job, JobStatus, QueueCounts, SettleAction };
 
 export interface SendRequest {
   /** The body as stored (JSON text). */
@@ -39,16 +20,6 @@ export interface SendRequest {
   priority: number;
   maxAttempts: number;
   dedupeKey: string | null;
-}
-
-export interface QueueCounts {
-  name: string;
-  ready: number;
-  /** Ready jobs whose `delay` or retry backoff has not yet passed (included in `ready`). */
-  delayed: number;
-  leased: number;
-  done: number;
-  dead: number;
 }
 
 function toJob(row: JobRow, withToken = false): Job {

@@ -1,14 +1,10 @@
-import type { ObjectInfo } from "@prim/wire";
+import type { ObjectInfo, ObjectPage } from "@prim/wire";
 import { z } from "zod";
 import { decodeCursor, encodeCursor } from "../../core/pagination.js";
 import type { StorageStore } from "./store.js";
 import { toInfo } from "./store.js";
 
-export interface ObjectPage {
-  data: ObjectInfo[];
-  prefixes: string[];
-  next_cursor: string | null;
-}
+export type { ObjectPage };
 
 // The cursor holds the scan position and its lower bound (past a rolled-up prefix).
 const cursorSchema = z.object({ a: z.string(), f: z.string() });

@@ -1,3 +1,4 @@
+import type { PresignResult } from "@prim/wire";
 import { invalid, type ObjectInfo, type ObjectRead, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import { durationString } from "../../core/duration.js";
@@ -16,6 +17,8 @@ import { listObjects, type ObjectPage } from "./list.js";
 import { readObject, writeObject } from "./objects.js";
 import { SIGNED_OPERATIONS } from "./signed-ops.js";
 import { type StorageStore, toInfo } from "./store.js";
+
+export type { PresignResult };
 
 const storageOp = dataOp<StorageStore>("storage");
 
@@ -119,14 +122,6 @@ export const storageCopy = storageOp({
     return toInfo(row);
   },
 });
-
-export interface PresignResult {
-  /** Path of the signed URL; REST makes it absolute with the request's origin. */
-  url: string;
-  method: "GET" | "PUT";
-  headers: Record<string, string>;
-  expires_at: number;
-}
 
 export const storagePresign = storageOp({
   name: "storage.presign",

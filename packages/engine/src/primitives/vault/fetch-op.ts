@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { TextDecoder } from "node:util";
+import type { FetchResult } from "@prim/wire";
 import { isServiceError, notFound, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import { durationString } from "../../core/duration.js";
@@ -18,14 +19,7 @@ import {
   requestBody,
 } from "./request.js";
 
-/** What fetch answers: the upstream's status, headers and body, with the secret redacted. */
-export interface FetchResult {
-  status: number;
-  headers: Record<string, string | string[]>;
-  /** UTF-8 text, or base64 when the body is not valid UTF-8 (`encoding` says which). */
-  body: string;
-  encoding: "utf8" | "base64";
-}
+export type { FetchResult };
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

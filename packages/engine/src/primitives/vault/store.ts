@@ -1,8 +1,11 @@
+import type { Grant, GrantSummary, SecretInfo, SecretListing } from "@prim/wire";
 import { ServiceError } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
 import { context, type Sealed, seal, unseal } from "../../keys/cipher.js";
 import type { KeyRing } from "../../keys/keyring.js";
+
+export type { Grant, GrantSummary, SecretInfo, SecretListing };
 
 /**
  * A vault's tables. `secrets` keeps only the current version of each value, encrypted; no
@@ -32,30 +35,6 @@ CREATE TABLE IF NOT EXISTS grants (
   created_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 `;
-
-export interface GrantSummary {
-  hosts: string[];
-  /** null: every method. */
-  methods: string[] | null;
-  /** null: no expiry. */
-  expires_at: number | null;
-}
-
-export interface Grant extends GrantSummary {
-  name: string;
-  created_at: number;
-}
-
-export interface SecretInfo {
-  name: string;
-  version: number;
-  created_at: number;
-  updated_at: number;
-}
-
-export interface SecretListing extends SecretInfo {
-  grant: GrantSummary | null;
-}
 
 interface SecretRow extends SecretInfo {
   key_id: string;

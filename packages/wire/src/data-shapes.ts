@@ -1,0 +1,196 @@
+import type { ObjectInfo } from "./types.js";
+
+/**
+ * The per-type answers the spec leaves open ("Fields not covered above"), as the engine sends
+ * them. The REST layer's response schemas and the SDK's return types are these; the engine's
+ * operations are checked against them when it compiles (see results.ts).
+ */
+
+// db
+
+/** The spec's query result; `last_insert_rowid` is a string past 2^53. */
+export interface QueryResult {
+  columns: string[];
+  rows: Record<string, unknown>[];
+  rows_affected: number;
+  last_insert_rowid: number | string | null;
+  truncated: boolean;
+}
+
+export interface TableSummary {
+  name: string;
+  type: "table" | "view";
+}
+
+export interface ColumnInfo {
+  name: string;
+  type: string;
+  notnull: boolean;
+  default: string | null;
+  pk: number;
+}
+
+export interface TableDetail extends TableSummary {
+  sql: string;
+  columns: ColumnInfo[];
+}
+
+export interface BranchInfo {
+  name: string;
+  created_at: number;
+  /** Whether main changed since the branch was made (promote would need `force`). */
+  main_changed: boolean;
+}
+
+// fs
+
+export interface SearchHit {
+  path: string;
+  /** Text around the hit, matched words wrapped in `**`. */
+  snippet: string;
+}
+
+/** What `POST /forks` answers: the new directory and how many files it holds. */
+export interface FsForkResult {
+  path: string;
+  files: number;
+}
+
+// queue
+
+export type JobStatus = "ready" | "leased" | "done" | "dead";
+
+export type SettleAction = "ack" | "retry" | "fail" | "dead";
+
+/** A job; received jobs add `lease_token`. */
+export interface Job {
+  id: string;
+  queue: string;
+  body: unknown;
+  status: JobStatus;
+  priority: number;
+  attempts: number;
+  max_attempts: number;
+  available_at: number;
+  lease_expires_at: number | null;
+  last_error: string | null;
+  dedupe_key: string | null;
+  created_at: number;
+  updated_at: number;
+  lease_token?: string;
+}
+
+/** A send's answer: the job, and whether `dedupe_key` matched a pending one (then 200). */
+export type SentJob = Job & { deduplicated: boolean };
+
+export interface QueueCounts {
+  name: string;
+  ready: number;
+  /** Ready jobs whose `delay` or retry backoff has not yet passed (included in `ready`). */
+  delayed: number;
+  leased: number;
+  done: number;
+  dead: number;
+}
+
+export interface Subscription {
+  topic: string;
+  queue: string;
+  created_at: number;
+}
+
+// memory
+
+export interface MemoryRecord {
+  id: string;
+  kind: string;
+  text: string;
+  tags: string[];
+  owner: string | null;
+  metadata: Record<string, unknown>;
+  created_at: number;
+  updated_at: number;
+  /** The memory that replaced this one, or null while it is live. */
+  superseded_by: string | null;
+  /** The memories this one replaced (by supersede or consolidate), oldest first. */
+  supersedes: string[];
+}
+
+/** A recalled memory with its score (0..1, 1 = ranked first by every signal). */
+export type RecalledMemory = MemoryRecord & { score: number };
+
+export interface ConsolidateResult {
+  /** Clusters of near-duplicates merged into their newest member. */
+  merged: number;
+  /** Ids of the memories superseded, in creation order. */
+  superseded: string[];
+}
+
+// vault
+
+export interface GrantSummary {
+  hosts: string[];
+  /** null: every method. */
+  methods: string[] | null;
+  /** null: no expiry. */
+  expires_at: number | null;
+}
+
+export interface Grant extends GrantSummary {
+  name: string;
+  created_at: number;
+}
+
+/** A secret as listed: never its value. */
+export interface SecretInfo {
+  name: string;
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SecretListing extends SecretInfo {
+  grant: GrantSummary | null;
+}
+
+/** What fetch answers: the upstream's status, headers and body, with the secret redacted. */
+export interface FetchResult {
+  status: number;
+  headers: Record<string, string | string[]>;
+  /** UTF-8 text, or base64 when the body is not valid UTF-8 (`encoding` says which). */
+  body: string;
+  encoding: "utf8" | "base64";
+}
+
+// storage
+
+export interface ObjectPage {
+  data: ObjectInfo[];
+  /** With `delimiter`: the common prefixes rolled up on this page. */
+  prefixes: string[];
+  next_cursor: string | null;
+}
+
+export interface PresignResult {
+  /** Absolute over REST (the engine's answer is a path the transport completes). */
+  url: string;
+  method: "GET" | "PUT";
+  headers: Record<string, string>;
+  expires_at: number;
+}
+
+// lifecycle
+
+export interface SnapshotInfo {
+  id: string;
+  /** The label, or null. */
+  name: string | null;
+  created_at: number;
+  /** The primitive's id. */
+  primitive: string;
+}
+
+/** An export: a temporary file the transport streams and then deletes. */
+export interface FileDownload {
+  download: { path: string; filename: string; contentType: string };
+}
