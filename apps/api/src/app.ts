@@ -1,20 +1,9 @@
-import { join } from "node:path";
 import { CatalogHub, Revocations } from "@prim/db";
-import {
-  type BlobStore,
-  Cell,
-  invalid,
-  LocalBlobStore,
-  OPERATIONS,
-  type Principal,
-  SIGNED_URL_PRINCIPAL,
-  UrlSigner,
-} from "@prim/engine";
+import { type Cell, invalid, OPERATIONS, type Principal, SIGNED_URL_PRINCIPAL, UrlSigner } from "@prim/engine";
 import { createServer, requestPath } from "@prim/http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type pg from "pg";
-import { S3BlobStore } from "./blobs/s3-blob-store.js";
-import { createS3Client } from "./blobs/s3-client.js";
+import { blobStores, openCell } from "./cell.js";
 import type { ApiEnv } from "./env.js";
 import { ApiKeyResolver } from "./keys/resolver.js";
 import { WorkspaceEngines } from "./tenants.js";
@@ -52,16 +41,6 @@ function bearer(req: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** `PRIM_BLOBS`: each workspace's blobs under its own prefix in S3, or its own local directory. */
-function blobStores(env: ApiEnv): (workspace: string) => BlobStore {
-  if (env.PRIM_BLOBS === "s3") {
-    const s3 = createS3Client({ endpoint: env.S3_ENDPOINT, region: env.S3_REGION });
-    return (workspace) => new S3BlobStore(s3, env.S3_BUCKET as string, `blobs/${workspace}/`);
-  }
-  const dir = env.PRIM_BLOBS.slice("local:".length);
-  return (workspace) => new LocalBlobStore(join(dir, workspace));
-}
-
 /**
  * The api app (a cell): REST `/v1` for `pk_` keys over an engine per workspace. Postgres holds
  * the catalog and the keys, Redis fans revocations out; the cell's files live in
@@ -72,7 +51,7 @@ export async function createApiApp(env: ApiEnv, options: { logger?: boolean } = 
   const revocations = new Revocations(env.REDIS_URL);
   let cell: Cell | undefined;
   try {
-    cell = Cell.openLocal({ dataDir: env.PRIM_DATA_DIR });
+    cell = openCell(env);
     const tenants = new WorkspaceEngines(cell, hub, { blobsFor: blobStores(env) });
     const resolver = new ApiKeyResolver(hub.pool as pg.Pool);
     await revocations.listen((hash) => resolver.forget(hash));
@@ -81,6 +60,9 @@ export async function createApiApp(env: ApiEnv, options: { logger?: boolean } = 
       invoker: tenants,
       operation: (name) => operations.get(name),
       logger: options.logger,
+      // Presigned URLs and the OpenAPI server: the configured public URL; on a port picked at
+      // random (0, tests) without one, the origin each request came to.
+      publicUrl: env.PRIM_API_PORT === 0 ? env.PRIM_PUBLIC_API_URL : env.publicApiUrl,
       authenticate: (req) => {
         const path = requestPath(req.url);
         if (OPEN_PATHS.has(path)) return ANONYMOUS;

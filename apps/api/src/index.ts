@@ -1,5 +1,6 @@
 export { type ApiApp, createApiApp } from "./app.js";
 export { type ApiEnv, readApiEnv } from "./env.js";
+export { fsckWorkspace } from "./fsck.js";
 export { ApiKeyResolver } from "./keys/resolver.js";
 export { main, startApi } from "./start.js";
 export { WorkspaceEngines } from "./tenants.js";

@@ -6,6 +6,7 @@ import { databaseUrl, redisUrl } from "./env.js";
  * control plane, each printing one JSON object. @prim/db is loaded only here.
  */
 export async function adminCommand(args: string[]): Promise<void> {
+  if (args[0] === "fsck") return fsckCommand(args.slice(1));
   const [noun, verb, ...rest] = args;
   const { values } = parseArgs({
     args: rest,
@@ -75,11 +76,28 @@ export async function adminCommand(args: string[]): Promise<void> {
         break;
       default:
         throw new Error(
-          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, key create, key revoke, plan set)`,
+          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, key create, key revoke, plan set, fsck)`,
         );
     }
     console.log(JSON.stringify(out));
   } finally {
     await pool.end();
   }
+}
+
+/**
+ * `prim admin fsck --workspace W --json`: runs the api's consistency check (apps/api, loaded
+ * only here) with the api's configuration; prints the report and exits 1 if it is not clean.
+ */
+async function fsckCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { json: { type: "boolean" }, workspace: { type: "string" }, "database-url": { type: "string" } },
+  });
+  if (!values.workspace) throw new Error("--workspace is required");
+  const api = await import("@prim/api");
+  const env = api.readApiEnv({ ...process.env, DATABASE_URL: values["database-url"] ?? databaseUrl() });
+  const report = await api.fsckWorkspace(env, values.workspace);
+  console.log(JSON.stringify(report));
+  if (!report.ok) process.exitCode = 1;
 }

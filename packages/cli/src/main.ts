@@ -34,7 +34,10 @@ Commands:
           key create --workspace W [--group G] [--tools "db_query,fs_*"] [--name N]
           key revoke --id K
           plan set --workspace W --plan P [--rps R --burst B]
-          env DATABASE_URL (or --database-url), REDIS_URL
+          fsck --workspace W   catalog, files and blobs checked against each other;
+                               exits 1 when it finds orphans (run with the api stopped)
+          env DATABASE_URL (or --database-url), REDIS_URL; fsck reads the api's
+          configuration (PRIM_DATA_DIR, PRIM_BLOBS, S3_*, PRIM_MASTER_KEY)
 `;
 
 async function dev(args: string[]): Promise<void> {

@@ -50,6 +50,11 @@ export interface CellOptions {
   sqlHosts?: number;
   /** Test-only: vault fetch may reach loopback addresses (127.0.0.0/8, ::1), nothing else private. */
   allowLoopbackFetch?: boolean;
+  /**
+   * The 32-byte key that wraps the vault's data keys (the cloud's `PRIM_MASTER_KEY`). Without
+   * it the cell keeps one in `<dataDir>/master.key`, made on first start.
+   */
+  masterKey?: Buffer;
 }
 
 /** What one tenant's engine is built from; every part is optional and has a local default. */
@@ -112,7 +117,7 @@ export class Cell {
     try {
       const clock = options.clock ?? systemClock;
       const sqlHost = new SqlHost({ size: options.sqlHosts ?? sqlHostsFromEnv() });
-      const keyRing = new LocalKeyRing(options.dataDir, clock);
+      const keyRing = new LocalKeyRing(options.dataDir, clock, options.masterKey);
       const signer = new UrlSigner(readOrCreateKey(join(options.dataDir, "signing.key")));
       const auditWriter = new AuditWriter();
       const loopback = options.allowLoopbackFetch ?? false;

@@ -10,6 +10,7 @@ import {
 } from "@prim/wire";
 import type { GroupRecord, PrimitiveRecord } from "./catalog/catalog.js";
 import { Cell, type CellOptions, type TenantOptions } from "./cell.js";
+import { type ConsistencyReport, checkConsistency } from "./consistency.js";
 import { prefixedId } from "./core/ids.js";
 import { parseInput } from "./core/validation.js";
 import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
@@ -155,6 +156,11 @@ export class Engine implements Invoker {
 
   private closing: Promise<void> | null = null;
 
+  /** Checks the catalog, the primitives' files and the blob store against each other (`prim admin fsck`). */
+  checkConsistency(): Promise<ConsistencyReport> {
+    return checkConsistency(this.services);
+  }
+
   /**
    * Writes buffered audit entries, closes the tenant's files and catalog, then runs `onClose`
    * (for `openLocal`: closes the cell and releases the data directory). Idempotent.
@@ -162,8 +168,7 @@ export class Engine implements Invoker {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.services.blobCollector.cancel();
-      this.services.audit.stopPruning();
-      await this.services.audit.flush();
+      await this.services.audit.close();
       await this.services.files.closeAll();
       await this.services.catalog.close();
       await this.onClose();

@@ -14,6 +14,7 @@ export type {
 export { PrimitiveCache } from "./catalog/primitive-cache.js";
 export { SqliteCatalog } from "./catalog/sqlite-catalog.js";
 export { Cell, type CellOptions, type TenantHandle, type TenantOptions } from "./cell.js";
+export type { ConsistencyReport } from "./consistency.js";
 export { type Clock, ManualClock, systemClock } from "./core/clock.js";
 export { MAX_DURATION_MS, parseDuration } from "./core/duration.js";
 export { isUlid, prefixedId, ulid } from "./core/ids.js";

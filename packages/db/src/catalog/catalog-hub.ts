@@ -5,24 +5,84 @@ import { type CatalogHubPort, PgCatalog } from "./pg-catalog.js";
 const CHANNEL = "prim_catalog";
 const DAY_MS = 86_400_000;
 
+const CONNECT_TIMEOUT_MS = 5_000;
+const RELISTEN_FIRST_MS = 250;
+const RELISTEN_MAX_MS = 5_000;
+
 /**
  * What one process shares for every workspace's Postgres catalog: the pool, one LISTEN
  * connection on `prim_catalog` (a write anywhere drops the written workspace's cached records in
  * every process), and the audit partitions' upkeep.
+ *
+ * Postgres going away: the pool hands out fresh connections once it is back (each attempt
+ * gives up after 5 s, so requests fail with 500 instead of hanging). A lost LISTEN connection
+ * stops the caches (`caching` false: every lookup reads Postgres, since changes made meanwhile
+ * would go unheard) and is reopened with a backoff (250 ms doubling to 5 s); once it listens
+ * again every cache starts empty.
  */
 export class CatalogHub implements CatalogHubPort {
   private readonly catalogs = new Map<string, Set<PgCatalog>>();
   private partitionsDay = -1;
+  private listening = true;
+  private closed = false;
+  private relisten: NodeJS.Timeout | null = null;
 
   private constructor(
     readonly pool: pg.Pool,
-    private readonly listener: pg.Client,
+    private listener: pg.Client,
+    private readonly databaseUrl: string,
     private readonly clock: () => number,
   ) {
+    this.watch(listener);
+  }
+
+  get caching(): boolean {
+    return this.listening;
+  }
+
+  private watch(listener: pg.Client): void {
     listener.on("notification", (message) => {
       if (message.channel !== CHANNEL || message.payload === undefined) return;
       for (const catalog of this.catalogs.get(message.payload) ?? []) catalog.invalidate();
     });
+    const lost = () => {
+      if (listener !== this.listener || this.closed || !this.listening) return;
+      this.listening = false;
+      this.invalidateAll();
+      this.scheduleRelisten(RELISTEN_FIRST_MS);
+    };
+    listener.on("error", lost);
+    listener.on("end", lost);
+  }
+
+  private invalidateAll(): void {
+    for (const set of this.catalogs.values()) for (const catalog of set) catalog.invalidate();
+  }
+
+  private scheduleRelisten(delayMs: number): void {
+    this.relisten = setTimeout(() => void this.reopenListener(delayMs), delayMs);
+    this.relisten.unref();
+  }
+
+  private async reopenListener(delayMs: number): Promise<void> {
+    const listener = listenerClient(this.databaseUrl);
+    try {
+      await listener.connect();
+      await listener.query(`LISTEN ${CHANNEL}`);
+    } catch {
+      await listener.end().catch(() => {});
+      if (!this.closed) this.scheduleRelisten(Math.min(RELISTEN_MAX_MS, delayMs * 2));
+      return;
+    }
+    if (this.closed) {
+      await listener.end().catch(() => {});
+      return;
+    }
+    this.listener = listener;
+    this.watch(listener);
+    // Whatever changed while nobody listened: start every cache empty.
+    this.invalidateAll();
+    this.listening = true;
   }
 
   /** Connects (a clear error if Postgres does not answer) and starts listening. */
@@ -31,10 +91,14 @@ export class CatalogHub implements CatalogHubPort {
     options: { poolSize?: number; clock?: () => number } = {},
   ): Promise<CatalogHub> {
     const url = new URL(databaseUrl);
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
     // A dropped idle connection must not crash the process; the next query gets a fresh one.
     pool.on("error", () => {});
-    const listener = new pg.Client({ connectionString: databaseUrl });
+    const listener = listenerClient(databaseUrl);
     try {
       await listener.connect();
       await listener.query(`LISTEN ${CHANNEL}`);
@@ -42,8 +106,7 @@ export class CatalogHub implements CatalogHubPort {
       await pool.end().catch(() => {});
       throw connectionError(err, url);
     }
-    listener.on("error", () => {});
-    const hub = new CatalogHub(pool, listener, options.clock ?? Date.now);
+    const hub = new CatalogHub(pool, listener, databaseUrl, options.clock ?? Date.now);
     await hub.auditPartitions();
     return hub;
   }
@@ -75,7 +138,16 @@ export class CatalogHub implements CatalogHubPort {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.relisten !== null) clearTimeout(this.relisten);
     await this.listener.end().catch(() => {});
     await this.pool.end();
   }
+}
+
+function listenerClient(databaseUrl: string): pg.Client {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // Errors of a connection in use surface as "error" events; `watch` handles those that matter.
+  client.on("error", () => {});
+  return client;
 }

@@ -18,6 +18,11 @@ export interface CatalogHubPort {
   changed(workspace: string): Promise<void>;
   /** Makes sure today's audit partitions exist (once a day per process). */
   auditPartitions(): Promise<void>;
+  /**
+   * Whether cached records may be served: only while the hub hears every change (its LISTEN
+   * connection is up). While it is down, every lookup reads Postgres.
+   */
+  readonly caching: boolean;
 }
 
 interface PrimitiveRow {
@@ -155,18 +160,19 @@ export class PgCatalog implements Catalog {
   }
 
   cachedPrimitive(id: string): PrimitiveRecord | undefined {
-    return this.cache.get(id);
+    return this.hub.caching ? this.cache.get(id) : undefined;
   }
 
   async getPrimitive(id: string): Promise<PrimitiveRecord | null> {
-    const cached = this.cache.get(id);
+    const cached = this.cachedPrimitive(id);
     if (cached !== undefined) return cached;
     const { rows } = await this.pool.query<PrimitiveRow>(
       `${PRIMITIVE_SELECT} WHERE p.workspace_id = $1 AND p.id = $2`,
       [this.workspace, id],
     );
     if (rows[0] === undefined) return null;
-    return this.cache.keep(toPrimitive(rows[0]));
+    const record = toPrimitive(rows[0]);
+    return this.hub.caching ? this.cache.keep(record) : record;
   }
 
   async listPrimitives(filter: { groupId?: string; type?: PrimitiveType; after?: string; limit: number }) {
@@ -261,7 +267,8 @@ export class PgCatalog implements Catalog {
         `INSERT INTO audit (ts, id, workspace_id, group_name, primitive, primitive_id, instance, actor, action, target, detail)
          SELECT ts, id, $1, g, p, pid, inst, actor, action, target, detail
          FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                     $10::text[], $11::jsonb[]) AS t(ts, id, g, p, pid, inst, actor, action, target, detail)`,
+                     $10::text[], $11::jsonb[]) AS t(ts, id, g, p, pid, inst, actor, action, target, detail)
+         ON CONFLICT (ts, id) DO NOTHING`,
         [
           this.workspace,
           cols((e) => e.ts),

@@ -55,8 +55,11 @@ interface KeyRow {
 }
 
 /**
- * The local key ring: `<dataDir>/master.key` (32 random bytes, mode 0600, made on first start)
- * wraps each group's data key with AES-256-GCM; the wrapped keys live in `<dataDir>/keys.sqlite`.
+ * The local key ring: a master key — given (the cloud's `PRIM_MASTER_KEY`), else
+ * `<dataDir>/master.key` (32 random bytes, mode 0600, made on first start) — wraps each group's
+ * data key with AES-256-GCM; the wrapped keys live in `<dataDir>/keys.sqlite`. A master key that
+ * does not unwrap the keys already there refuses to open (a wrong or rotated key must not
+ * start a cell whose every vault call would then fail).
  * The wrapping is bound to the key id and group id, so a wrapped key cannot be relabelled as
  * another group's. Unwrapped keys are cached in memory for the life of the process.
  */
@@ -69,10 +72,23 @@ export class LocalKeyRing implements KeyRing {
   constructor(
     dataDir: string,
     private readonly clock: Clock,
+    master?: Buffer,
   ) {
-    this.master = readOrCreateKey(join(dataDir, "master.key"));
+    if (master !== undefined && master.length !== 32) throw new Error("the master key must be 32 bytes");
+    this.master = master ?? readOrCreateKey(join(dataDir, "master.key"));
     this.db = openSqlite(join(dataDir, "keys.sqlite"));
-    this.db.exec(SCHEMA);
+    try {
+      this.db.exec(SCHEMA);
+      const first = this.db.prepare("SELECT * FROM group_keys ORDER BY id LIMIT 1").get() as KeyRow | undefined;
+      if (first !== undefined && this.tryUnwrap(first) === null) {
+        throw new Error(
+          `the master key does not unwrap the vault keys in ${join(dataDir, "keys.sqlite")} (a different master key made them)`,
+        );
+      }
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
   }
 
   groupKey(groupId: string): GroupKey {
@@ -109,12 +125,16 @@ export class LocalKeyRing implements KeyRing {
     return key;
   }
 
-  private unwrap(row: KeyRow): GroupKey {
-    const plain = unseal(
+  private tryUnwrap(row: KeyRow): Buffer | null {
+    return unseal(
       this.master,
       { iv: row.iv, tag: row.tag, ciphertext: row.wrapped },
       context("prim.group-key.v1", row.id, row.group_id),
     );
+  }
+
+  private unwrap(row: KeyRow): GroupKey {
+    const plain = this.tryUnwrap(row);
     // A wrong master.key or a tampered row: refuse rather than guess.
     if (plain === null) throw new ServiceError("internal_error", "a vault data key could not be unwrapped");
     const key: GroupKey = { id: row.id, groupId: row.group_id, key: plain };

@@ -1,0 +1,23 @@
+import { join } from "node:path";
+import { type BlobStore, Cell, LocalBlobStore } from "@prim/engine";
+import { S3BlobStore } from "./blobs/s3-blob-store.js";
+import { createS3Client } from "./blobs/s3-client.js";
+import type { ApiEnv } from "./env.js";
+
+/** The cell of this configuration: `PRIM_DATA_DIR`, locked; vault keys wrapped by `PRIM_MASTER_KEY`. */
+export function openCell(env: ApiEnv): Cell {
+  return Cell.openLocal({
+    dataDir: env.PRIM_DATA_DIR,
+    ...(env.PRIM_MASTER_KEY === undefined ? {} : { masterKey: Buffer.from(env.PRIM_MASTER_KEY, "hex") }),
+  });
+}
+
+/** `PRIM_BLOBS`: each workspace's blobs under its own prefix in S3, or its own local directory. */
+export function blobStores(env: ApiEnv): (workspace: string) => BlobStore {
+  if (env.PRIM_BLOBS === "s3") {
+    const s3 = createS3Client({ endpoint: env.S3_ENDPOINT, region: env.S3_REGION });
+    return (workspace) => new S3BlobStore(s3, env.S3_BUCKET as string, `blobs/${workspace}/`);
+  }
+  const dir = env.PRIM_BLOBS.slice("local:".length);
+  return (workspace) => new LocalBlobStore(join(dir, workspace));
+}

@@ -1,0 +1,33 @@
+import { CatalogHub } from "@prim/db";
+import type { ConsistencyReport } from "@prim/engine";
+import { notFound } from "@prim/wire";
+import { blobStores, openCell } from "./cell.js";
+import type { ApiEnv } from "./env.js";
+import { WorkspaceEngines } from "./tenants.js";
+
+/**
+ * `prim admin fsck --workspace W`: the workspace's catalog (Postgres), files (its directory
+ * under `PRIM_DATA_DIR`) and blobs (S3 or local) checked against each other, orphans named
+ * both ways. It opens the cell as the api does, so it runs where the api's data directory is,
+ * with the api stopped (the directory's lock says so otherwise); it changes nothing.
+ */
+export async function fsckWorkspace(
+  env: ApiEnv,
+  workspace: string,
+): Promise<ConsistencyReport & { workspace: string }> {
+  const hub = await CatalogHub.open(env.DATABASE_URL);
+  try {
+    const known = await hub.pool.query("SELECT 1 FROM workspaces WHERE id = $1", [workspace]);
+    if (known.rowCount === 0) throw notFound(`workspace '${workspace}'`);
+    const cell = openCell(env);
+    const engines = new WorkspaceEngines(cell, hub, { blobsFor: blobStores(env) });
+    try {
+      return { workspace, ...(await engines.engine(workspace).checkConsistency()) };
+    } finally {
+      await engines.close();
+      await cell.close();
+    }
+  } finally {
+    await hub.close();
+  }
+}
