@@ -3,6 +3,39 @@ import { defineConfig } from "vitest/config";
 
 const src = (path: string) => fileURLToPath(new URL(`./${path}`, import.meta.url));
 
+/**
+ * The REST suites that also run against the cloud. Out: suites of local-only behaviour (tokenless
+ * and root-token auth, restarts on one data directory, loopback fetches) and those built on
+ * hand-made principals (audit, db-access: the cloud's keys and scopes have their own suites in
+ * apps/api/test, generated from the route table).
+ */
+const CLOUD_REST_SUITES = [
+  "db-hostile-input",
+  "db-point-reads",
+  "db-query",
+  "db-results",
+  "db-safety",
+  "fs-files",
+  "fs-glob",
+  "fs-search",
+  "fs-tree",
+  "groups-primitives",
+  "kv",
+  "lifecycle-table",
+  "memory-consolidate",
+  "memory-recall",
+  "memory-records",
+  "memory-supersede",
+  "queue-basic",
+  "queue-leases",
+  "queue-status-lists",
+  "response-caps",
+  "storage-objects",
+  "storage-range",
+  "vault-grants",
+  "vault-secrets",
+];
+
 export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources, so no build is needed first.
@@ -13,8 +46,25 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "bench/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "prim",
+          include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "bench/**/*.test.ts"],
+        },
+      },
+      {
+        // The REST suites again, against apps/api with a workspace key (one suite, two targets).
+        extends: true,
+        test: {
+          name: "cloud-rest",
+          include: CLOUD_REST_SUITES.map((name) => `packages/http/test/${name}.test.ts`),
+          setupFiles: ["apps/api/test/rest-target.ts"],
+        },
+      },
+    ],
   },
 });

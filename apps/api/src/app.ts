@@ -1,5 +1,13 @@
 import { CatalogHub, Revocations } from "@prim/db";
-import { type Cell, invalid, OPERATIONS, type Principal, SIGNED_URL_PRINCIPAL, UrlSigner } from "@prim/engine";
+import {
+  type Cell,
+  type Clock,
+  invalid,
+  OPERATIONS,
+  type Principal,
+  SIGNED_URL_PRINCIPAL,
+  UrlSigner,
+} from "@prim/engine";
 import { createServer, requestPath } from "@prim/http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type pg from "pg";
@@ -46,12 +54,18 @@ function bearer(req: FastifyRequest): string | undefined {
  * the catalog and the keys, Redis fans revocations out; the cell's files live in
  * `PRIM_DATA_DIR/<workspace id>/`.
  */
-export async function createApiApp(env: ApiEnv, options: { logger?: boolean } = {}): Promise<ApiApp> {
+export interface ApiAppOptions {
+  logger?: boolean;
+  /** The engines' time (tests move a ManualClock); the system clock by default. */
+  clock?: Clock;
+}
+
+export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Promise<ApiApp> {
   const hub = await CatalogHub.open(env.DATABASE_URL);
   const revocations = new Revocations(env.REDIS_URL);
   let cell: Cell | undefined;
   try {
-    cell = openCell(env);
+    cell = openCell(env, options.clock);
     const tenants = new WorkspaceEngines(cell, hub, { blobsFor: blobStores(env) });
     const resolver = new ApiKeyResolver(hub.pool as pg.Pool);
     await revocations.listen((hash) => resolver.forget(hash));

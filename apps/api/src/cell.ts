@@ -1,13 +1,14 @@
 import { join } from "node:path";
-import { type BlobStore, Cell, LocalBlobStore } from "@prim/engine";
+import { type BlobStore, Cell, type Clock, LocalBlobStore } from "@prim/engine";
 import { S3BlobStore } from "./blobs/s3-blob-store.js";
 import { createS3Client } from "./blobs/s3-client.js";
 import type { ApiEnv } from "./env.js";
 
 /** The cell of this configuration: `PRIM_DATA_DIR`, locked; vault keys wrapped by `PRIM_MASTER_KEY`. */
-export function openCell(env: ApiEnv): Cell {
+export function openCell(env: ApiEnv, clock?: Clock): Cell {
   return Cell.openLocal({
     dataDir: env.PRIM_DATA_DIR,
+    ...(clock === undefined ? {} : { clock }),
     ...(env.PRIM_MASTER_KEY === undefined ? {} : { masterKey: Buffer.from(env.PRIM_MASTER_KEY, "hex") }),
   });
 }

@@ -1,4 +1,4 @@
-export { type ApiApp, createApiApp } from "./app.js";
+export { type ApiApp, type ApiAppOptions, createApiApp } from "./app.js";
 export { type ApiEnv, readApiEnv } from "./env.js";
 export { fsckWorkspace } from "./fsck.js";
 export { ApiKeyResolver } from "./keys/resolver.js";

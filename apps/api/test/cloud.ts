@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate } from "@prim/db";
 import { freshDatabase } from "../../../packages/db/test/pg.js";
-import { type ApiApp, createApiApp, readApiEnv } from "../src/index.js";
+import { type ApiApp, type ApiAppOptions, createApiApp, readApiEnv } from "../src/index.js";
 
 export interface TestCloud {
   url: string;
@@ -15,7 +15,11 @@ export interface TestCloud {
   stop(): Promise<void>;
 }
 
-export async function startCloud(label: string, extraEnv: Record<string, string> = {}): Promise<TestCloud> {
+export async function startCloud(
+  label: string,
+  extraEnv: Record<string, string> = {},
+  options: ApiAppOptions & { beforeListen?: (api: ApiApp) => void } = {},
+): Promise<TestCloud> {
   const db = freshDatabase(label);
   await migrate({ databaseUrl: db.url });
   const dirs: string[] = [];
@@ -30,8 +34,9 @@ export async function startCloud(label: string, extraEnv: Record<string, string>
       PRIM_API_PORT: "0",
       ...extraEnv,
     });
-    const api = await createApiApp(env);
+    const api = await createApiApp(env, options);
     apps.push(api);
+    options.beforeListen?.(api);
     const url = await api.app.listen({ port: 0, host: "127.0.0.1" });
     return { url, api };
   };

@@ -60,7 +60,8 @@ export function literalRequest(
 }
 
 /** Attaches the fs helpers to a server and primitive (also after a restart on the same dataDir). */
-export function fsOn(server: TestServer, fs: PrimitiveInfo, headers: Record<string, string> = {}): FsServer {
+export function fsOn(server: TestServer, fs: PrimitiveInfo, credential?: Record<string, string>): FsServer {
+  const headers = credential ?? server.auth;
   const base = `/v1/primitives/${fs.id}`;
   const files = `${server.url}${base}/files`;
   return {

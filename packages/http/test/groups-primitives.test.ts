@@ -5,11 +5,11 @@ const INFO_FIELDS = ["created_at", "forked_from", "group", "id", "name", "paused
 
 describe("groups", () => {
   it("creates, lists, gets and deletes groups", async () => {
-    const { api } = await startServer();
+    const { api, workspace } = await startServer();
     const created = await api("POST", "/v1/groups", { name: "app" });
     expect(created.status).toBe(201);
     expect(Object.keys(created.body).sort()).toEqual(["created_at", "id", "name", "namespace", "primitives"]);
-    expect(created.body).toMatchObject({ name: "app", namespace: "local", primitives: [] });
+    expect(created.body).toMatchObject({ name: "app", namespace: workspace, primitives: [] });
     expect(created.body.id).toMatch(/^grp_/);
     expect((await api("POST", "/v1/groups", { name: "app" })).body.error.code).toBe("already_exists");
     expect((await api("POST", "/v1/groups", { name: "app" })).status).toBe(409);

@@ -33,6 +33,10 @@ export interface TestServer {
   engine: Engine;
   clock: ManualClock;
   dataDir: string;
+  /** The workspace it serves (`local` for the local engine): groups' `namespace`. */
+  workspace: string;
+  /** The credential's headers (`authorization` with the root token or key; none for tokenless). */
+  auth: Record<string, string>;
   /** JSON request over real HTTP; `body` is JSON-encoded unless it is a string. */
   api<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   close(): Promise<void>;
@@ -52,8 +56,29 @@ export interface TestServerOptions {
   manualClose?: boolean;
 }
 
+/**
+ * Another server for the same suites: apps/api's test setup registers the cloud here, so a
+ * suite listed in the root vitest config's `cloud-rest` project runs against both targets.
+ */
+export type ServerTarget = (options: TestServerOptions) => Promise<TestServer>;
+let target: ServerTarget | undefined;
+
+export function useServerTarget(next: ServerTarget): void {
+  target = next;
+}
+
+/** True when the suites run against another target (tests of local-only behaviour skip there). */
+export function onCloudTarget(): boolean {
+  return target !== undefined;
+}
+
 /** The real REST server on a free loopback port, over a fresh data directory. */
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
+  if (target !== undefined) {
+    const server = await target(options);
+    if (!options.manualClose) cleanups.push(server.close);
+    return server;
+  }
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "prim-http-"));
   const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
   if (options.dataDir === undefined && !options.manualClose) cleanups.push(removeDir);
@@ -82,23 +107,34 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     clock,
     dataDir,
     close,
-    async api(method, path, body, headers = {}) {
-      const init: RequestInit = { method, headers: { ...headers } };
-      if (body !== undefined) {
-        init.body = typeof body === "string" ? body : JSON.stringify(body);
-        (init.headers as Record<string, string>)["content-type"] ??= "application/json";
-      }
-      const res = await fetch(url + path, init);
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text === "" ? undefined : JSON.parse(text);
-      } catch {
-        // not JSON: keep the text
-      }
-      return { status: res.status, headers: res.headers, body: parsed as any, text };
-    },
+    workspace: "local",
+    auth: options.rootToken === undefined ? {} : { authorization: `Bearer ${options.rootToken}` },
+    api: (method, path, body, headers) => requestJson(url, method, path, body, headers),
   };
+}
+
+/** A JSON request over real HTTP to `base`; `body` is JSON-encoded unless it is a string. */
+export async function requestJson<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse<T>> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)["content-type"] ??= "application/json";
+  }
+  const res = await fetch(base + path, init);
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 
 /** A server with group `app` and a kv primitive `cache` in it. */

@@ -20,7 +20,7 @@ async function ok<T = any>(promise: Promise<{ status: number; body: T; text: str
 }
 
 async function bytes(s: TestServer, path: string): Promise<string> {
-  const res = await fetch(s.url + path);
+  const res = await fetch(s.url + path, { headers: s.auth });
   if (!res.ok) throw new Error(`GET ${path} → ${res.status}`);
   return Buffer.from(await res.arrayBuffer()).toString("base64");
 }
@@ -49,7 +49,7 @@ export const ADAPTERS: TypeAdapter[] = [
   {
     type: "storage",
     async write(s, base, n) {
-      const res = await fetch(`${s.url}${base}/objects/o${n}`, { method: "PUT", body: payload(n) });
+      const res = await fetch(`${s.url}${base}/objects/o${n}`, { method: "PUT", headers: s.auth, body: payload(n) });
       if (!res.ok) throw new Error(`PUT → ${res.status}`);
     },
     async state(s, base) {
@@ -62,7 +62,11 @@ export const ADAPTERS: TypeAdapter[] = [
   {
     type: "fs",
     async write(s, base, n) {
-      const res = await fetch(`${s.url}${base}/files/dir/f${n}.txt`, { method: "PUT", body: payload(n) });
+      const res = await fetch(`${s.url}${base}/files/dir/f${n}.txt`, {
+        method: "PUT",
+        headers: s.auth,
+        body: payload(n),
+      });
       if (!res.ok) throw new Error(`PUT → ${res.status}`);
     },
     async state(s, base) {

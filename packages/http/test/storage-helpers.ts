@@ -23,8 +23,7 @@ export async function withStorage(options: TestServerOptions = {}) {
     group: "app",
   });
   const base = `/v1/primitives/${store.id}`;
-  const auth: Record<string, string> =
-    options.rootToken === undefined ? {} : { authorization: `Bearer ${options.rootToken}` };
+  const auth = server.auth;
   /** PUT raw bytes to `/objects/{path}` (path already encoded). */
   const put = (path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
     fetchBytes(`${server.url}${base}/objects/${path}`, {

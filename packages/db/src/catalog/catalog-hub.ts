@@ -129,7 +129,14 @@ export class CatalogHub implements CatalogHubPort {
     await this.pool.query("SELECT pg_notify($1, $2)", [CHANNEL, workspace]);
   }
 
-  async auditPartitions(): Promise<void> {
+  /**
+   * Makes sure today's audit partitions (and those ahead) exist, and drops days past retention;
+   * with `times`, also the partitions of those instants (entries stamped by a clock of their own,
+   * ahead of or behind this process's day), without dropping anything.
+   */
+  async auditPartitions(times: readonly number[] = []): Promise<void> {
+    const days = [...new Set(times.map((t) => Math.floor(t / DAY_MS)))];
+    for (const day of days) await this.pool.query("SELECT prim_audit_partitions($1, 1000000, 0)", [day * DAY_MS]);
     const now = this.clock();
     const day = Math.floor(now / DAY_MS);
     if (day === this.partitionsDay) return;

@@ -17,7 +17,7 @@ export interface CatalogHubPort {
   /** Tells every process (this one too) that `workspace`'s catalog rows changed. */
   changed(workspace: string): Promise<void>;
   /** Makes sure today's audit partitions exist (once a day per process). */
-  auditPartitions(): Promise<void>;
+  auditPartitions(times?: readonly number[]): Promise<void>;
   /**
    * Whether cached records may be served: only while the hub hears every change (its LISTEN
    * connection is up). While it is down, every lookup reads Postgres.
@@ -284,8 +284,8 @@ export class PgCatalog implements Catalog {
         ],
       );
     await insert().catch(async (err: { code?: string }) => {
-      if (err.code !== "23514") throw err; // "no partition of relation found for row": make today's
-      await this.hub.auditPartitions();
+      if (err.code !== "23514") throw err; // "no partition of relation found for row": make its day's
+      await this.hub.auditPartitions(entries.map((e) => e.ts));
       await insert();
     });
   }
