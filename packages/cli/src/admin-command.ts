@@ -21,6 +21,9 @@ export async function adminCommand(args: string[]): Promise<void> {
       group: { type: "string" },
       tools: { type: "string" },
       id: { type: "string" },
+      email: { type: "string" },
+      password: { type: "string" },
+      role: { type: "string" },
       "database-url": { type: "string" },
     },
   });
@@ -74,9 +77,18 @@ export async function adminCommand(args: string[]): Promise<void> {
           burst: int("burst"),
         });
         break;
+      case "user create":
+        out = await db.createUser(pool, {
+          email: required("email"),
+          password: required("password"),
+          name: values.name,
+          workspace: values.workspace,
+          role: values.role,
+        });
+        break;
       default:
         throw new Error(
-          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, key create, key revoke, plan set, fsck)`,
+          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, key create, key revoke, plan set, user create, fsck)`,
         );
     }
     console.log(JSON.stringify(out));

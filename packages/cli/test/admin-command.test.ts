@@ -1,6 +1,6 @@
-import { migrate } from "@prim/db";
+import { migrate, verifyPassword } from "@prim/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "../../db/test/pg.js";
+import { freshDatabase, withClient } from "../../db/test/pg.js";
 import { runPrimCommand } from "./prim-process.js";
 
 const db = freshDatabase("admin");
@@ -54,6 +54,45 @@ describe("prim admin", () => {
     expect(revoked.out).toMatchObject({ id: key.out.id, revoked_at: expect.any(Number) });
   });
 
+  it("creates a user with a password the dashboard can check, as a member of a workspace", async () => {
+    const ws = await admin("workspace", "create", "--name", "Gamma");
+    const user = await admin(
+      "user",
+      "create",
+      "--email",
+      "Ada@Example.com",
+      "--password",
+      "correct horse",
+      "--workspace",
+      ws.out.workspace.id,
+      "--role",
+      "admin",
+    );
+    expect(user).toMatchObject({ code: 0, stderr: "" });
+    expect(user.out).toEqual({
+      id: expect.any(String),
+      email: "ada@example.com",
+      workspace: ws.out.workspace.id,
+      role: "admin",
+    });
+    await withClient(db.url, async (client) => {
+      const { rows } = await client.query(
+        `SELECT a.password, a.provider_id, m.role FROM accounts a JOIN members m ON m.user_id = a.user_id
+         WHERE a.user_id = $1`,
+        [user.out.id],
+      );
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ provider_id: "credential", role: "admin" });
+      // The stored form is the auth library's: `<16-byte salt hex>:<64-byte scrypt key hex>`.
+      expect(rows[0].password).toMatch(/^[0-9a-f]{32}:[0-9a-f]{128}$/);
+      expect(rows[0].password).not.toContain("correct horse");
+      expect(await verifyPassword(rows[0].password, "correct horse")).toBe(true);
+      expect(await verifyPassword(rows[0].password, "correct horsf")).toBe(false);
+    });
+    const again = await admin("user", "create", "--email", "ada@example.com", "--password", "another one");
+    expect(again.stderr).toContain("user 'ada@example.com' already exists");
+  });
+
   it("refuses bad input in one line: unknown group, custom rate off Enterprise, bad tools, unknown command", async () => {
     const ws = await admin("workspace", "create", "--name", "Beta");
     for (const [args, message] of [
@@ -66,6 +105,23 @@ describe("prim admin", () => {
         "plan: must be one of starter, pro, enterprise",
       ],
       [["user", "delete"], "unknown admin command 'user delete'"],
+      [["user", "create", "--email", "a@b.co", "--password", "short"], "password: must be 8 to 128 characters"],
+      [["user", "create", "--email", "not-an-email", "--password", "long enough"], "email: not an email address"],
+      [
+        [
+          "user",
+          "create",
+          "--email",
+          "c@d.co",
+          "--password",
+          "long enough",
+          "--workspace",
+          ws.out.workspace.id,
+          "--role",
+          "root",
+        ],
+        "role: must be one of owner, admin, member, billing",
+      ],
     ] as const) {
       const res = await admin(...args);
       expect(res.code).toBe(1);

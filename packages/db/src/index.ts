@@ -14,4 +14,12 @@ export {
 } from "./control/admin.js";
 export { base58, hashKey, isBase58, looksLikeApiKey, type NewApiKey, newApiKey } from "./control/api-key.js";
 export { REVOKED_CHANNEL, Revocations } from "./control/revocation.js";
+export {
+  createUser,
+  hashPassword,
+  ROLES,
+  type Role,
+  type UserCreated,
+  verifyPassword,
+} from "./control/users.js";
 export { MIGRATIONS_DIR, type MigrateOptions, migrate, readMigrations } from "./migrate.js";

@@ -258,30 +258,35 @@ export class PgCatalog implements Catalog {
     return new Set(rows.map((r) => r.ref));
   }
 
-  /** One statement per batch (the engine's AuditLog buffers ~10 ms of entries). */
+  /**
+   * One statement per batch (the engine's AuditLog buffers ~10 ms of entries), the batch as one
+   * JSON parameter: JSON.stringify is native, where eleven text arrays are escaped element by
+   * element in JavaScript on the request path's thread.
+   */
   async appendAudit(entries: readonly AuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    const cols = (pick: (e: AuditEntry) => unknown) => entries.map(pick);
+    const batch = JSON.stringify(
+      entries.map((e) => ({
+        ts: e.ts,
+        id: e.id,
+        group: e.group,
+        primitive: e.primitive,
+        primitive_id: e.primitive_id,
+        instance: e.instance,
+        actor: e.actor,
+        action: e.action,
+        target: e.target,
+        detail: e.detail,
+      })),
+    );
     const insert = () =>
       this.pool.query(
         `INSERT INTO audit (ts, id, workspace_id, group_name, primitive, primitive_id, instance, actor, action, target, detail)
-         SELECT ts, id, $1, g, p, pid, inst, actor, action, target, detail
-         FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                     $10::text[], $11::jsonb[]) AS t(ts, id, g, p, pid, inst, actor, action, target, detail)
+         SELECT ts, id, $1, "group", primitive, primitive_id, instance, actor, action, target, detail
+         FROM jsonb_to_recordset($2::jsonb) AS t(ts bigint, id text, "group" text, primitive text, primitive_id text,
+                                                 instance text, actor text, action text, target text, detail jsonb)
          ON CONFLICT (ts, id) DO NOTHING`,
-        [
-          this.workspace,
-          cols((e) => e.ts),
-          cols((e) => e.id),
-          cols((e) => e.group),
-          cols((e) => e.primitive),
-          cols((e) => e.primitive_id),
-          cols((e) => e.instance),
-          cols((e) => e.actor),
-          cols((e) => e.action),
-          cols((e) => e.target),
-          cols((e) => (e.detail === null ? null : JSON.stringify(e.detail))),
-        ],
+        [this.workspace, batch],
       );
     await insert().catch(async (err: { code?: string }) => {
       if (err.code !== "23514") throw err; // "no partition of relation found for row": make its day's
