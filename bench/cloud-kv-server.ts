@@ -1,23 +1,32 @@
-// Child process for bench/cloud-kv.ts: `prim dev` and apps/api (the cloud: catalog, keys and
-// audit in the machine's Postgres, revocations on its Redis) side by side, each over its own
-// temp directory, so the load generator (parent) does not share a core with them.
+// Child process for bench/cloud-kv.ts and bench/limits.ts: two REST servers side by side over
+// their own temp directories and one fresh Postgres database (dropped at the end), so the load
+// generator (parent) does not share a core with them.
+//   mode `local` (default): baseline `prim dev`, target apps/api (limits on)
+//   mode `limits`:          baseline apps/api with PRIM_LIMITS=off, target apps/api (limits on)
+// Each apps/api serves its own Enterprise workspace whose rate no load here reaches, so every
+// request runs the limits script and none is refused.
 // Protocol over IPC:
-//   child → parent  { type: "ready", localPort, cloudPort, key }
+//   child → parent  { type: "ready", baseline: { port, key }, target: { port, key } }
 //   parent → child  { type: "cpu" }   child → parent { type: "cpu", user, system }  (µs)
 //   parent → child  { type: "stop" }  child closes both, drops its database and exits
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApiApp, readApiEnv } from "@prim/api";
+import { type ApiApp, createApiApp, readApiEnv } from "@prim/api";
 import { startDevServer } from "@prim/cli";
 import { createWorkspace, migrate } from "@prim/db";
 import pg from "pg";
 import { serveParent } from "./lib/serve-parent.js";
 
+export interface Endpoint {
+  port: number;
+  /** The workspace key to send, or null for tokenless `prim dev`. */
+  key: string | null;
+}
 export type ParentMessage = { type: "cpu" } | { type: "stop" };
 export type ChildMessage =
-  | { type: "ready"; localPort: number; cloudPort: number; key: string }
+  | { type: "ready"; baseline: Endpoint; target: Endpoint }
   | { type: "cpu"; user: number; system: number };
 
 const HOST = "127.0.0.1";
@@ -34,41 +43,52 @@ async function dropDatabase(name: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "prim-bench-cloud-kv-"));
-  const database = `prim_bench_cloud_kv_${randomBytes(4).toString("hex")}`;
+  const mode = process.argv[2] === "limits" ? "limits" : "local";
+  const dir = mkdtempSync(join(tmpdir(), "prim-bench-cloud-"));
+  const database = `prim_bench_cloud_${randomBytes(4).toString("hex")}`;
   const databaseUrl = `${PG_ROOT}/${database}`;
   await migrate({ databaseUrl });
-  const local = await startDevServer({ port: 0, host: HOST, dataDir: join(dir, "local") });
-  const cloud = await createApiApp(
-    readApiEnv({
-      DATABASE_URL: databaseUrl,
-      PRIM_DATA_DIR: join(dir, "cloud"),
-      PRIM_BLOBS: `local:${join(dir, "blobs")}`,
-      PRIM_API_PORT: "0",
-    }),
-  );
-  await cloud.app.listen({ port: 0, host: HOST });
-  const address = cloud.app.server.address();
-  const cloudPort = typeof address === "object" && address !== null ? address.port : 0;
-  // An Enterprise workspace with a rate no load here reaches, so no limit refuses a request.
-  const ws = await createWorkspace(cloud.hub.pool, {
-    name: "bench",
-    plan: "enterprise",
-    rps: 1_000_000,
-    burst: 1_000_000,
-  });
+  const closers: (() => Promise<void>)[] = [];
+
+  const cloud = async (name: string, limits: "on" | "off"): Promise<Endpoint> => {
+    const api: ApiApp = await createApiApp(
+      readApiEnv({
+        DATABASE_URL: databaseUrl,
+        PRIM_DATA_DIR: join(dir, name),
+        PRIM_BLOBS: `local:${join(dir, `${name}-blobs`)}`,
+        PRIM_API_PORT: "0",
+        PRIM_LIMITS: limits,
+      }),
+    );
+    closers.push(() => api.close());
+    await api.app.listen({ port: 0, host: HOST });
+    const address = api.app.server.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    const ws = await createWorkspace(api.hub.pool, { name, plan: "enterprise", rps: 1_000_000, burst: 1_000_000 });
+    return { port, key: ws.key };
+  };
+
+  let baseline: Endpoint;
+  if (mode === "local") {
+    const local = await startDevServer({ port: 0, host: HOST, dataDir: join(dir, "local") });
+    closers.push(() => local.close());
+    baseline = { port: local.port, key: null };
+  } else {
+    baseline = await cloud("limits-off", "off");
+  }
+  const target = await cloud("limits-on", "on");
 
   let stopping = false;
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    await Promise.allSettled([local.close(), cloud.close()]);
+    await Promise.allSettled(closers.map((close) => close()));
     await dropDatabase(database).catch(() => {});
     rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   };
   serveParent({ stop });
-  process.send?.({ type: "ready", localPort: local.port, cloudPort, key: ws.key } satisfies ChildMessage);
+  process.send?.({ type: "ready", baseline, target } satisfies ChildMessage);
 }
 
 main().catch((err: unknown) => {

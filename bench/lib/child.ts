@@ -15,14 +15,14 @@ export interface Child<In extends { type: string }, Out extends { type: string }
 /** With `cpuProfileDir`, the child runs with `--cpu-prof` and writes its profile there on exit. */
 export function forkTs<In extends { type: string }, Out extends { type: string }>(
   file: string,
-  options: { cpuProfileDir?: string } = {},
+  options: { cpuProfileDir?: string; args?: string[] } = {},
 ): Child<In, Out> {
   const execArgv = ["--import", "tsx"];
   if (options.cpuProfileDir !== undefined) {
     mkdirSync(options.cpuProfileDir, { recursive: true });
     execArgv.push("--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`);
   }
-  const child = fork(file, [], { execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(file, options.args ?? [], { execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
   return {

@@ -14,6 +14,8 @@ import type pg from "pg";
 import { blobStores, openCell } from "./cell.js";
 import type { ApiEnv } from "./env.js";
 import { ApiKeyResolver } from "./keys/resolver.js";
+import { RedisLimiter, type RedisLimiterOptions } from "./limits/limiter.js";
+import { Metering } from "./limits/metering.js";
 import { WorkspaceEngines } from "./tenants.js";
 
 const SIGNED_PREFIX = "/v1/signed/";
@@ -40,6 +42,9 @@ export interface ApiApp {
   hub: CatalogHub;
   tenants: WorkspaceEngines;
   resolver: ApiKeyResolver;
+  /** Limits and metering (absent with PRIM_LIMITS=off). */
+  limiter: RedisLimiter | undefined;
+  metering: Metering | undefined;
   revocations: Revocations;
   close(): Promise<void>;
 }
@@ -58,16 +63,24 @@ export interface ApiAppOptions {
   logger?: boolean;
   /** The engines' time (tests move a ManualClock); the system clock by default. */
   clock?: Clock;
+  /** The limiter's options (tests: a moved clock, a short timeout). */
+  limits?: RedisLimiterOptions;
 }
 
 export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Promise<ApiApp> {
   const hub = await CatalogHub.open(env.DATABASE_URL);
   const revocations = new Revocations(env.REDIS_URL);
   let cell: Cell | undefined;
+  let limiter: RedisLimiter | undefined;
   try {
     cell = openCell(env, options.clock);
-    const tenants = new WorkspaceEngines(cell, hub, { blobsFor: blobStores(env) });
-    const resolver = new ApiKeyResolver(hub.pool as pg.Pool);
+    const pool = hub.pool as pg.Pool;
+    limiter = env.PRIM_LIMITS === "on" ? new RedisLimiter(env.REDIS_URL, pool, options.limits) : undefined;
+    const tenants = new WorkspaceEngines(cell, hub, { blobsFor: blobStores(env), limiter });
+    const metering =
+      limiter === undefined ? undefined : new Metering(limiter, tenants, pool, { now: options.limits?.now });
+    metering?.start();
+    const resolver = new ApiKeyResolver(pool);
     await revocations.listen((hash) => resolver.forget(hash));
     const operations = new Map(OPERATIONS.map((op) => [op.name, op]));
     const app = createServer({
@@ -77,6 +90,7 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       // Presigned URLs and the OpenAPI server: the configured public URL; on a port picked at
       // random (0, tests) without one, the origin each request came to.
       publicUrl: env.PRIM_API_PORT === 0 ? env.PRIM_PUBLIC_API_URL : env.publicApiUrl,
+      clientIpHeader: env.PRIM_CLIENT_IP_HEADER,
       authenticate: (req) => {
         const path = requestPath(req.url);
         if (OPEN_PATHS.has(path)) return ANONYMOUS;
@@ -90,16 +104,21 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       hub,
       tenants,
       resolver,
+      limiter,
+      metering,
       revocations,
       close: async () => {
         await app.close();
+        metering?.stop();
         await tenants.close();
+        await limiter?.close();
         await opened.close();
         await revocations.close();
         await hub.close();
       },
     };
   } catch (err) {
+    await limiter?.close();
     await cell?.close();
     await revocations.close();
     await hub.close();

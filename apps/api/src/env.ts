@@ -34,6 +34,13 @@ const schema = z.object({
   PRIM_API_PORT: port.default(8787),
   PRIM_PUBLIC_API_URL: urlString("PRIM_PUBLIC_API_URL").optional(),
   PRIM_INTERNAL_SECRET: z.string().min(32, "PRIM_INTERNAL_SECRET must be at least 32 characters").optional(),
+  /** `off` runs without limits or metering (benchmarks' baseline); anything else is on. */
+  PRIM_LIMITS: z.enum(["on", "off"]).default("on"),
+  /** The header a trusted proxy sets to the client's address (signed URLs are limited per IP). */
+  PRIM_CLIENT_IP_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, "PRIM_CLIENT_IP_HEADER must be a header name")
+    .optional(),
   PRIM_MASTER_KEY: z
     .string()
     .regex(/^[0-9a-f]{64}$/i, "PRIM_MASTER_KEY must be 64 hex characters (32 bytes)")

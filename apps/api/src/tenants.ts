@@ -1,5 +1,13 @@
 import type { CatalogHub } from "@prim/db";
-import { type BlobStore, type Cell, Engine, type InvokeMeta, type Invoker, type Principal } from "@prim/engine";
+import {
+  type BlobStore,
+  type Cell,
+  Engine,
+  type InvokeMeta,
+  type Invoker,
+  type Limiter,
+  type Principal,
+} from "@prim/engine";
 
 interface Tenant {
   engine: Engine;
@@ -26,6 +34,8 @@ export class WorkspaceEngines implements Invoker {
       now?: () => number;
       /** Each workspace's blob store (default: a directory in its data directory). */
       blobsFor?: (workspace: string) => BlobStore;
+      /** Limits and metering for every engine (none: unlimited). */
+      limiter?: Limiter;
     } = {},
   ) {
     const idleMs = options.idleMs ?? 10 * 60_000;
@@ -49,6 +59,7 @@ export class WorkspaceEngines implements Invoker {
       const engine = Engine.forWorkspace(this.cell, workspace, {
         catalog: this.hub.catalog(workspace),
         blobs: this.options.blobsFor?.(workspace),
+        limiter: this.options.limiter,
       });
       tenant = { engine, inflight: 0, lastUsed: this.now() };
       this.tenants.set(workspace, tenant);
@@ -80,6 +91,11 @@ export class WorkspaceEngines implements Invoker {
     for (const [workspace] of idle) this.tenants.delete(workspace);
     await Promise.all(idle.map(([, t]) => t.engine.close()));
     return idle.length;
+  }
+
+  /** The workspaces with an open engine. */
+  openWorkspaces(): string[] {
+    return [...this.tenants.keys()];
   }
 
   /** How many workspaces have an open engine. */

@@ -32,6 +32,8 @@ export async function startCloud(
       PRIM_DATA_DIR: join(dir, "data"),
       PRIM_BLOBS: `local:${join(dir, "blobs")}`,
       PRIM_API_PORT: "0",
+      // Limits have their own tests (limits.test.ts); elsewhere they would only slow suites down.
+      PRIM_LIMITS: "off",
       ...extraEnv,
     });
     const api = await createApiApp(env, options);

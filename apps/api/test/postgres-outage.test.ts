@@ -56,6 +56,7 @@ async function open(databaseUrl: string, name: string): Promise<{ api: ApiApp; u
     PRIM_DATA_DIR: join(dir, name),
     PRIM_BLOBS: `local:${join(dir, `${name}-blobs`)}`,
     PRIM_API_PORT: "0",
+    PRIM_LIMITS: "off", // a key's 20/s would refuse this test's bursts; limits-outage tests Redis away
   });
   const app = await createApiApp(env);
   return { api: app, url: await app.app.listen({ port: 0, host: "127.0.0.1" }) };

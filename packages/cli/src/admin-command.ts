@@ -7,7 +7,10 @@ import { databaseUrl, redisUrl } from "./env.js";
  */
 export async function adminCommand(args: string[]): Promise<void> {
   if (args[0] === "fsck") return fsckCommand(args.slice(1));
-  const [noun, verb, ...rest] = args;
+  // `usage` is a noun without a verb; every other command is `<noun> <verb>`.
+  const words = args[0] === "usage" ? 1 : 2;
+  const [noun, verb] = args;
+  const rest = args.slice(words);
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -42,7 +45,7 @@ export async function adminCommand(args: string[]): Promise<void> {
   const pool = await db.openPool(values["database-url"] ?? databaseUrl());
   try {
     let out: unknown;
-    switch (`${noun} ${verb}`) {
+    switch (args.slice(0, words).join(" ")) {
       case "workspace create":
         out = await db.createWorkspace(pool, {
           name: required("name"),
@@ -69,14 +72,31 @@ export async function adminCommand(args: string[]): Promise<void> {
         }
         break;
       }
-      case "plan set":
-        out = await db.setPlan(pool, {
-          workspace: required("workspace"),
-          plan: required("plan"),
-          rps: int("rps"),
-          burst: int("burst"),
-        });
+      case "plan set": {
+        const revocations = new db.Revocations(redisUrl());
+        try {
+          out = await db.setPlan(
+            pool,
+            { workspace: required("workspace"), plan: required("plan"), rps: int("rps"), burst: int("burst") },
+            (ws) => revocations.planChanged(ws),
+          );
+        } finally {
+          await revocations.close();
+        }
         break;
+      }
+      case "usage": {
+        const month = new Date().toISOString().slice(0, 7);
+        const revocations = new db.Revocations(redisUrl());
+        try {
+          const workspace = required("workspace");
+          const live = await revocations.operations(workspace, month.replace("-", ""));
+          out = await db.readUsage(pool, workspace, { month, liveOperations: live });
+        } finally {
+          await revocations.close();
+        }
+        break;
+      }
       case "user create":
         out = await db.createUser(pool, {
           email: required("email"),
@@ -88,7 +108,7 @@ export async function adminCommand(args: string[]): Promise<void> {
         break;
       default:
         throw new Error(
-          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, key create, key revoke, plan set, user create, fsck)`,
+          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, key create, key revoke, plan set, usage, user create, fsck)`,
         );
     }
     console.log(JSON.stringify(out));

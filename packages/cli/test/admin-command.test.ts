@@ -93,6 +93,28 @@ describe("prim admin", () => {
     expect(again.stderr).toContain("user 'ada@example.com' already exists");
   });
 
+  it("reports a workspace's usage this month from usage_daily and the live counter", async () => {
+    const ws = await admin("workspace", "create", "--name", "Delta");
+    const id = ws.out.workspace.id;
+    const today = new Date().toISOString().slice(0, 10);
+    await withClient(db.url, (client) =>
+      client.query("INSERT INTO usage_daily (workspace_id, day, operations, storage_bytes) VALUES ($1, $2, 42, 1000)", [
+        id,
+        today,
+      ]),
+    );
+    const usage = await admin("usage", "--workspace", id);
+    expect(usage).toMatchObject({ code: 0, stderr: "" });
+    expect(usage.out).toEqual({
+      workspace: { id, name: "Delta", plan: "starter" },
+      month: today.slice(0, 7),
+      operations: 42,
+      storage_bytes: 1000,
+      days: [{ day: today, operations: 42, storage_bytes: 1000 }],
+    });
+    expect((await admin("usage", "--workspace", "ws_nope")).stderr).toContain("workspace 'ws_nope' not found");
+  });
+
   it("refuses bad input in one line: unknown group, custom rate off Enterprise, bad tools, unknown command", async () => {
     const ws = await admin("workspace", "create", "--name", "Beta");
     for (const [args, message] of [

@@ -40,7 +40,10 @@ function columnType(field: DmmfField): string {
   if (field.isList) return `${SCALAR[field.type]}[]`;
   const native = field.nativeType;
   if (native?.[0] === "Timestamptz") return `timestamp(${native[1][0] ?? 6}) with time zone`;
-  if (native !== null && native !== undefined) return `${native[0].toLowerCase()}(${native[1].join(",")})`;
+  if (native !== null && native !== undefined) {
+    const [name, args] = native;
+    return args.length === 0 ? name.toLowerCase() : `${name.toLowerCase()}(${args.join(",")})`;
+  }
   return SCALAR[field.type] ?? `unknown ${field.type}`;
 }
 

@@ -13,6 +13,7 @@ import { Cell, type CellOptions, type TenantOptions } from "./cell.js";
 import { type ConsistencyReport, checkConsistency } from "./consistency.js";
 import { prefixedId } from "./core/ids.js";
 import { parseInput } from "./core/validation.js";
+import type { Limiter } from "./limits.js";
 import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
 import type { AnyOperation, AuditNote, OpContext } from "./primitives/operation.js";
 import type { EngineServices } from "./primitives/services.js";
@@ -49,6 +50,7 @@ export class Engine implements Invoker {
     services: EngineServices,
     operations: readonly AnyOperation[] = OPERATIONS,
     onClose: () => void | Promise<void> = () => {},
+    private readonly limiter?: Limiter,
   ) {
     this.services = services;
     this.ops = new Map(operations.map((op) => [op.name, op]));
@@ -59,12 +61,12 @@ export class Engine implements Invoker {
   static forWorkspace(
     cell: Cell,
     workspaceId: string,
-    options: TenantOptions & { operations?: readonly AnyOperation[] } = {},
+    options: TenantOptions & { operations?: readonly AnyOperation[]; limiter?: Limiter } = {},
   ): Engine {
     return cell.openTenant(
       workspaceId,
       options,
-      (services, release) => new Engine(services, options.operations, release),
+      (services, release) => new Engine(services, options.operations, release, options.limiter),
     );
   }
 
@@ -113,6 +115,12 @@ export class Engine implements Invoker {
     if (op.accountOnly && !isAccount(principal)) {
       throw new ServiceError("forbidden", `${op.name} needs an account-level credential`);
     }
+    // Limits come first: a refused call touches nothing, and every call of a credential (a
+    // 404 too) takes from its bucket.
+    if (this.limiter !== undefined) {
+      const headers = await this.limiter.admit({ principal, op, target, input, clientIp: meta.clientIp });
+      if (headers !== undefined) meta.onLimits?.(headers);
+    }
     const ctx: OpContext = {
       principal,
       services: this.services,
@@ -155,6 +163,21 @@ export class Engine implements Invoker {
   }
 
   private closing: Promise<void> | null = null;
+
+  /**
+   * Bytes the workspace holds: every primitive's files and the blobs each references (a blob
+   * two primitives share counts for both: the cloud's storage gauge errs on the high side).
+   */
+  async storageBytes(): Promise<number> {
+    let total = 0;
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.services.catalog.listPrimitives({ after, limit: 500 });
+      for (const p of page) total += this.services.files.sizeBytes(p.id, p.type);
+      if (page.length < 500) return total;
+      after = page.at(-1)?.id;
+    }
+  }
 
   /** Checks the catalog, the primitives' files and the blob store against each other (`prim admin fsck`). */
   checkConsistency(): Promise<ConsistencyReport> {

@@ -24,6 +24,7 @@ export { RAW_JSON, rawJsonOf, type WithRawJson } from "./core/raw-json.js";
 export { MAX_RESPONSE_BYTES_PER_CALL } from "./core/response-budget.js";
 export { Engine, LOCAL_WORKSPACE, type LocalEngineOptions } from "./engine.js";
 export { type SignedGrant, UrlSigner } from "./keys/signing.js";
+export type { LimitCall, Limiter } from "./limits.js";
 export type { FileDownload } from "./ops/export.js";
 export { MAX_RESULT_BYTES, MAX_RESULT_ROWS, STATEMENT_TIMEOUT_MS } from "./primitives/db/index.js";
 export { MAX_BATCH_STATEMENTS, MAX_SQL_CHARS } from "./primitives/db/ops.js";

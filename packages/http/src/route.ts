@@ -1,6 +1,7 @@
 import type { AnyOperation, Invoker, OperationName, Principal } from "@prim/engine";
 import { invalid, rawJsonOf } from "@prim/engine";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { clientIpOf } from "./public-url.js";
 import type { RouteResponses } from "./responses/index.js";
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -98,6 +99,8 @@ export function mountRoute(
       const target = route.target === undefined ? null : (params[route.target] ?? null);
       const result = await door.invoker.invoke(req.principal, route.op, target, routeInput(route, req), {
         requestId: req.id,
+        clientIp: clientIpOf(req),
+        onLimits: (headers) => void reply.headers(headers),
         ...(route.abortable ? { signal: clientGone(reply) } : {}),
       });
       if (route.respond !== undefined) return route.respond(reply, result, req);

@@ -33,6 +33,11 @@ export interface ServerOptions {
    * the origin of presigned URLs. Without it, both use the origin the request came to.
    */
   publicUrl?: string;
+  /**
+   * A header the proxy in front of the API sets to the client's address (`x-forwarded-for`);
+   * set it only behind such a proxy. Without it, the socket's address is the client's.
+   */
+  clientIpHeader?: string;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -119,6 +124,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
 
   const publicUrl = options.publicUrl?.replace(/\/+$/, "");
   app.decorate("publicUrl", publicUrl);
+  app.decorate("clientIpHeader", options.clientIpHeader?.toLowerCase());
   const openapi = buildOpenApi(options.operation, REST_ROUTES, VERSION, publicUrl ?? "http://localhost:7777");
   app.get("/v1/openapi.json", async (req) =>
     publicUrl === undefined ? { ...openapi, servers: [{ url: publicOrigin(req) }] } : openapi,

@@ -10,6 +10,10 @@ export interface InvokeMeta {
    * server sets it on every tool call, so that an agent's reads leave a trail too.
    */
   audit?: boolean;
+  /** The caller's address (limits per client IP: signed URLs in the cloud). */
+  clientIp?: string;
+  /** Receives the limiter's response headers (`RateLimit-Policy`, `RateLimit`) when it admits the call. */
+  onLimits?: (headers: Record<string, string>) => void;
 }
 
 /**

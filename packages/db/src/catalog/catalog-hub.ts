@@ -8,6 +8,8 @@ const DAY_MS = 86_400_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 const RELISTEN_FIRST_MS = 250;
 const RELISTEN_MAX_MS = 5_000;
+/** How long cached records keep serving after the LISTEN connection is lost. */
+const STALE_GRACE_MS = 5_000;
 
 /**
  * What one process shares for every workspace's Postgres catalog: the pool, one LISTEN
@@ -16,9 +18,10 @@ const RELISTEN_MAX_MS = 5_000;
  *
  * Postgres going away: the pool hands out fresh connections once it is back (each attempt
  * gives up after 5 s, so requests fail with 500 instead of hanging). A lost LISTEN connection
- * stops the caches (`caching` false: every lookup reads Postgres, since changes made meanwhile
- * would go unheard) and is reopened with a backoff (250 ms doubling to 5 s); once it listens
- * again every cache starts empty.
+ * is reopened with a backoff (250 ms doubling to 5 s); once it listens again every cache starts
+ * empty. Meanwhile cached records keep serving for 5 s (Postgres down means nobody changes the
+ * catalog; in a partition another process might, and is then seen at most 5 s late, the order
+ * of the key cache's TTL), then the caches stop (`caching` false: every lookup reads Postgres).
  */
 export class CatalogHub implements CatalogHubPort {
   private readonly catalogs = new Map<string, Set<PgCatalog>>();
@@ -26,6 +29,7 @@ export class CatalogHub implements CatalogHubPort {
   private listening = true;
   private closed = false;
   private relisten: NodeJS.Timeout | null = null;
+  private grace: NodeJS.Timeout | null = null;
 
   private constructor(
     readonly pool: pg.Pool,
@@ -46,9 +50,13 @@ export class CatalogHub implements CatalogHubPort {
       for (const catalog of this.catalogs.get(message.payload) ?? []) catalog.invalidate();
     });
     const lost = () => {
-      if (listener !== this.listener || this.closed || !this.listening) return;
-      this.listening = false;
-      this.invalidateAll();
+      if (listener !== this.listener || this.closed || !this.listening || this.grace !== null) return;
+      this.grace = setTimeout(() => {
+        this.grace = null;
+        this.listening = false;
+        this.invalidateAll();
+      }, STALE_GRACE_MS);
+      this.grace.unref();
       this.scheduleRelisten(RELISTEN_FIRST_MS);
     };
     listener.on("error", lost);
@@ -80,6 +88,8 @@ export class CatalogHub implements CatalogHubPort {
     }
     this.listener = listener;
     this.watch(listener);
+    if (this.grace !== null) clearTimeout(this.grace);
+    this.grace = null;
     // Whatever changed while nobody listened: start every cache empty.
     this.invalidateAll();
     this.listening = true;
@@ -147,6 +157,7 @@ export class CatalogHub implements CatalogHubPort {
   async close(): Promise<void> {
     this.closed = true;
     if (this.relisten !== null) clearTimeout(this.relisten);
+    if (this.grace !== null) clearTimeout(this.grace);
     await this.listener.end().catch(() => {});
     await this.pool.end();
   }

@@ -138,6 +138,8 @@ export async function revokeKey(
 export async function setPlan(
   pool: pg.Pool,
   input: { workspace: string; plan: string; rps?: number; burst?: number },
+  /** Tells the limiter (Redis) that the plan changed: it applies to the very next request. */
+  changed: (workspace: string) => Promise<void> = async () => {},
 ): Promise<{ workspace: { id: string; name: string; plan: Plan; rps: number | null; burst: number | null } }> {
   const plan = checkPlan(input.plan);
   checkRate(plan, input.rps, input.burst);
@@ -146,5 +148,6 @@ export async function setPlan(
     [input.workspace, plan, input.rps ?? null, input.burst ?? null],
   );
   if (rows[0] === undefined) throw notFound(`workspace '${input.workspace}'`);
+  await changed(input.workspace);
   return { workspace: { ...rows[0], plan } };
 }

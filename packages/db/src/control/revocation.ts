@@ -3,6 +3,12 @@ import { Redis } from "ioredis";
 /** The Redis channel every process listens on for revoked credentials (CLOUD.md). */
 export const REVOKED_CHANNEL = "prim:revoked";
 
+/** Where the limiter keeps a workspace's plan in Redis (under the workspace's hash tag). */
+export const planCacheKey = (workspace: string) => `prim:{${workspace}}:plan`;
+
+/** The limiter's operation counters: this prefix plus `YYYYMM` (month) or `YYYYMMDD` (day), UTC. */
+export const operationsKeyPrefix = (workspace: string) => `prim:{${workspace}}:ops:`;
+
 /**
  * Revocation fan-out: `publish(hash)` tells every process (this one included) to drop a key
  * from its cache; `listen(onRevoked)` subscribes. A message is a key's sha256 hash.
@@ -31,6 +37,22 @@ export class Revocations {
   async publish(hash: string): Promise<void> {
     if (this.publisher.status === "wait") await this.publisher.connect();
     await this.publisher.publish(REVOKED_CHANNEL, hash);
+  }
+
+  /** The live operation count of a UTC month (`YYYYMM`), or null when Redis does not answer. */
+  async operations(workspace: string, month: string): Promise<number | null> {
+    try {
+      if (this.publisher.status === "wait") await this.publisher.connect();
+      return Number((await this.publisher.get(operationsKeyPrefix(workspace) + month)) ?? 0);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Drops a workspace's plan from Redis, so the next limited call reads the new one. */
+  async planChanged(workspace: string): Promise<void> {
+    if (this.publisher.status === "wait") await this.publisher.connect();
+    await this.publisher.del(planCacheKey(workspace));
   }
 
   async close(): Promise<void> {

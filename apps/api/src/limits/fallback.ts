@@ -1,0 +1,50 @@
+/**
+ * What limits while Redis does not answer (CLOUD.md: requests still succeed): a bucket per
+ * credential in this process, operation counts kept here until Redis takes them back, and the
+ * caps decided on the last figures seen.
+ */
+export class LocalBuckets {
+  private readonly buckets = new Map<string, { tokens: number; ts: number }>();
+
+  /** Takes a token from `who`'s bucket; answers the seconds to wait when it is empty. */
+  take(
+    who: string,
+    now: number,
+    rate: number,
+    burst: number,
+  ): { ok: true; left: number } | { ok: false; retryAfter: number } {
+    const b = this.buckets.get(who) ?? { tokens: burst, ts: now };
+    const tokens = Math.min(burst, b.tokens + (Math.max(0, now - b.ts) * rate) / 1000);
+    if (tokens < 1) return { ok: false, retryAfter: Math.max(1, Math.ceil((1 - tokens) / rate)) };
+    this.buckets.set(who, { tokens: tokens - 1, ts: Math.max(now, b.ts) });
+    if (this.buckets.size > 100_000) this.buckets.delete(this.buckets.keys().next().value as string);
+    return { ok: true, left: Math.floor(tokens - 1) };
+  }
+}
+
+/** Operation counts per counter key, to be added to Redis when it is back. */
+export class PendingCounts {
+  private readonly counts = new Map<string, number>();
+
+  add(key: string, n = 1): void {
+    this.counts.set(key, (this.counts.get(key) ?? 0) + n);
+  }
+
+  /** Takes every count out (the caller puts back what it could not write). */
+  drain(): [string, number][] {
+    const all = [...this.counts];
+    this.counts.clear();
+    return all;
+  }
+
+  get size(): number {
+    return this.counts.size;
+  }
+}
+
+/** `YYYYMM` and `YYYYMMDD` of an instant, in UTC (the script's month and day keys). */
+export function utcPeriods(ms: number): { month: string; day: string } {
+  const iso = new Date(ms).toISOString();
+  const month = iso.slice(0, 4) + iso.slice(5, 7);
+  return { month, day: month + iso.slice(8, 10) };
+}

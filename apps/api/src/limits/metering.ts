@@ -1,0 +1,61 @@
+import { type DayUsage, rollUpUsage } from "@prim/db";
+import type pg from "pg";
+import type { WorkspaceEngines } from "../tenants.js";
+import { utcPeriods } from "./fallback.js";
+import type { RedisLimiter } from "./limiter.js";
+
+/**
+ * The limiter's two clocks (CLOUD.md, "Limits and metering"): every `gaugeMs` each open
+ * workspace's storage is measured into Redis, so a Starter workspace crossing 5 GB is refused
+ * within that bound (plus the write in flight); every `rollUpMs` the day's counters go to
+ * Postgres `usage_daily`.
+ */
+export class Metering {
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly storage = new Map<string, number>();
+
+  constructor(
+    private readonly limiter: RedisLimiter,
+    private readonly tenants: WorkspaceEngines,
+    private readonly pool: pg.Pool,
+    private readonly options: { gaugeMs?: number; rollUpMs?: number; now?: () => number } = {},
+  ) {}
+
+  start(): void {
+    const every = (ms: number, fn: () => Promise<void>) => {
+      const timer = setInterval(() => void fn().catch((err) => console.warn("metering:", err)), ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(this.options.gaugeMs ?? 10_000, () => this.measureStorage());
+    every(this.options.rollUpMs ?? 60_000, () => this.rollUp());
+  }
+
+  /** Measures every open workspace's storage and hands it to the limiter. */
+  async measureStorage(): Promise<void> {
+    for (const ws of this.tenants.openWorkspaces()) {
+      const bytes = await this.tenants.engine(ws).storageBytes();
+      this.storage.set(ws, bytes);
+      await this.limiter.setStorage(ws, bytes);
+    }
+  }
+
+  /** Writes today's figures of every workspace seen here to `usage_daily`. */
+  async rollUp(): Promise<void> {
+    const now = this.options.now?.() ?? Date.now();
+    const { day } = utcPeriods(now);
+    const rows: DayUsage[] = [];
+    for (const ws of new Set([...this.limiter.active, ...this.storage.keys()])) {
+      const ops = await this.limiter.operations(ws, now);
+      if (ops === null) return; // Redis is away: the next minute writes what it has then
+      const iso = `${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6, 8)}`;
+      rows.push({ workspace: ws, day: iso, operations: ops.day, storageBytes: this.storage.get(ws) ?? 0 });
+    }
+    await rollUpUsage(this.pool, rows);
+    this.limiter.active.clear();
+  }
+
+  stop(): void {
+    for (const timer of this.timers) clearInterval(timer);
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The one round trip of a limited call (CLOUD.md, "Limits and metering"): a Lua script run by
+ * SHA that decides the credential's token bucket, the workspace's UTC-month operation counter
+ * and the plan caps, checking every limit before it takes from any (a call refused by one
+ * limit consumes nothing). Time is Redis's (`TIME`) unless a test passes its own (ARGV[1]).
+ *
+ * Keys share the workspace's hash tag `{ws}`: the month and day counters are named inside the
+ * script from Redis's clock, so they are not declared keys; with one tag per workspace they
+ * still live in one cluster slot.
+ *
+ * KEYS: 1 bucket (`prim:{ws}:rl:<who>`: "<tokens> <ms>"), 2 plan hash (`prim:{ws}:plan`: plan, rps, burst),
+ *       3 storage gauge (`prim:{ws}:storage`, bytes)
+ * ARGV: 1 now ms ("" = Redis TIME), 2 counter prefix (`prim:{ws}:ops:`), 3 metered 0/1,
+ *       4 storage write 0/1, 5 Starter feature 0/1, 6 primitive count (-1 = not a create),
+ *       7 group count (-1 = not a group create), 8 bucket rate override per s (0 = the plan's),
+ *       9 bucket burst override (0 = the plan's)
+ * Answers { status, a, b, c, d }:
+ *   0 admitted: a = tokens left (floor), b = burst, c = rate per s, d = operations this month
+ *   1 rate_limited: a = Retry-After s (>= 1), b = burst, c = rate
+ *   2 plan_limit (429): a = 1 operations, 2 storage, 3 primitives
+ *   3 plan_limit (403): a = 1 Starter feature, 2 second group
+ *   4 the plan is not in Redis: the caller loads it and calls again
+ */
+export const LIMIT_SCRIPT = `
+local plan = redis.call('HMGET', KEYS[2], 'plan', 'rps', 'burst')
+if not plan[1] then return {4, 0, 0, 0} end
+local now
+if ARGV[1] ~= '' then now = tonumber(ARGV[1]) else
+  local t = redis.call('TIME'); now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function ymd(ms)
+  local z = math.floor(ms / 86400000) + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local d = doy - math.floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  return y, m, d
+end
+local y, m, d = ymd(now)
+local monthKey = ARGV[2] .. string.format('%04d%02d', y, m)
+local dayKey = ARGV[2] .. string.format('%04d%02d%02d', y, m, d)
+local starter = plan[1] == 'starter'
+local rate = tonumber(ARGV[8]); if rate == 0 then rate = tonumber(plan[2]) or 20 end
+local burst = tonumber(ARGV[9]); if burst == 0 then burst = tonumber(plan[3]) or 60 end
+
+-- The bucket ("<tokens> <ms>"): refilled at rate per second up to burst.
+local tokens, ts = burst, now
+local b = redis.call('GET', KEYS[1])
+if b then
+  local sp = string.find(b, ' ', 1, true)
+  tokens = tonumber(string.sub(b, 1, sp - 1)); ts = tonumber(string.sub(b, sp + 1))
+end
+if now > ts then tokens = math.min(burst, tokens + (now - ts) * rate / 1000) end
+if tokens < 1 then
+  return {1, math.max(1, math.ceil((1 - tokens) / rate)), burst, rate}
+end
+
+-- The plan's caps (Starter only; Pro and Enterprise are never cut off).
+if starter then
+  if ARGV[5] == '1' then return {3, 1, 0, 0} end
+  if tonumber(ARGV[7]) >= 1 then return {3, 2, 0, 0} end
+  if ARGV[3] == '1' and (tonumber(redis.call('GET', monthKey)) or 0) >= 1000000 then return {2, 1, 0, 0} end
+  if ARGV[4] == '1' and (tonumber(redis.call('GET', KEYS[3])) or 0) >= 5368709120 then return {2, 2, 0, 0} end
+  if tonumber(ARGV[6]) >= 100 then return {2, 3, 0, 0} end
+end
+
+-- Admitted: only now take the token and count the operation.
+-- Expires once it would be full again anyway.
+redis.call('SET', KEYS[1], (tokens - 1) .. ' ' .. math.max(now, ts), 'PX', math.ceil(burst / rate * 1000) + 1000)
+local ops = -1
+if ARGV[3] == '1' then
+  ops = redis.call('INCR', monthKey)
+  if ops == 1 then redis.call('EXPIRE', monthKey, 40 * 86400) end
+  if redis.call('INCR', dayKey) == 1 then redis.call('EXPIRE', dayKey, 3 * 86400) end
+end
+return {0, math.floor(tokens - 1), burst, rate, ops}
+`;

@@ -1,0 +1,108 @@
+// Redis going away while the api serves (issue 19, Faults): calls still succeed, an in-process
+// bucket limits, counts wait in memory and reach Redis when it is back, one log line per change.
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { createWorkspace } from "@prim/db";
+import { Redis } from "ioredis";
+import { afterAll, expect, it } from "vitest";
+import { limitKeys } from "../src/index.js";
+import { call, startCloud } from "./cloud.js";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
+    });
+  });
+}
+
+/** A private redis-server on `port` without persistence; resolves once it accepts connections. */
+async function redisServer(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let log = "";
+    child.once("exit", (code) => reject(new Error(`redis-server exited (${code}): ${log}`)));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+      if (log.includes("Ready to accept connections")) resolve();
+    });
+  });
+  child.removeAllListeners("exit");
+  child.stdout?.resume();
+  return child;
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  for (const child of children) await stop(child);
+});
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+it("keeps serving while Redis is down, limits in process, and hands the counts back when it returns", async () => {
+  const port = await freePort();
+  children.push(await redisServer(port));
+  const lines: string[] = [];
+  const cloud = await startCloud(
+    "limits_outage",
+    { PRIM_LIMITS: "on", REDIS_URL: `redis://127.0.0.1:${port}` },
+    { limits: { log: (line) => lines.push(line) } },
+  );
+  try {
+    const ws = await createWorkspace(cloud.api.hub.pool, { name: "w", plan: "pro" });
+    await call(cloud.url, ws.key, "POST", "/v1/groups", { name: "app" });
+    const kv = (await call(cloud.url, ws.key, "POST", "/v1/primitives", { name: "c", type: "kv", group: "app" })).body
+      .id;
+    const put = (i: number) => call(cloud.url, ws.key, "PUT", `/v1/primitives/${kv}/keys/k${i}`, { value: i });
+    expect((await put(0)).status).toBe(200); // counted in Redis: 1
+
+    await stop(children.pop() as ChildProcess);
+    // The in-process bucket starts full: a burst of 60 (plus what refills at 20/s meanwhile),
+    // then 429 with Retry-After.
+    const started = Date.now();
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => put(i + 1)));
+    const refill = Math.ceil(((Date.now() - started) / 1000) * 20);
+    const admitted = answers.filter((a) => a.status === 200).length;
+    expect(admitted).toBeGreaterThanOrEqual(60);
+    expect(admitted).toBeLessThanOrEqual(60 + refill);
+    const refused = answers.find((a) => a.status === 429);
+    expect(refused?.body.error.code).toBe("rate_limited");
+    expect(refused?.headers.get("retry-after")).toBe("1");
+    expect(lines.filter((l) => l.includes("does not answer"))).toHaveLength(1);
+
+    children.push(await redisServer(port));
+    await until(() => lines.some((l) => l.includes("Redis is back")));
+    const month = new Date().toISOString().slice(0, 7).replace("-", "");
+    const redis = new Redis(`redis://127.0.0.1:${port}`);
+    try {
+      // Those admitted while Redis was away (the one before went with the old server's data).
+      expect(Number(await redis.get(limitKeys(ws.workspace.id).ops + month))).toBe(admitted);
+    } finally {
+      redis.disconnect();
+    }
+    expect((await put(100)).status).toBe(200);
+    expect(lines).toHaveLength(2);
+  } finally {
+    await cloud.stop();
+  }
+});

@@ -1,0 +1,197 @@
+// Limits, metering and plan caps against the machine's Redis and Postgres (issue 19): the
+// limiter's clock is moved by the test (the script takes it instead of Redis's TIME).
+import { createKey, createWorkspace, setPlan } from "@prim/db";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { limitKeys } from "../src/index.js";
+import { call, startCloud, type TestCloud } from "./cloud.js";
+
+let now = Date.UTC(2026, 10, 30, 23, 59, 0); // 2026-11-30 23:59 UTC
+let cloud: TestCloud;
+const redis = new Redis("redis://127.0.0.1:6379");
+
+beforeAll(async () => {
+  cloud = await startCloud(
+    "limits",
+    { PRIM_LIMITS: "on", PRIM_CLIENT_IP_HEADER: "x-forwarded-for" },
+    {
+      limits: { now: () => now },
+    },
+  );
+});
+afterAll(async () => {
+  await cloud.stop();
+  redis.disconnect();
+});
+
+/** A workspace with group `app` and kv `cache`, made with a fresh bucket (the clock moved on). */
+async function workspace(plan: "starter" | "pro" = "starter") {
+  const ws = await createWorkspace(cloud.api.hub.pool, { name: "w", plan });
+  const key = ws.key;
+  await call(cloud.url, key, "POST", "/v1/groups", { name: "app" });
+  const kv = (await call(cloud.url, key, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" })).body;
+  now += 10_000; // the two creates' tokens come back
+  return { id: ws.workspace.id, key, kv: kv.id as string };
+}
+
+const get = (key: string, kv: string) => call(cloud.url, key, "GET", `/v1/primitives/${kv}/keys/a`);
+
+describe("rate limit: 20/s, bursts of 60, per credential", () => {
+  it("admits a burst of 60, then answers 429 rate_limited with Retry-After; tokens come back at 20/s", async () => {
+    const w = await workspace();
+    for (let i = 0; i < 60; i++) {
+      const res = await get(w.key, w.kv);
+      expect(res.status).toBe(404); // the key is missing: the call was admitted
+      expect(res.headers.get("ratelimit-policy")).toBe('"default";q=60;w=3');
+      expect(res.headers.get("ratelimit")).toBe(`"default";r=${59 - i};t=${Math.ceil((i + 1) / 20)}`);
+    }
+    const refused = await get(w.key, w.kv);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("rate_limited");
+    expect(refused.headers.get("retry-after")).toBe("1");
+    now += 50; // one token at 20/s
+    expect((await get(w.key, w.kv)).status).toBe(404);
+    expect((await get(w.key, w.kv)).status).toBe(429);
+    now += 3000; // full again
+    for (let i = 0; i < 60; i++) expect((await get(w.key, w.kv)).status).toBe(404);
+    expect((await get(w.key, w.kv)).status).toBe(429);
+  });
+
+  it("limits two keys of one workspace separately, and Enterprise keys at their own rate", async () => {
+    const w = await workspace();
+    const second = await createKey(cloud.api.hub.pool, { workspace: w.id });
+    for (let i = 0; i < 60; i++) await get(w.key, w.kv);
+    expect((await get(w.key, w.kv)).status).toBe(429);
+    expect((await get(second.key, w.kv)).status).toBe(404);
+    await setPlan(cloud.api.hub.pool, { workspace: w.id, plan: "enterprise", rps: 5, burst: 10 }, (ws) =>
+      redis.del(limitKeys(ws).plan).then(() => {}),
+    );
+    now += 60_000;
+    for (let i = 0; i < 10; i++) expect((await get(second.key, w.kv)).status).toBe(404);
+    const refused = await get(second.key, w.kv);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("ratelimit-policy")).toBe('"default";q=10;w=2');
+  });
+});
+
+describe("Starter caps and features", () => {
+  it("answers 403 plan_limit to a second group, snapshot, restore, fork and audit reads; Pro has them", async () => {
+    const w = await workspace();
+    const refused = [
+      await call(cloud.url, w.key, "POST", "/v1/groups", { name: "second" }),
+      await call(cloud.url, w.key, "POST", `/v1/primitives/${w.kv}/snapshots`, {}),
+      await call(cloud.url, w.key, "POST", `/v1/primitives/${w.kv}/restore`, { snapshot: "x" }),
+      await call(cloud.url, w.key, "POST", `/v1/primitives/${w.kv}/fork`, {}),
+      await call(cloud.url, w.key, "GET", "/v1/audit"),
+    ];
+    for (const res of refused) {
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe("plan_limit");
+    }
+    const pro = await workspace("pro");
+    expect((await call(cloud.url, pro.key, "POST", "/v1/groups", { name: "second" })).status).toBe(201);
+    expect((await call(cloud.url, pro.key, "POST", `/v1/primitives/${pro.kv}/snapshots`, {})).status).toBe(201);
+    expect((await call(cloud.url, pro.key, "GET", "/v1/audit")).status).toBe(200);
+  });
+
+  it("answers 429 plan_limit after 1M operations this month; uncounted routes still work; the 1st (UTC) resets it", async () => {
+    now = Date.UTC(2026, 10, 30, 23, 0, 0); // 2026-11-30 23:00 UTC
+    const w = await workspace();
+    const month = "202611";
+    await redis.set(limitKeys(w.id).ops + month, 999_999);
+    expect((await call(cloud.url, w.key, "PUT", `/v1/primitives/${w.kv}/keys/a`, { value: 1 })).status).toBe(200);
+    const capped = await get(w.key, w.kv);
+    expect(capped.status).toBe(429);
+    expect(capped.body.error.code).toBe("plan_limit");
+    expect((await call(cloud.url, w.key, "GET", "/v1/primitives")).status).toBe(200); // not counted
+    expect(await redis.get(limitKeys(w.id).ops + month)).toBe("1000000"); // the refusal took nothing
+    now = Date.UTC(2026, 11, 1, 0, 0, 1); // 2026-12-01 00:00:01 UTC: a new month
+    const reset = await get(w.key, w.kv);
+    expect(reset.body).toMatchObject({ value: 1 });
+    expect(await redis.get(`${limitKeys(w.id).ops}202612`)).toBe("1");
+  });
+
+  it("a plan change applies to the very next request", async () => {
+    const w = await workspace();
+    expect((await call(cloud.url, w.key, "POST", `/v1/primitives/${w.kv}/snapshots`, {})).status).toBe(403);
+    await setPlan(cloud.api.hub.pool, { workspace: w.id, plan: "pro" }, (ws) =>
+      redis.del(limitKeys(ws).plan).then(() => {}),
+    );
+    expect((await call(cloud.url, w.key, "POST", `/v1/primitives/${w.kv}/snapshots`, {})).status).toBe(201);
+  });
+
+  it("at 5 GB refuses writes (signed uploads too) with 429 plan_limit; reads and deletes work", async () => {
+    const w = await workspace();
+    const store = (
+      await call(cloud.url, w.key, "POST", "/v1/primitives", { name: "files", type: "storage", group: "app" })
+    ).body.id as string;
+    await call(cloud.url, w.key, "PUT", `/v1/primitives/${w.kv}/keys/a`, { value: 1 });
+    const upload = (
+      await call(cloud.url, w.key, "POST", `/v1/primitives/${store}/presign`, { key: "f", method: "PUT" })
+    ).body.url as string;
+    await redis.set(limitKeys(w.id).storage, 5 * 1024 ** 3);
+    const write = await call(cloud.url, w.key, "PUT", `/v1/primitives/${w.kv}/keys/b`, { value: 2 });
+    expect(write.status).toBe(429);
+    expect(write.body.error.code).toBe("plan_limit");
+    const signed = await fetch(upload, { method: "PUT", body: "x" });
+    expect(signed.status).toBe(429);
+    expect((await get(w.key, w.kv)).status).toBe(200);
+    expect((await call(cloud.url, w.key, "DELETE", `/v1/primitives/${w.kv}/keys/a`)).status).toBe(200);
+    expect(
+      (await call(cloud.url, w.key, "POST", "/v1/primitives", { name: "more", type: "kv", group: "app" })).status,
+    ).toBe(429);
+    await redis.set(limitKeys(w.id).storage, 0);
+    expect((await fetch(upload, { method: "PUT", body: "x" })).status).toBe(200);
+  });
+
+  it("answers 429 plan_limit to the 101st primitive", async () => {
+    const w = await workspace();
+    for (let i = 1; i < 100; i++) {
+      const res = await call(cloud.url, w.key, "POST", "/v1/primitives", { name: `p${i}`, type: "kv", group: "app" });
+      expect(res.status).toBe(201);
+      now += 1000;
+    }
+    const refused = await call(cloud.url, w.key, "POST", "/v1/primitives", { name: "p100", type: "kv", group: "app" });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("plan_limit");
+  });
+});
+
+describe("signed URLs", () => {
+  it("are limited per client IP (the trusted proxy header's last entry), not per key", async () => {
+    const w = await workspace("pro");
+    const store = (
+      await call(cloud.url, w.key, "POST", "/v1/primitives", { name: "files", type: "storage", group: "app" })
+    ).body.id as string;
+    await fetch(`${cloud.url}/v1/primitives/${store}/objects/f`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${w.key}` },
+      body: "hello",
+    });
+    const url = (await call(cloud.url, w.key, "POST", `/v1/primitives/${store}/presign`, { key: "f" })).body
+      .url as string;
+    now += 10_000;
+    const from = (ip: string) => fetch(url, { headers: { "x-forwarded-for": `203.0.113.9, ${ip}` } });
+    for (let i = 0; i < 60; i++) expect((await from("198.51.100.1")).status).toBe(200);
+    expect((await from("198.51.100.1")).status).toBe(429);
+    expect((await from("198.51.100.2")).status).toBe(200);
+    expect((await get(w.key, w.kv)).status).toBe(404); // the key's own bucket is untouched
+  });
+});
+
+describe("metering", () => {
+  it("rolls the day's operations and storage up into usage_daily", async () => {
+    const w = await workspace("pro");
+    for (let i = 0; i < 5; i++) await call(cloud.url, w.key, "PUT", `/v1/primitives/${w.kv}/keys/k${i}`, { value: i });
+    await cloud.api.metering?.measureStorage();
+    await cloud.api.metering?.rollUp();
+    const { rows } = await cloud.api.hub.pool.query(
+      "SELECT to_char(day, 'YYYY-MM-DD') AS day, operations, storage_bytes FROM usage_daily WHERE workspace_id = $1",
+      [w.id],
+    );
+    expect(rows).toEqual([
+      { day: new Date(now).toISOString().slice(0, 10), operations: "5", storage_bytes: expect.any(String) },
+    ]);
+    expect(Number(rows[0].storage_bytes)).toBeGreaterThan(0);
+  });
+});

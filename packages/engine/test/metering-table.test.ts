@@ -1,0 +1,58 @@
+// The spec's "What counts as an operation", written out once: every operation of the registry
+// must be classified here, so a new one cannot slip in counted or free by accident.
+import { OPERATION_NAMES } from "@prim/wire";
+import { describe, expect, it } from "vitest";
+import { OPERATIONS } from "../src/registry.js";
+
+/**
+ * Not counted (spec): creating a primitive, group routes, audit reads, `GET /primitives`; also
+ * the primitive's own record (`GET/PATCH/DELETE /primitives/{id}` are not routes *under* it)
+ * and the lookups a transport makes before the call it serves (MCP resolves a primitive by
+ * name, then calls it: one counted operation).
+ */
+const NOT_COUNTED = [
+  "group.create",
+  "group.list",
+  "group.get",
+  "group.delete",
+  "group.find",
+  "primitive.resolve",
+  "primitive.create",
+  "primitive.list",
+  "primitive.get",
+  "primitive.update",
+  "primitive.delete",
+  "audit.list",
+  "audit.group",
+  "audit.primitive",
+];
+
+describe("metering table", () => {
+  it("classifies every operation exactly as the spec counts it", () => {
+    expect(OPERATIONS.map((op) => op.name).sort()).toEqual([...OPERATION_NAMES].sort());
+    for (const op of OPERATIONS) {
+      expect({ op: op.name, metered: op.metered }).toEqual({ op: op.name, metered: !NOT_COUNTED.includes(op.name) });
+    }
+  });
+
+  it("counts every route under /primitives/{id}/ (snapshots, fork, restore, pause, export, stats) and signed URLs", () => {
+    const counted = new Set(OPERATIONS.filter((op) => op.metered).map((op) => op.name));
+    for (const name of [
+      "primitive.snapshot",
+      "primitive.snapshots",
+      "primitive.restore",
+      "primitive.fork",
+      "primitive.pause",
+      "primitive.resume",
+      "primitive.export",
+      "primitive.stats",
+      "storage.signed",
+      "storage.presign",
+      "vault.fetch",
+      "queue.send",
+      "queue.receive",
+    ]) {
+      expect(counted.has(name), name).toBe(true);
+    }
+  });
+});
