@@ -1,4 +1,4 @@
-import { CatalogHub, Revocations } from "@prim/db";
+import { ApiKeyResolver, CatalogHub, Revocations } from "@prim/db";
 import {
   type Cell,
   type Clock,
@@ -8,12 +8,11 @@ import {
   SIGNED_URL_PRINCIPAL,
   UrlSigner,
 } from "@prim/engine";
-import { createServer, requestPath } from "@prim/http";
+import { createInternalServer, createServer, requestPath } from "@prim/http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type pg from "pg";
 import { blobStores, openCell } from "./cell.js";
 import type { ApiEnv } from "./env.js";
-import { ApiKeyResolver } from "./keys/resolver.js";
 import { RedisLimiter, type RedisLimiterOptions } from "./limits/limiter.js";
 import { Metering } from "./limits/metering.js";
 import { WorkspaceEngines } from "./tenants.js";
@@ -46,6 +45,8 @@ export interface ApiApp {
   limiter: RedisLimiter | undefined;
   metering: Metering | undefined;
   revocations: Revocations;
+  /** The internal listener's app (`POST /internal/invoke`), when PRIM_INTERNAL_SECRET is set. */
+  internal: FastifyInstance | undefined;
   close(): Promise<void>;
 }
 
@@ -99,6 +100,10 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       },
     });
     const opened = cell;
+    const internal =
+      env.PRIM_INTERNAL_SECRET === undefined
+        ? undefined
+        : createInternalServer({ invoker: tenants, secret: env.PRIM_INTERNAL_SECRET, logger: options.logger });
     return {
       app,
       hub,
@@ -107,8 +112,10 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       limiter,
       metering,
       revocations,
+      internal,
       close: async () => {
         await app.close();
+        await internal?.close();
         metering?.stop();
         await tenants.close();
         await limiter?.close();

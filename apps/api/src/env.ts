@@ -33,6 +33,9 @@ const schema = z.object({
   PRIM_DATA_DIR: z.string().min(1).default(".prim-cloud/data"),
   PRIM_API_PORT: port.default(8787),
   PRIM_PUBLIC_API_URL: urlString("PRIM_PUBLIC_API_URL").optional(),
+  /** The internal listener (`POST /internal/invoke`, for apps/mcp); on loopback unless set. */
+  PRIM_INTERNAL_PORT: port.default(8789),
+  PRIM_INTERNAL_HOST: z.string().min(1).default("127.0.0.1"),
   PRIM_INTERNAL_SECRET: z.string().min(32, "PRIM_INTERNAL_SECRET must be at least 32 characters").optional(),
   /** `off` runs without limits or metering (benchmarks' baseline); anything else is on. */
   PRIM_LIMITS: z.enum(["on", "off"]).default("on"),

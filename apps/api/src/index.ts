@@ -1,7 +1,6 @@
 export { type ApiApp, type ApiAppOptions, createApiApp } from "./app.js";
 export { type ApiEnv, readApiEnv } from "./env.js";
 export { fsckWorkspace } from "./fsck.js";
-export { ApiKeyResolver } from "./keys/resolver.js";
 export { limitKeys, RedisLimiter, type RedisLimiterOptions } from "./limits/limiter.js";
 export { Metering } from "./limits/metering.js";
 export { main, startApi } from "./start.js";

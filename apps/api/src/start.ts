@@ -1,4 +1,5 @@
 import { migrate } from "@prim/db";
+import { listenInternal } from "@prim/http";
 import { Redis } from "ioredis";
 import { type ApiApp, createApiApp } from "./app.js";
 import { readApiEnv } from "./env.js";
@@ -31,7 +32,7 @@ async function redisAnswers(url: string, timeoutMs = 2000): Promise<boolean> {
 export async function startApi(
   source: NodeJS.ProcessEnv = process.env,
   log: (line: string) => void = console.log,
-): Promise<{ url: string; api: ApiApp }> {
+): Promise<{ url: string; internalUrl: string | undefined; api: ApiApp }> {
   const env = readApiEnv(source);
   const { applied } = await migrate({ databaseUrl: env.DATABASE_URL });
   if (applied.length > 0) log(`prim cloud: applied ${applied.join(", ")}`);
@@ -41,7 +42,11 @@ export async function startApi(
   const api = await createApiApp(env);
   try {
     const url = await api.app.listen({ port: env.PRIM_API_PORT, host: "127.0.0.1" });
-    return { url, api };
+    const internalUrl =
+      api.internal === undefined
+        ? undefined
+        : await listenInternal(api.internal, { port: env.PRIM_INTERNAL_PORT, host: env.PRIM_INTERNAL_HOST });
+    return { url, internalUrl, api };
   } catch (err) {
     await api.close();
     throw err;
@@ -50,7 +55,7 @@ export async function startApi(
 
 /** The process: start, print the URL, close cleanly on SIGINT/SIGTERM. */
 export async function main(): Promise<void> {
-  let started: { url: string; api: ApiApp };
+  let started: Awaited<ReturnType<typeof startApi>>;
   try {
     started = await startApi();
   } catch (err) {
@@ -58,6 +63,7 @@ export async function main(): Promise<void> {
     process.exit(1);
   }
   console.log(`prim cloud: api listening on ${started.url}`);
+  if (started.internalUrl !== undefined) console.log(`prim cloud: internal invoke on ${started.internalUrl}`);
   const stop = (signal: string) => {
     console.log(`prim cloud: ${signal}, closing`);
     started.api.close().then(

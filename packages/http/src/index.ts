@@ -3,5 +3,12 @@ export { type LocalAuthOptions, localAuthenticator, ROOT_PRINCIPAL, requestPath 
 export { buildOpenApi } from "./openapi.js";
 export { mountRoute, type OperationLookup, type RestRoute } from "./route.js";
 export { REST_ROUTES } from "./routes/index.js";
-export { createLocalServer, createServer, engineDoor, JSON_BODY_LIMIT, type ServerOptions } from "./server.js";
+export {
+  createBaseServer,
+  createLocalServer,
+  createServer,
+  engineDoor,
+  JSON_BODY_LIMIT,
+  type ServerOptions,
+} from "./server.js";
 export { VERSION } from "./version.js";

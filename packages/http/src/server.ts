@@ -48,10 +48,16 @@ export function requestIdOf(req: { headers: Record<string, string | string[] | u
   return typeof given === "string" && REQUEST_ID_RE.test(given) ? given : prefixedId("req");
 }
 
-/** The REST API over an engine: routes, error shape, request ids, OpenAPI, health. */
-export function createServer(options: ServerOptions): FastifyInstance {
+/**
+ * What every Prim HTTP app shares, without routes: JSON parsing with the depth limit, the
+ * spec's error shape (router and parser errors too), request ids, the `authenticate` hook on
+ * every request, `/health`, and the public URL / client address settings. apps/mcp is this
+ * plus `/mcp`; `createServer` adds the REST routes.
+ */
+export function createBaseServer(
+  options: Pick<ServerOptions, "authenticate" | "logger" | "publicUrl" | "clientIpHeader">,
+): FastifyInstance {
   const { authenticate } = options;
-  const door = { invoker: options.invoker, operation: options.operation };
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: JSON_BODY_LIMIT,
@@ -64,7 +70,6 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // Shutdown must not wait for idle keep-alive connections.
     forceCloseConnections: true,
   });
-
   // JSON only (raw-body routes add their own parsers). An empty JSON body is no body (POST
   // routes without input); anything else must parse. This parser serves REST and `/mcp/<group>`
   // alike, so the depth limit below covers every JSON body the server accepts.
@@ -111,6 +116,15 @@ export function createServer(options: ServerOptions): FastifyInstance {
   });
 
   app.get("/health", async () => ({ ok: true, version: VERSION }));
+  app.decorate("publicUrl", options.publicUrl?.replace(/\/+$/, ""));
+  app.decorate("clientIpHeader", options.clientIpHeader?.toLowerCase());
+  return app;
+}
+
+/** The REST API over an engine: routes, error shape, request ids, OpenAPI, health. */
+export function createServer(options: ServerOptions): FastifyInstance {
+  const door = { invoker: options.invoker, operation: options.operation };
+  const app = createBaseServer(options);
   // Browsers on any origin may use a signed URL; PUT with a Content-Type needs a preflight.
   app.options("/v1/signed/*", (_req, reply) => reply.code(204).send());
 
@@ -122,9 +136,7 @@ export function createServer(options: ServerOptions): FastifyInstance {
     for (const route of REST_ROUTES) if (route.rawBody) mountRoute(raw, door, route);
   });
 
-  const publicUrl = options.publicUrl?.replace(/\/+$/, "");
-  app.decorate("publicUrl", publicUrl);
-  app.decorate("clientIpHeader", options.clientIpHeader?.toLowerCase());
+  const { publicUrl } = app;
   const openapi = buildOpenApi(options.operation, REST_ROUTES, VERSION, publicUrl ?? "http://localhost:7777");
   app.get("/v1/openapi.json", async (req) =>
     publicUrl === undefined ? { ...openapi, servers: [{ url: publicOrigin(req) }] } : openapi,

@@ -1,7 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { type Invoker, invalid, isValidName, narrowTools, notFound, openGroup, type Principal } from "@prim/wire";
+import {
+  type Invoker,
+  invalid,
+  isValidName,
+  type Manifest,
+  narrowTools,
+  notFound,
+  openGroup,
+  type Principal,
+  ServiceError,
+} from "@prim/wire";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createMcpServer } from "./server.js";
 import {
@@ -38,8 +48,23 @@ export function parseToolPatterns(raw: unknown): string[] | null {
 const isInitialize = (body: unknown) =>
   Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 
-/** The group a path names, created on first use by a caller that may create groups (spec). */
-function groupFor(invoker: Invoker, principal: Principal, name: string) {
+/**
+ * The group a path (or header) names, created on first use by a caller that may create groups
+ * (spec); a one-group credential's own group by its id.
+ */
+async function groupFor(invoker: Invoker, principal: Principal, name: string): Promise<Manifest> {
+  if (principal.groupId !== null) {
+    if (name === principal.groupId) {
+      const own = await invoker.invoke<Manifest>(principal, "group.get", name, {});
+      return { id: own.id, namespace: own.namespace, name: own.name, created_at: own.created_at };
+    }
+    // A one-group credential creates no group: a name that is not its group is outside its scope.
+    const found = isValidName(name)
+      ? await invoker.invoke<Manifest | null>(principal, "group.find", null, { name })
+      : null;
+    if (found === null) throw new ServiceError("group_mismatch", `group '${name}' is outside this credential's scope`);
+    return found;
+  }
   // Checked here too for the message: the path, not a body field, named the group.
   if (!isValidName(name)) {
     throw invalid("group: the MCP path names a group: 1-63 characters of a-z, 0-9, '-', '_', '.'");
@@ -47,12 +72,26 @@ function groupFor(invoker: Invoker, principal: Principal, name: string) {
   return openGroup(invoker, principal, name);
 }
 
+export interface McpMountOptions extends Partial<SessionLimits> {
+  /** Where to serve (default `/mcp/:group`, the group from the path). */
+  url?: string;
+  /** The group a request addresses (default: the path's `:group`); throws to refuse. */
+  groupOf?: (req: FastifyRequest) => string;
+}
+
+const groupFromPath = (req: FastifyRequest) => (req.params as { group: string }).group;
+
 /**
  * Mounts the MCP endpoint at `/mcp/<group>` (Streamable HTTP: POST, GET for the event stream,
- * DELETE to end a session). Authentication is the server's own `onRequest` hook, as for REST.
- * Sessions are capped per credential and in total (`sessions.ts`); tests pass smaller caps.
+ * DELETE to end a session), or at `url` with the group from `groupOf` (the cloud's `/mcp` and
+ * its group selection rules). Authentication is the server's own `onRequest` hook, as for REST.
+ * A session belongs to the credential and the group that started it: its id answers 404 to
+ * anyone else. Sessions are capped per credential and in total (`sessions.ts`); tests pass
+ * smaller caps.
  */
-export function mountMcp(app: FastifyInstance, invoker: Invoker, limits: Partial<SessionLimits> = {}): void {
+export function mountMcp(app: FastifyInstance, invoker: Invoker, options: McpMountOptions = {}): void {
+  const limits = options;
+  const groupOf = options.groupOf ?? groupFromPath;
   const sessions = new SessionTable({
     perCredential: limits.perCredential ?? MAX_SESSIONS_PER_CREDENTIAL,
     total: limits.total ?? MAX_SESSIONS,
@@ -65,12 +104,14 @@ export function mountMcp(app: FastifyInstance, invoker: Invoker, limits: Partial
   });
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-    const group = (req.params as { group: string }).group;
+    const group = groupOf(req);
     const sessionId = req.headers["mcp-session-id"];
     let session: Session | undefined;
     if (typeof sessionId === "string") {
       session = sessions.get(sessionId);
-      if (session === undefined || session.group !== group) throw notFound(`MCP session '${sessionId}'`);
+      if (session === undefined || session.group !== group || session.actor !== req.principal.actor) {
+        throw notFound(`MCP session '${sessionId}'`);
+      }
     } else if (req.method === "POST" && isInitialize(req.body)) {
       session = await startSession(req, group);
     } else {
@@ -114,5 +155,5 @@ export function mountMcp(app: FastifyInstance, invoker: Invoker, limits: Partial
     return session;
   };
 
-  app.route({ method: ["POST", "GET", "DELETE"], url: "/mcp/:group", handler });
+  app.route({ method: ["POST", "GET", "DELETE"], url: options.url ?? "/mcp/:group", handler });
 }

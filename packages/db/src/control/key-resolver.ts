@@ -1,6 +1,6 @@
-import { hashKey, looksLikeApiKey } from "@prim/db";
 import { type Principal, ServiceError } from "@prim/engine";
 import type pg from "pg";
+import { hashKey, looksLikeApiKey } from "./api-key.js";
 
 /** The key row a credential resolves to (api_keys joined with what a request needs). */
 interface KeyRow {

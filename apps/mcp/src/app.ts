@@ -1,0 +1,101 @@
+import { ApiKeyResolver, openPool, Revocations } from "@prim/db";
+import { createBaseServer, requestPath } from "@prim/http";
+import { type McpMountOptions, mountMcp } from "@prim/mcp";
+import { invalid, type Principal, ServiceError } from "@prim/wire";
+import { RemoteInvoker } from "@prim/wire/invoke";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { McpEnv } from "./env.js";
+
+/** Who asks for an open path (health, the resource metadata): nobody; no operation accepts it. */
+const ANONYMOUS: Principal = { kind: "scoped", workspace: "", actor: "anonymous", groupId: null, tools: [] };
+
+export interface McpApp {
+  app: FastifyInstance;
+  resolver: ApiKeyResolver;
+  close(): Promise<void>;
+}
+
+/** RFC 9728 document: this resource and the authorization server that issues its tokens. */
+export function resourceMetadata(env: McpEnv) {
+  return {
+    resource: `${env.publicMcpUrl}/mcp`,
+    authorization_servers: [env.authUrl],
+    bearer_methods_supported: ["header"],
+    resource_name: "Prim MCP",
+  };
+}
+
+/**
+ * The group a request addresses (spec: "Group selection on MCP"): a one-group credential's own
+ * group (a header naming another is refused by the lookup: 403 `group_mismatch`); a credential
+ * for every group must name one in `X-Service-Group` (else 400 `invalid_request`).
+ */
+function selectGroup(req: FastifyRequest): string {
+  const header = req.headers["x-service-group"];
+  const named = typeof header === "string" && header.trim() !== "" ? header.trim() : undefined;
+  const { groupId } = req.principal;
+  if (groupId !== null) return named ?? groupId;
+  if (named === undefined) {
+    throw invalid("X-Service-Group: required with a credential for every group (name the group this session uses)");
+  }
+  return named;
+}
+
+/**
+ * apps/mcp (CLOUD.md, Processes): `POST/GET/DELETE /mcp` for `pk_` keys over the cell's internal
+ * invoke, and the protected-resource metadata. `po_` tokens answer 401 `invalid_token` until
+ * the authorization server issues them (issue 20 continues).
+ */
+export async function createMcpApp(
+  env: McpEnv,
+  options: { logger?: boolean; sessions?: Omit<McpMountOptions, "url" | "groupOf"> } = {},
+): Promise<McpApp> {
+  const pool = await openPool(env.DATABASE_URL);
+  const revocations = new Revocations(env.REDIS_URL);
+  const resolver = new ApiKeyResolver(pool);
+  try {
+    await revocations.listen((hash) => resolver.forget(hash));
+  } catch (err) {
+    await revocations.close();
+    await pool.end();
+    throw err;
+  }
+  const invoker = new RemoteInvoker({ url: env.PRIM_INTERNAL_URL, secret: env.PRIM_INTERNAL_SECRET });
+  const metadata = resourceMetadata(env);
+  const challenge = (error?: string) =>
+    `Bearer ${error === undefined ? "" : `error="${error}", `}resource_metadata="${env.publicMcpUrl}/.well-known/oauth-protected-resource/mcp"`;
+  const unauthorized = (error: string | undefined, message: string) =>
+    new ServiceError("invalid_token", message, { headers: { "WWW-Authenticate": challenge(error) } });
+
+  const app = createBaseServer({
+    logger: options.logger,
+    publicUrl: env.publicMcpUrl,
+    authenticate: async (req) => {
+      const path = requestPath(req.url);
+      if (path === "/health" || path.startsWith("/.well-known/")) return ANONYMOUS;
+      const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
+      if (token === undefined)
+        throw unauthorized(undefined, "this resource needs a Bearer token (an API key or an OAuth token)");
+      try {
+        return await resolver.resolve(token);
+      } catch (err) {
+        if (err instanceof ServiceError && err.code === "invalid_token") {
+          throw unauthorized("invalid_token", err.message);
+        }
+        throw err;
+      }
+    },
+  });
+  app.get("/.well-known/oauth-protected-resource/mcp", async () => metadata);
+  app.get("/.well-known/oauth-protected-resource", async () => metadata);
+  mountMcp(app, invoker, { ...options.sessions, url: "/mcp", groupOf: selectGroup });
+  return {
+    app,
+    resolver,
+    close: async () => {
+      await app.close();
+      await revocations.close();
+      await pool.end();
+    },
+  };
+}
