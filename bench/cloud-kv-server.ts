@@ -3,6 +3,8 @@
 // generator (parent) does not share a core with them.
 //   mode `local` (default): baseline `prim dev`, target apps/api (limits on)
 //   mode `limits`:          baseline apps/api with PRIM_LIMITS=off, target apps/api (limits on)
+//   mode `mcp`:             baseline `prim dev` (its /mcp/<group>), target apps/mcp over
+//                           apps/api's internal invoke (`rest` is the api, for seeding)
 // Each apps/api serves its own Enterprise workspace whose rate no load here reaches, so every
 // request runs the limits script and none is refused.
 // Protocol over IPC:
@@ -16,6 +18,8 @@ import { join } from "node:path";
 import { type ApiApp, createApiApp, readApiEnv } from "@prim/api";
 import { startDevServer } from "@prim/cli";
 import { createWorkspace, migrate } from "@prim/db";
+import { listenInternal } from "@prim/http";
+import { createMcpApp, readMcpEnv } from "@prim/mcp-server";
 import pg from "pg";
 import { serveParent } from "./lib/serve-parent.js";
 
@@ -23,6 +27,8 @@ export interface Endpoint {
   port: number;
   /** The workspace key to send, or null for tokenless `prim dev`. */
   key: string | null;
+  /** Where its REST routes are, when that is another server (apps/mcp's api). */
+  rest?: number;
 }
 export type ParentMessage = { type: "cpu" } | { type: "stop" };
 export type ChildMessage =
@@ -43,13 +49,15 @@ async function dropDatabase(name: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const mode = process.argv[2] === "limits" ? "limits" : "local";
+  const mode = process.argv[2] === "limits" || process.argv[2] === "mcp" ? process.argv[2] : "local";
   const dir = mkdtempSync(join(tmpdir(), "prim-bench-cloud-"));
   const database = `prim_bench_cloud_${randomBytes(4).toString("hex")}`;
   const databaseUrl = `${PG_ROOT}/${database}`;
   await migrate({ databaseUrl });
   const closers: (() => Promise<void>)[] = [];
 
+  const secret = randomBytes(24).toString("hex");
+  let internalUrl = "";
   const cloud = async (name: string, limits: "on" | "off"): Promise<Endpoint> => {
     const api: ApiApp = await createApiApp(
       readApiEnv({
@@ -58,8 +66,10 @@ async function main(): Promise<void> {
         PRIM_BLOBS: `local:${join(dir, `${name}-blobs`)}`,
         PRIM_API_PORT: "0",
         PRIM_LIMITS: limits,
+        PRIM_INTERNAL_SECRET: secret,
       }),
     );
+    if (api.internal !== undefined) internalUrl = await listenInternal(api.internal);
     closers.push(() => api.close());
     await api.app.listen({ port: 0, host: HOST });
     const address = api.app.server.address();
@@ -69,14 +79,24 @@ async function main(): Promise<void> {
   };
 
   let baseline: Endpoint;
-  if (mode === "local") {
+  if (mode === "local" || mode === "mcp") {
     const local = await startDevServer({ port: 0, host: HOST, dataDir: join(dir, "local") });
     closers.push(() => local.close());
     baseline = { port: local.port, key: null };
   } else {
     baseline = await cloud("limits-off", "off");
   }
-  const target = await cloud("limits-on", "on");
+  let target = await cloud("limits-on", "on");
+  if (mode === "mcp") {
+    const mcp = await createMcpApp(
+      readMcpEnv({ DATABASE_URL: databaseUrl, PRIM_INTERNAL_URL: internalUrl, PRIM_INTERNAL_SECRET: secret }),
+    );
+    closers.unshift(() => mcp.close());
+    await mcp.app.listen({ port: 0, host: HOST });
+    const address = mcp.app.server.address();
+    const port = typeof address === "object" && address !== null ? address.port : 0;
+    target = { port, key: target.key, rest: target.port };
+  }
 
   let stopping = false;
   const stop = async (): Promise<void> => {

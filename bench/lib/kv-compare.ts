@@ -12,11 +12,11 @@ const KEYS = 1000;
 const PUT_BODY = JSON.stringify({ value: "v".repeat(1024) }); // a 1 KiB JSON string value
 const CONNECTIONS = 50;
 
-const authOf = (endpoint: Endpoint): Record<string, string> =>
+export const authOf = (endpoint: Endpoint): Record<string, string> =>
   endpoint.key === null ? {} : { authorization: `Bearer ${endpoint.key}` };
 
 /** Creates group `bench`, kv `bench` and keys k0..k999 on one server; returns the kv's id. */
-async function seed(base: string, headers: Record<string, string>): Promise<string> {
+export async function seed(base: string, headers: Record<string, string>): Promise<string> {
   const call = async (method: string, path: string, body: string) => {
     const res = await fetch(base + path, { method, headers: { ...headers, "content-type": "application/json" }, body });
     const text = await res.text();
