@@ -20,7 +20,7 @@ import { startDevServer } from "@prim/cli";
 import { createWorkspace, migrate } from "@prim/db";
 import { listenInternal } from "@prim/http";
 import { createMcpApp, readMcpEnv } from "@prim/mcp-server";
-import pg from "pg";
+import { freshDatabase } from "../packages/db/test/pg.js";
 import { serveParent } from "./lib/serve-parent.js";
 
 export interface Endpoint {
@@ -36,23 +36,11 @@ export type ChildMessage =
   | { type: "cpu"; user: number; system: number };
 
 const HOST = "127.0.0.1";
-const PG_ROOT = process.env.PRIM_BENCH_PG ?? "postgres://postgres@127.0.0.1:5432";
-
-async function dropDatabase(name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: `${PG_ROOT}/postgres` });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-}
-
 async function main(): Promise<void> {
   const mode = process.argv[2] === "limits" || process.argv[2] === "mcp" ? process.argv[2] : "local";
   const dir = mkdtempSync(join(tmpdir(), "prim-bench-cloud-"));
-  const database = `prim_bench_cloud_${randomBytes(4).toString("hex")}`;
-  const databaseUrl = `${PG_ROOT}/${database}`;
+  const database = freshDatabase("bench_cloud"); // on PRIM_TEST_PG, else the machine's Postgres
+  const databaseUrl = database.url;
   await migrate({ databaseUrl });
   const closers: (() => Promise<void>)[] = [];
 
@@ -103,7 +91,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     await Promise.allSettled(closers.map((close) => close()));
-    await dropDatabase(database).catch(() => {});
+    await database.drop().catch(() => {});
     rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   };

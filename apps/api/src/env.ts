@@ -1,3 +1,4 @@
+import { configurationError, controlPlaneEnv, portNumber, urlString } from "@prim/db";
 import { z } from "zod";
 
 /**
@@ -5,22 +6,8 @@ import { z } from "zod";
  * Processes): a missing or malformed variable fails the start with a message naming it.
  * `process.env` is read nowhere else.
  */
-const urlString = (name: string) => z.string().refine((v) => URL.canParse(v), { message: `${name} must be a URL` });
-
-const PORT_MESSAGE = "must be a port number (0-65535)";
-const port = z.coerce.number({ error: PORT_MESSAGE }).int(PORT_MESSAGE).min(0, PORT_MESSAGE).max(65_535, PORT_MESSAGE);
-
 const schema = z.object({
-  DATABASE_URL: z
-    .string()
-    .default("postgres://postgres@localhost:5432/prim")
-    .refine((v) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v), {
-      message: "DATABASE_URL must be a postgres:// URL",
-    }),
-  REDIS_URL: z
-    .string()
-    .default("redis://localhost:6379")
-    .refine((v) => /^rediss?:\/\//.test(v) && URL.canParse(v), { message: "REDIS_URL must be a redis:// URL" }),
+  ...controlPlaneEnv,
   PRIM_BLOBS: z
     .string()
     .default("local:.prim-cloud/blobs")
@@ -31,10 +18,10 @@ const schema = z.object({
   S3_BUCKET: z.string().min(1).optional(),
   S3_REGION: z.string().min(1).default("us-east-1"),
   PRIM_DATA_DIR: z.string().min(1).default(".prim-cloud/data"),
-  PRIM_API_PORT: port.default(8787),
+  PRIM_API_PORT: portNumber.default(8787),
   PRIM_PUBLIC_API_URL: urlString("PRIM_PUBLIC_API_URL").optional(),
   /** The internal listener (`POST /internal/invoke`, for apps/mcp); on loopback unless set. */
-  PRIM_INTERNAL_PORT: port.default(8789),
+  PRIM_INTERNAL_PORT: portNumber.default(8789),
   PRIM_INTERNAL_HOST: z.string().min(1).default("127.0.0.1"),
   PRIM_INTERNAL_SECRET: z.string().min(32, "PRIM_INTERNAL_SECRET must be at least 32 characters").optional(),
   /** `off` runs without limits or metering (benchmarks' baseline); anything else is on. */
@@ -55,11 +42,10 @@ export type ApiEnv = z.infer<typeof schema> & { publicApiUrl: string };
 /** The configuration, or an Error whose message lists every bad variable, one per line. */
 export function readApiEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
   const parsed = schema.safeParse(source);
-  const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
   // Checked apart from the schema, so it is reported together with the other problems.
-  if (source.PRIM_BLOBS === "s3" && !source.S3_BUCKET)
-    lines.push("  S3_BUCKET: S3_BUCKET is required when PRIM_BLOBS=s3");
-  if (!parsed.success || lines.length > 0) throw new Error(`invalid configuration:\n${lines.join("\n")}`);
+  const extra =
+    source.PRIM_BLOBS === "s3" && !source.S3_BUCKET ? ["  S3_BUCKET: S3_BUCKET is required when PRIM_BLOBS=s3"] : [];
+  if (!parsed.success || extra.length > 0) throw configurationError(parsed.error?.issues ?? [], extra);
   const env = parsed.data;
   return { ...env, publicApiUrl: env.PRIM_PUBLIC_API_URL ?? `http://localhost:${env.PRIM_API_PORT}` };
 }

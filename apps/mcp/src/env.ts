@@ -1,28 +1,16 @@
+import { configurationError, controlPlaneEnv, portNumber, urlString } from "@prim/db";
 import { z } from "zod";
 
 /**
  * apps/mcp's configuration, read from the environment once and validated (CLOUD.md,
  * Processes): a missing or malformed variable fails the start with a message naming it.
  */
-const urlString = (name: string) => z.string().refine((v) => URL.canParse(v), { message: `${name} must be a URL` });
-const PORT_MESSAGE = "must be a port number (0-65535)";
-const port = z.coerce.number({ error: PORT_MESSAGE }).int(PORT_MESSAGE).min(0, PORT_MESSAGE).max(65_535, PORT_MESSAGE);
-
 const schema = z.object({
-  DATABASE_URL: z
-    .string()
-    .default("postgres://postgres@localhost:5432/prim")
-    .refine((v) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v), {
-      message: "DATABASE_URL must be a postgres:// URL",
-    }),
-  REDIS_URL: z
-    .string()
-    .default("redis://localhost:6379")
-    .refine((v) => /^rediss?:\/\//.test(v) && URL.canParse(v), { message: "REDIS_URL must be a redis:// URL" }),
-  PRIM_MCP_PORT: port.default(8788),
+  ...controlPlaneEnv,
+  PRIM_MCP_PORT: portNumber.default(8788),
   PRIM_PUBLIC_MCP_URL: urlString("PRIM_PUBLIC_MCP_URL").optional(),
   PRIM_AUTH_URL: urlString("PRIM_AUTH_URL").optional(),
-  PRIM_API_PORT: port.default(8787),
+  PRIM_API_PORT: portNumber.default(8787),
   /** The cell's internal listener (apps/api `PRIM_INTERNAL_PORT`). */
   PRIM_INTERNAL_URL: urlString("PRIM_INTERNAL_URL").default("http://127.0.0.1:8789"),
   PRIM_INTERNAL_SECRET: z
@@ -39,10 +27,7 @@ export type McpEnv = z.infer<typeof schema> & {
 
 export function readMcpEnv(source: NodeJS.ProcessEnv = process.env): McpEnv {
   const parsed = schema.safeParse(source);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new Error(`invalid configuration:\n${lines.join("\n")}`);
-  }
+  if (!parsed.success) throw configurationError(parsed.error.issues);
   const env = parsed.data;
   return {
     ...env,

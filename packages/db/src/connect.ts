@@ -29,3 +29,22 @@ export async function openPool(databaseUrl: string, max = 4): Promise<import("pg
   }
   return pool;
 }
+
+/** Runs `fn` in one transaction on a pooled client: committed if it returns, rolled back if it throws. */
+export async function inTransaction<T>(
+  pool: import("pg").Pool,
+  fn: (client: import("pg").PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    const result = await fn(client);
+    await client.query("COMMIT");
+    return result;
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}

@@ -1,7 +1,8 @@
 export { CatalogHub } from "./catalog/catalog-hub.js";
 export { PgCatalog } from "./catalog/pg-catalog.js";
 export { createPrismaClient, type PrismaClient } from "./client.js";
-export { connectionError, openPool, redact } from "./connect.js";
+export { configurationError, controlPlaneEnv, portNumber, urlString } from "./config.js";
+export { connectionError, inTransaction, openPool, redact } from "./connect.js";
 export {
   createKey,
   createWorkspace,

@@ -1,5 +1,6 @@
 import { invalid, isValidName, notFound, prefixedId } from "@prim/engine";
 import type pg from "pg";
+import { inTransaction } from "../connect.js";
 import { newApiKey } from "./api-key.js";
 
 /** The operator's commands (CLOUD.md: `prim admin … --json`), each answering one JSON object. */
@@ -40,9 +41,7 @@ export async function createWorkspace(
   if (input.name.trim() === "") throw invalid("name: required");
   const id = prefixedId("ws").toLowerCase();
   const key = newApiKey();
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  await inTransaction(pool, async (client) => {
     await client.query("INSERT INTO workspaces (id, name, plan, rps, burst) VALUES ($1, $2, $3, $4, $5)", [
       id,
       input.name,
@@ -62,13 +61,7 @@ export async function createWorkspace(
       "INSERT INTO api_keys (id, hash, start, workspace_id, name, created_by) VALUES ($1, $2, $3, $4, $5, 'admin')",
       [key.id, key.hash, key.start, id, "workspace key"],
     );
-    await client.query("COMMIT");
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
   return { workspace: { id, name: input.name, plan }, key: key.key, key_id: key.id };
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID, scrypt, timingSafeEqual } from "node:crypto";
 import { invalid, notFound, ServiceError } from "@prim/engine";
 import type pg from "pg";
+import { inTransaction } from "../connect.js";
 
 /** A member's role in a workspace (CLOUD.md, Credentials). */
 export const ROLES = ["owner", "admin", "member", "billing"] as const;
@@ -64,9 +65,7 @@ export async function createUser(
   if (!ROLES.includes(role)) throw invalid(`role: must be one of ${ROLES.join(", ")}`);
   const id = randomUUID().replaceAll("-", "");
   const hash = await hashPassword(input.password);
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  await inTransaction(pool, async (client) => {
     if (input.workspace !== undefined) {
       const ws = await client.query("SELECT 1 FROM workspaces WHERE id = $1", [input.workspace]);
       if (ws.rowCount === 0) throw notFound(`workspace '${input.workspace}'`);
@@ -87,12 +86,6 @@ export async function createUser(
         role,
       ]);
     }
-    await client.query("COMMIT");
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  });
   return { id, email, workspace: input.workspace ?? null, role: input.workspace === undefined ? null : role };
 }
