@@ -3,8 +3,9 @@
 // generator (parent) does not share a core with them.
 //   mode `local` (default): baseline `prim dev`, target apps/api (limits on)
 //   mode `limits`:          baseline apps/api with PRIM_LIMITS=off, target apps/api (limits on)
-//   mode `mcp`:             baseline `prim dev` (its /mcp/<group>), target apps/mcp over
-//                           apps/api's internal invoke (`rest` is the api, for seeding)
+//   mode `mcp`:             baseline `prim dev` (its /mcp/<group>), target apps/api with its
+//                           internal listener (`internal`: url and secret, for apps/mcp,
+//                           which the parent runs in a process of its own, as in production)
 // Each apps/api serves its own Enterprise workspace whose rate no load here reaches, so every
 // request runs the limits script and none is refused.
 // Protocol over IPC:
@@ -19,7 +20,6 @@ import { type ApiApp, createApiApp, readApiEnv } from "@prim/api";
 import { startDevServer } from "@prim/cli";
 import { createWorkspace, migrate } from "@prim/db";
 import { listenInternal } from "@prim/http";
-import { createMcpApp, readMcpEnv } from "@prim/mcp-server";
 import { freshDatabase } from "../packages/db/test/pg.js";
 import { serveParent } from "./lib/serve-parent.js";
 
@@ -27,8 +27,8 @@ export interface Endpoint {
   port: number;
   /** The workspace key to send, or null for tokenless `prim dev`. */
   key: string | null;
-  /** Where its REST routes are, when that is another server (apps/mcp's api). */
-  rest?: number;
+  /** mode `mcp`: the cell's internal listener, for an apps/mcp process. */
+  internal?: { url: string; secret: string; databaseUrl: string };
 }
 export type ParentMessage = { type: "cpu" } | { type: "stop" };
 export type ChildMessage =
@@ -74,17 +74,8 @@ async function main(): Promise<void> {
   } else {
     baseline = await cloud("limits-off", "off");
   }
-  let target = await cloud("limits-on", "on");
-  if (mode === "mcp") {
-    const mcp = await createMcpApp(
-      readMcpEnv({ DATABASE_URL: databaseUrl, PRIM_INTERNAL_URL: internalUrl, PRIM_INTERNAL_SECRET: secret }),
-    );
-    closers.unshift(() => mcp.close());
-    await mcp.app.listen({ port: 0, host: HOST });
-    const address = mcp.app.server.address();
-    const port = typeof address === "object" && address !== null ? address.port : 0;
-    target = { port, key: target.key, rest: target.port };
-  }
+  const target = await cloud("limits-on", "on");
+  if (mode === "mcp") target.internal = { url: internalUrl, secret, databaseUrl };
 
   let stopping = false;
   const stop = async (): Promise<void> => {

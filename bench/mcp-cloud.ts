@@ -5,12 +5,14 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type autocannon from "autocannon";
 import type { ChildMessage, Endpoint, ParentMessage } from "./cloud-kv-server.js";
 import { childCpuMicros, forkTs } from "./lib/child.js";
 import { benchSeconds, cpuProfileDir } from "./lib/knobs.js";
 import { authOf, seed } from "./lib/kv-compare.js";
 import { failOnErrors, type Phase, ROUNDS, runPhases } from "./lib/load.js";
 import { printRatio } from "./lib/verdict.js";
+import type { McpChildMessage, McpParentMessage } from "./mcp-server.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const CONNECTIONS = 50;
@@ -32,19 +34,30 @@ async function session(url: string, headers: Record<string, string>): Promise<Re
   };
 }
 
+/**
+ * One request entry whose body gets a fresh JSON-RPC id each time: the SDK's transport routes
+ * answers by id, so two calls in flight with one id on one session would wait on each other.
+ */
 function phase(name: string, endpoint: Endpoint, path: string, headers: Record<string, string>): Phase {
-  const requests = Array.from({ length: 1000 }, (_, i) => ({
+  let id = 0;
+  const request = {
     method: "POST" as const,
     path,
     headers,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: i + 1,
-      method: "tools/call",
-      params: { name: "kv_get", arguments: { primitive: "bench", key: `k${i}` } },
-    }),
-  }));
-  return { name, url: `http://127.0.0.1:${endpoint.port}`, requests };
+    setupRequest: (req: autocannon.Request): autocannon.Request => {
+      id++;
+      return {
+        ...req,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "kv_get", arguments: { primitive: "bench", key: `k${id % 1000}` } },
+        }),
+      };
+    },
+  };
+  return { name, url: `http://127.0.0.1:${endpoint.port}`, requests: [request] };
 }
 
 export async function run(): Promise<void> {
@@ -55,8 +68,18 @@ export async function run(): Promise<void> {
     cpuProfileDir: cpuProfileDir(),
     args: ["mcp"],
   });
+  const mcpChild = forkTs<McpParentMessage, McpChildMessage>(join(benchDir, "mcp-server.ts"));
   try {
-    const { baseline, target } = await child.next("ready");
+    const { baseline, target: cell } = await child.next("ready");
+    const internal = cell.internal;
+    if (internal === undefined) throw new Error("cloud-kv-server did not start an internal listener");
+    mcpChild.send({
+      type: "start",
+      databaseUrl: internal.databaseUrl,
+      internalUrl: internal.url,
+      secret: internal.secret,
+    });
+    const target: Endpoint = { port: (await mcpChild.next("ready")).port, key: cell.key };
     console.log(
       `mcp-cloud bench: tools/call kv_get of 1 KiB values, ${CONNECTIONS} connections, one session each side`,
     );
@@ -65,7 +88,7 @@ export async function run(): Promise<void> {
       `  ${warmupSeconds}s warm-up + ${durationSeconds}s measured per phase, in ${rounds} interleaved slices`,
     );
     await seed(`http://127.0.0.1:${baseline.port}`, authOf(baseline));
-    await seed(`http://127.0.0.1:${target.rest}`, authOf(target));
+    await seed(`http://127.0.0.1:${cell.port}`, authOf(cell));
     const localHeaders = await session(`http://127.0.0.1:${baseline.port}/mcp/bench`, {});
     const cloudHeaders = await session(`http://127.0.0.1:${target.port}/mcp`, {
       ...authOf(target),
@@ -79,7 +102,8 @@ export async function run(): Promise<void> {
       connections: CONNECTIONS,
       warmupSeconds,
       durationSeconds,
-      serverCpuMicros: () => childCpuMicros(child),
+      // Both server processes: the cloud's call runs in apps/mcp and in the cell.
+      serverCpuMicros: async () => (await childCpuMicros(child)) + (await childCpuMicros(mcpChild)),
       rounds,
     });
     for (const p of phases) {
@@ -93,6 +117,7 @@ export async function run(): Promise<void> {
     printRatio("cloud_mcp_get_vs_local", local > 0 ? (results.cloud_mcp_get?.rps ?? 0) / local : 0, TARGET);
     failOnErrors(results);
   } finally {
+    await mcpChild.stop();
     await child.stop();
   }
 }
