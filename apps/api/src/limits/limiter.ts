@@ -106,24 +106,34 @@ export class RedisLimiter implements Limiter {
       isStarterFeature(op) ? 1 : 0,
       primitives,
       groups,
-      0,
-      0,
     ];
+    const script = () => this.redis.primLimit(keys.bucket(who), keys.plan, keys.storage, ...args);
     if (!this.down) {
-      try {
-        let reply = await this.redis.primLimit(keys.bucket(who), keys.plan, keys.storage, ...args);
-        if (reply[0] === 4) {
-          await this.cachePlan(ws);
-          reply = await this.redis.primLimit(keys.bucket(who), keys.plan, keys.storage, ...args);
-        }
+      let reply = await this.orDown(script);
+      if (reply?.[0] === 4) {
+        // The plan is not cached: Postgres has it (a failure there is a 500, not a Redis outage).
+        const fields = planFields(await this.loadPlan(ws));
+        reply = await this.orDown(async () => {
+          await this.redis.multi().hset(keys.plan, fields).expire(keys.plan, PLAN_TTL_S).exec();
+          return script();
+        });
+      }
+      if (reply !== undefined) {
         if (reply[4] !== undefined && reply[4] >= 0) this.monthOps.set(ws, reply[4]);
         return answer(reply);
-      } catch (err) {
-        if (err instanceof ServiceError) throw err;
-        this.wentDown();
       }
     }
     return this.admitLocally(ws, who, op.metered, storageWrite, isStarterFeature(op), primitives, groups);
+  }
+
+  /** Runs Redis commands; any failure of theirs (down, refused, slower than the timeout) is an outage. */
+  private async orDown<T>(fn: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await fn();
+    } catch {
+      this.wentDown();
+      return undefined;
+    }
   }
 
   private async count(table: "primitives" | "groups", ws: string): Promise<number> {
@@ -139,14 +149,6 @@ export class RedisLimiter implements Limiter {
     const plan = rows[0] ?? { plan: "starter", rps: null, burst: null };
     this.plans.set(ws, plan);
     return plan;
-  }
-
-  private async cachePlan(ws: string): Promise<void> {
-    const plan = await this.loadPlan(ws);
-    const fields: Record<string, string> = { plan: plan.plan };
-    if (plan.rps !== null) fields.rps = String(plan.rps);
-    if (plan.burst !== null) fields.burst = String(plan.burst);
-    await this.redis.multi().hset(limitKeys(ws).plan, fields).expire(limitKeys(ws).plan, PLAN_TTL_S).exec();
   }
 
   /** The storage gauge of a workspace (bytes), as its engine last measured it. */
@@ -231,6 +233,14 @@ export class RedisLimiter implements Limiter {
     if (this.probe !== null) clearInterval(this.probe);
     this.redis.disconnect();
   }
+}
+
+/** The plan as the script reads it from Redis (`rps`/`burst` only when the plan sets them). */
+function planFields(plan: PlanRow): Record<string, string> {
+  const fields: Record<string, string> = { plan: plan.plan };
+  if (plan.rps !== null) fields.rps = String(plan.rps);
+  if (plan.burst !== null) fields.burst = String(plan.burst);
+  return fields;
 }
 
 /** The script's answer as response headers, or the refusal it stands for. */

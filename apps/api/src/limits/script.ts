@@ -12,8 +12,7 @@
  *       3 storage gauge (`prim:{ws}:storage`, bytes)
  * ARGV: 1 now ms ("" = Redis TIME), 2 counter prefix (`prim:{ws}:ops:`), 3 metered 0/1,
  *       4 storage write 0/1, 5 Starter feature 0/1, 6 primitive count (-1 = not a create),
- *       7 group count (-1 = not a group create), 8 bucket rate override per s (0 = the plan's),
- *       9 bucket burst override (0 = the plan's)
+ *       7 group count (-1 = not a group create)
  * Answers { status, a, b, c, d }:
  *   0 admitted: a = tokens left (floor), b = burst, c = rate per s, d = operations this month
  *   1 rate_limited: a = Retry-After s (>= 1), b = burst, c = rate
@@ -45,8 +44,8 @@ local y, m, d = ymd(now)
 local monthKey = ARGV[2] .. string.format('%04d%02d', y, m)
 local dayKey = ARGV[2] .. string.format('%04d%02d%02d', y, m, d)
 local starter = plan[1] == 'starter'
-local rate = tonumber(ARGV[8]); if rate == 0 then rate = tonumber(plan[2]) or 20 end
-local burst = tonumber(ARGV[9]); if burst == 0 then burst = tonumber(plan[3]) or 60 end
+local rate = tonumber(plan[2]) or 20
+local burst = tonumber(plan[3]) or 60
 
 -- The bucket ("<tokens> <ms>"): refilled at rate per second up to burst.
 local tokens, ts = burst, now
