@@ -15,6 +15,8 @@ import { blobStores, openCell } from "./cell.js";
 import type { ApiEnv } from "./env.js";
 import { RedisLimiter, type RedisLimiterOptions } from "./limits/limiter.js";
 import { Metering } from "./limits/metering.js";
+import { mountOAuth } from "./oauth/mount.js";
+import { type AuthServerOptions, createAuthProvider } from "./oauth/provider.js";
 import { WorkspaceEngines } from "./tenants.js";
 
 const SIGNED_PREFIX = "/v1/signed/";
@@ -66,6 +68,8 @@ export interface ApiAppOptions {
   clock?: Clock;
   /** The limiter's options (tests: a moved clock, a short timeout). */
   limits?: RedisLimiterOptions;
+  /** How the authorization server fetches Client ID Metadata Documents (tests serve their own). */
+  oauthFetch?: AuthServerOptions["fetch"];
 }
 
 export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Promise<ApiApp> {
@@ -84,6 +88,12 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
     const resolver = new ApiKeyResolver(pool);
     await revocations.listen((hash) => resolver.forget(hash));
     const operations = new Map(OPERATIONS.map((op) => [op.name, op]));
+    // The authorization server (with PRIM_INTERNAL_SECRET: its consent results are signed with
+    // it) authenticates its own way: its paths carry no Bearer credential.
+    const oauthPrefix = new URL(env.authUrl).pathname.replace(/\/+$/, "");
+    const oauth = env.PRIM_INTERNAL_SECRET !== undefined && oauthPrefix !== "";
+    const isOAuthPath = (path: string) =>
+      oauth && (path.startsWith(`${oauthPrefix}/`) || path === `/.well-known/oauth-authorization-server${oauthPrefix}`);
     const app = createServer({
       invoker: tenants,
       operation: (name) => operations.get(name),
@@ -94,11 +104,30 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       clientIpHeader: env.PRIM_CLIENT_IP_HEADER,
       authenticate: (req) => {
         const path = requestPath(req.url);
-        if (OPEN_PATHS.has(path)) return ANONYMOUS;
+        if (OPEN_PATHS.has(path) || isOAuthPath(path)) return ANONYMOUS;
         if (path.startsWith(SIGNED_PREFIX)) return signedUrlPrincipal(path);
         return resolver.resolve(bearer(req));
       },
     });
+    let stopOAuth = () => {};
+    if (oauth && env.PRIM_INTERNAL_SECRET !== undefined) {
+      const provider = await createAuthProvider({
+        issuer: env.authUrl,
+        resource: env.mcpResource,
+        secret: env.PRIM_INTERNAL_SECRET,
+        pool,
+        publish: (message) => revocations.publish(message),
+        fetch: options.oauthFetch,
+      });
+      stopOAuth = mountOAuth(app, {
+        provider,
+        prefix: oauthPrefix,
+        resource: env.mcpResource,
+        dashboardUrl: env.dashboardUrl,
+        secret: env.PRIM_INTERNAL_SECRET,
+        pool,
+      });
+    }
     const opened = cell;
     const internal =
       env.PRIM_INTERNAL_SECRET === undefined
@@ -114,6 +143,7 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       revocations,
       internal,
       close: async () => {
+        stopOAuth();
         await app.close();
         await internal?.close();
         metering?.stop();

@@ -20,6 +20,12 @@ const schema = z.object({
   PRIM_DATA_DIR: z.string().min(1).default(".prim-cloud/data"),
   PRIM_API_PORT: portNumber.default(8787),
   PRIM_PUBLIC_API_URL: urlString("PRIM_PUBLIC_API_URL").optional(),
+  /** The OAuth issuer (served under its path, `/oauth`), the MCP resource and the consent screen's host. */
+  PRIM_AUTH_URL: urlString("PRIM_AUTH_URL").optional(),
+  PRIM_PUBLIC_MCP_URL: urlString("PRIM_PUBLIC_MCP_URL").optional(),
+  PRIM_MCP_PORT: portNumber.default(8788),
+  PRIM_DASHBOARD_URL: urlString("PRIM_DASHBOARD_URL").optional(),
+  PRIM_WEB_PORT: portNumber.default(3000),
   /** The internal listener (`POST /internal/invoke`, for apps/mcp); on loopback unless set. */
   PRIM_INTERNAL_PORT: portNumber.default(8789),
   PRIM_INTERNAL_HOST: z.string().min(1).default("127.0.0.1"),
@@ -37,7 +43,16 @@ const schema = z.object({
     .optional(),
 });
 
-export type ApiEnv = z.infer<typeof schema> & { publicApiUrl: string };
+export type ApiEnv = z.infer<typeof schema> & {
+  publicApiUrl: string;
+  /** The authorization server's issuer (`PRIM_AUTH_URL`, else the api's `/oauth`). */
+  authUrl: string;
+  /** The MCP resource tokens are issued for (`PRIM_PUBLIC_MCP_URL` + `/mcp`). */
+  mcpResource: string;
+  dashboardUrl: string;
+};
+
+const trimmed = (url: string) => url.replace(/\/+$/, "");
 
 /** The configuration, or an Error whose message lists every bad variable, one per line. */
 export function readApiEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
@@ -47,5 +62,12 @@ export function readApiEnv(source: NodeJS.ProcessEnv = process.env): ApiEnv {
     source.PRIM_BLOBS === "s3" && !source.S3_BUCKET ? ["  S3_BUCKET: S3_BUCKET is required when PRIM_BLOBS=s3"] : [];
   if (!parsed.success || extra.length > 0) throw configurationError(parsed.error?.issues ?? [], extra);
   const env = parsed.data;
-  return { ...env, publicApiUrl: env.PRIM_PUBLIC_API_URL ?? `http://localhost:${env.PRIM_API_PORT}` };
+  const publicApiUrl = trimmed(env.PRIM_PUBLIC_API_URL ?? `http://localhost:${env.PRIM_API_PORT}`);
+  return {
+    ...env,
+    publicApiUrl,
+    authUrl: trimmed(env.PRIM_AUTH_URL ?? `${publicApiUrl}/oauth`),
+    mcpResource: `${trimmed(env.PRIM_PUBLIC_MCP_URL ?? `http://localhost:${env.PRIM_MCP_PORT}`)}/mcp`,
+    dashboardUrl: trimmed(env.PRIM_DASHBOARD_URL ?? `http://localhost:${env.PRIM_WEB_PORT}`),
+  };
 }

@@ -18,7 +18,7 @@ export interface TestCloud {
 export async function startCloud(
   label: string,
   extraEnv: Record<string, string> = {},
-  options: ApiAppOptions & { beforeListen?: (api: ApiApp) => void } = {},
+  options: ApiAppOptions & { beforeListen?: (api: ApiApp) => void; port?: number } = {},
 ): Promise<TestCloud> {
   const db = freshDatabase(label);
   await migrate({ databaseUrl: db.url });
@@ -39,7 +39,7 @@ export async function startCloud(
     const api = await createApiApp(env, options);
     apps.push(api);
     options.beforeListen?.(api);
-    const url = await api.app.listen({ port: 0, host: "127.0.0.1" });
+    const url = await api.app.listen({ port: apps.length === 1 ? (options.port ?? 0) : 0, host: "127.0.0.1" });
     return { url, api };
   };
   const first = await start();

@@ -1,4 +1,4 @@
-import { ApiKeyResolver, openPool, Revocations } from "@prim/db";
+import { ApiKeyResolver, OAuthTokenResolver, openPool, Revocations } from "@prim/db";
 import { createBaseServer, requestPath } from "@prim/http";
 import { type McpMountOptions, mountMcp } from "@prim/mcp";
 import { invalid, type Principal, ServiceError } from "@prim/wire";
@@ -12,6 +12,7 @@ const ANONYMOUS: Principal = { kind: "scoped", workspace: "", actor: "anonymous"
 export interface McpApp {
   app: FastifyInstance;
   resolver: ApiKeyResolver;
+  tokens: OAuthTokenResolver;
   close(): Promise<void>;
 }
 
@@ -21,6 +22,7 @@ export function resourceMetadata(env: McpEnv) {
     resource: `${env.publicMcpUrl}/mcp`,
     authorization_servers: [env.authUrl],
     bearer_methods_supported: ["header"],
+    scopes_supported: ["mcp"],
     resource_name: "Prim MCP",
   };
 }
@@ -42,9 +44,9 @@ function selectGroup(req: FastifyRequest): string {
 }
 
 /**
- * apps/mcp (CLOUD.md, Processes): `POST/GET/DELETE /mcp` for `pk_` keys over the cell's internal
- * invoke, and the protected-resource metadata. `po_` tokens answer 401 `invalid_token` until
- * the authorization server issues them (issue 20 continues).
+ * apps/mcp (CLOUD.md, Processes): `POST/GET/DELETE /mcp` for `pk_` keys and `po_` OAuth tokens
+ * (bound to this resource; a token behaves as a key scoped to its consented group and tools)
+ * over the cell's internal invoke, and the protected-resource metadata.
  */
 export async function createMcpApp(
   env: McpEnv,
@@ -53,8 +55,12 @@ export async function createMcpApp(
   const pool = await openPool(env.DATABASE_URL);
   const revocations = new Revocations(env.REDIS_URL);
   const resolver = new ApiKeyResolver(pool);
+  const tokens = new OAuthTokenResolver(pool, `${env.publicMcpUrl}/mcp`);
   try {
-    await revocations.listen((hash) => resolver.forget(hash));
+    await revocations.listen((message) => {
+      if (message.startsWith("grant:")) tokens.forgetGrant(message.slice("grant:".length));
+      else resolver.forget(message);
+    });
   } catch (err) {
     await revocations.close();
     await pool.end();
@@ -77,7 +83,7 @@ export async function createMcpApp(
       if (token === undefined)
         throw unauthorized(undefined, "this resource needs a Bearer token (an API key or an OAuth token)");
       try {
-        return await resolver.resolve(token);
+        return await (token.startsWith("po_") ? tokens.resolve(token) : resolver.resolve(token));
       } catch (err) {
         if (err instanceof ServiceError && err.code === "invalid_token") {
           throw unauthorized("invalid_token", err.message);
@@ -92,6 +98,7 @@ export async function createMcpApp(
   return {
     app,
     resolver,
+    tokens,
     close: async () => {
       await app.close();
       await revocations.close();

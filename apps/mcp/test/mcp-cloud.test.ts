@@ -89,6 +89,7 @@ describe("protected resource", () => {
         resource: `${PUBLIC}/mcp`,
         authorization_servers: ["https://api.prim.test/oauth"],
         bearer_methods_supported: ["header"],
+        scopes_supported: ["mcp"],
         resource_name: "Prim MCP",
       });
     }

@@ -4,8 +4,10 @@ export { createPrismaClient, type PrismaClient } from "./client.js";
 export { configurationError, controlPlaneEnv, portNumber, urlString } from "./config.js";
 export { connectionError, inTransaction, openPool, redact } from "./connect.js";
 export {
+  checkTools,
   createKey,
   createWorkspace,
+  findGroup,
   type KeyCreated,
   PLANS,
   type Plan,
@@ -26,3 +28,22 @@ export {
   verifyPassword,
 } from "./control/users.js";
 export { MIGRATIONS_DIR, type MigrateOptions, migrate, readMigrations } from "./migrate.js";
+export {
+  type Connection,
+  disconnect,
+  grantRevocation,
+  listConnections,
+  recordConnection,
+  removeMember,
+  revokeGrant,
+} from "./oauth/connections.js";
+export {
+  acceptConsent,
+  CONSENT_RESULT_TTL_MS,
+  type ConsentDecision,
+  type ConsentResult,
+  checkConsent,
+  signConsent,
+} from "./oauth/consent.js";
+export { hashId, postgresOidcAdapter, purgeExpiredOAuth } from "./oauth/store.js";
+export { looksLikeAccessToken, OAuthTokenResolver } from "./oauth/tokens.js";

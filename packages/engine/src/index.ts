@@ -96,5 +96,6 @@ export {
   type SecretListing,
   type VaultEnv,
 } from "./primitives/vault/index.js";
+export { guardedGet, type OutboundResponse } from "./primitives/vault/outbound.js";
 export { OPERATIONS, PRIMITIVE_DEFINITIONS } from "./registry.js";
 export { processAlive } from "./sqlite/data-dir-lock.js";

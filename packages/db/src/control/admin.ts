@@ -75,26 +75,38 @@ export interface KeyCreated {
 
 const TOOL_PATTERN = /^[a-z_*]{1,64}$/;
 
+/** Tool names or patterns (`db_query`, `fs_*`), else 400 `invalid_request`. */
+export function checkTools(tools: readonly string[]): void {
+  for (const tool of tools) {
+    if (!TOOL_PATTERN.test(tool)) throw invalid(`tools: '${tool}' is not a tool name or pattern (a-z, _ and *)`);
+  }
+}
+
+/** A group of the workspace by name or id, else 404 `not_found` (another workspace's is not found). */
+export async function findGroup(
+  pool: pg.Pool,
+  workspace: string,
+  group: string,
+): Promise<{ id: string; name: string }> {
+  if (!isValidName(group) && !group.startsWith("grp_")) throw invalid("group: not a group name or id");
+  const found = await pool.query<{ id: string; name: string }>(
+    "SELECT id, name FROM groups WHERE workspace_id = $1 AND (id = $2 OR name = $2)",
+    [workspace, group],
+  );
+  const row = found.rows[0];
+  if (row === undefined) throw notFound(`group '${group}'`);
+  return row;
+}
+
 export async function createKey(
   pool: pg.Pool,
   input: { workspace: string; group?: string; tools?: string[]; name?: string },
 ): Promise<KeyCreated> {
   const ws = await pool.query("SELECT 1 FROM workspaces WHERE id = $1", [input.workspace]);
   if (ws.rowCount === 0) throw notFound(`workspace '${input.workspace}'`);
-  let group: { id: string; name: string } | null = null;
-  if (input.group !== undefined) {
-    if (!isValidName(input.group) && !input.group.startsWith("grp_")) throw invalid("group: not a group name or id");
-    const found = await pool.query<{ id: string; name: string }>(
-      "SELECT id, name FROM groups WHERE workspace_id = $1 AND (id = $2 OR name = $2)",
-      [input.workspace, input.group],
-    );
-    group = found.rows[0] ?? null;
-    if (group === null) throw notFound(`group '${input.group}'`);
-  }
+  const group = input.group === undefined ? null : await findGroup(pool, input.workspace, input.group);
   const tools = input.tools ?? null;
-  for (const tool of tools ?? []) {
-    if (!TOOL_PATTERN.test(tool)) throw invalid(`tools: '${tool}' is not a tool name or pattern (a-z, _ and *)`);
-  }
+  checkTools(tools ?? []);
   const key = newApiKey();
   await pool.query(
     `INSERT INTO api_keys (id, hash, start, workspace_id, group_id, tools, name, created_by)

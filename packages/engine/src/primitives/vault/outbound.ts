@@ -18,8 +18,13 @@ export interface OutboundRequest {
   /** The caller's headers, already checked (lower-case names). */
   headers: Record<string, string>;
   body: Buffer | null;
+  /** What is injected where; null sends the request as it is (a plain guarded fetch). */
   secret: string;
-  injection: Injection;
+  injection: Injection | null;
+  /** Largest decoded body accepted (default MAX_RESPONSE_BYTES; past it: 502). */
+  maxBytes?: number;
+  /** false answers a redirect as it is instead of following it (default true). */
+  followRedirects?: boolean;
   /** Checks the grant for one hop (host, method, expiry); throws to stop before anything is sent. */
   authorize(url: URL, method: string): void;
   allowLoopback: boolean;
@@ -63,8 +68,8 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundRespon
       const address = await pinAddress(url, req.allowLoopback, controller.signal);
       const res = await exchange({ ...req, url, method, headers, body }, address, controller.signal);
       const location = res.headers.location;
-      if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined) {
-        const decoded = await readBody(res);
+      if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined || req.followRedirects === false) {
+        const decoded = await readBody(res, req.maxBytes ?? MAX_RESPONSE_BYTES);
         return { status: res.statusCode ?? 502, headers: keptHeaders(res.headers), body: decoded };
       }
       res.destroy();
@@ -171,7 +176,9 @@ function exchange(req: OutboundRequest, pinned: LookupAddress, signal: AbortSign
     // Encoded bodies are decoded here, so redaction sees the plain bytes.
     "accept-encoding": "gzip, deflate, br",
   };
-  if ("query" in injection) target.searchParams.set(injection.query, secret);
+  if (injection === null) {
+    // nothing to inject
+  } else if ("query" in injection) target.searchParams.set(injection.query, secret);
   else headers[injection.header] = `${injection.prefix}${secret}`;
   if (req.body !== null) headers["content-length"] = String(req.body.length);
   const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
@@ -211,8 +218,8 @@ function decoderFor(encoding: string): NodeJS.ReadWriteStream | null {
   }
 }
 
-/** The whole body, decoded, at most MAX_RESPONSE_BYTES (past it: 502, never a truncated body). */
-async function readBody(res: IncomingMessage): Promise<Buffer> {
+/** The whole body, decoded, at most `maxBytes` (past it: 502, never a truncated body). */
+async function readBody(res: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const encoding = String(res.headers["content-encoding"] ?? "")
     .trim()
     .toLowerCase();
@@ -230,8 +237,7 @@ async function readBody(res: IncomingMessage): Promise<Buffer> {
     for await (const chunk of source) {
       size += (chunk as Buffer).length;
       // Cutting the body short could split a secret and leak its first part: refuse instead.
-      if (size > MAX_RESPONSE_BYTES)
-        throw upstream(`upstream response body is larger than ${MAX_RESPONSE_BYTES} bytes`);
+      if (size > maxBytes) throw upstream(`upstream response body is larger than ${maxBytes} bytes`);
       chunks.push(chunk as Buffer);
     }
   } catch (err) {
@@ -245,4 +251,34 @@ function keptHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const kept = { ...headers };
   for (const name of DROPPED_HEADERS) delete kept[name];
   return kept;
+}
+
+/**
+ * A GET through the same guard as a vault fetch (public addresses only, checked on every
+ * redirect, the connection pinned to the checked address), with a time and a size limit and
+ * nothing injected. Other services use it to fetch documents named by untrusted input.
+ */
+export function guardedGet(
+  url: URL,
+  options: {
+    timeoutMs: number;
+    maxBytes: number;
+    headers?: Record<string, string>;
+    allowLoopback?: boolean;
+    followRedirects?: boolean;
+  },
+): Promise<OutboundResponse> {
+  return sendOutbound({
+    url,
+    method: "GET",
+    headers: options.headers ?? {},
+    body: null,
+    secret: "",
+    injection: null,
+    maxBytes: options.maxBytes,
+    authorize: () => {},
+    allowLoopback: options.allowLoopback ?? false,
+    followRedirects: options.followRedirects,
+    timeoutMs: options.timeoutMs,
+  });
 }

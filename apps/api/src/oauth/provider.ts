@@ -1,0 +1,154 @@
+import { createHmac, generateKeyPairSync } from "node:crypto";
+import { postgresOidcAdapter } from "@prim/db";
+import { guardedGet } from "@prim/engine";
+import Provider, { type Configuration, errors } from "oidc-provider";
+import type pg from "pg";
+
+/** The one scope of the MCP resource (the tools a token reaches are the connection's, not scopes). */
+export const MCP_SCOPE = "mcp";
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+export interface AuthServerOptions {
+  /** `PRIM_AUTH_URL`: the issuer, where the server is mounted (`…/oauth`). */
+  issuer: string;
+  /** The MCP URL: the only resource tokens are issued for (their audience). */
+  resource: string;
+  /** `PRIM_INTERNAL_SECRET`: cookie keys are derived from it. */
+  secret: string;
+  pool: pg.Pool;
+  /** The revocation fan-out (`prim:revoked`). */
+  publish: (message: string) => Promise<void>;
+  /**
+   * How Client ID Metadata Documents are fetched. The default goes through the vault's SSRF
+   * guard (public addresses only, pinned, no redirects) with the library's time and size limits.
+   */
+  fetch?: Configuration["fetch"];
+}
+
+/**
+ * The guarded fetch: a CIMD `client_id` is an https URL chosen by whoever registers, so it is
+ * fetched like a vault request (never an inner address), within 2.5 s and 5 KiB, redirects not
+ * followed.
+ */
+const guardedFetch: NonNullable<Configuration["fetch"]> = async (url, options) => {
+  const headers: Record<string, string> = {};
+  new Headers(options?.headers as ConstructorParameters<typeof Headers>[0]).forEach((value, name) => {
+    headers[name] = value;
+  });
+  const res = await guardedGet(new URL(String(url)), {
+    timeoutMs: 2_500,
+    maxBytes: 5 * 1024,
+    headers,
+    followRedirects: false,
+  });
+  const out = new Headers();
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (typeof value === "string") out.set(name, value);
+  }
+  return new Response(res.status === 204 ? null : new Uint8Array(res.body), { status: res.status, headers: out });
+};
+
+/**
+ * The signing key of ID tokens (only for clients that also ask `openid`): one RSA key shared by
+ * every process, made by the first and kept in Postgres.
+ */
+async function signingKey(pool: pg.Pool): Promise<Record<string, unknown>> {
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const jwk = { ...privateKey.export({ format: "jwk" }), kid: "prim-1", alg: "RS256", use: "sig" };
+  await pool.query(
+    `INSERT INTO oauth_store (model, id_hash, payload) VALUES ('SigningKey', 'prim-1', $1) ON CONFLICT DO NOTHING`,
+    [JSON.stringify(jwk)],
+  );
+  const { rows } = await pool.query<{ payload: Record<string, unknown> }>(
+    "SELECT payload FROM oauth_store WHERE model = 'SigningKey' AND id_hash = 'prim-1'",
+  );
+  return rows[0]?.payload ?? jwk;
+}
+
+/** `po_` / `pr_` on the opaque ids (no option for prefixes; oidc-provider 9.13 is pinned for this). */
+function prefixTokens(provider: Provider): void {
+  for (const [model, prefix] of [
+    [provider.AccessToken, "po_"],
+    [provider.RefreshToken, "pr_"],
+  ] as const) {
+    const proto = model.prototype as unknown as { generateTokenId(): string };
+    const generate = proto.generateTokenId;
+    proto.generateTokenId = function prefixed(this: unknown) {
+      return prefix + generate.call(this);
+    };
+  }
+}
+
+/**
+ * The MCP authorization server (CLOUD.md, "OAuth for MCP"): public clients only (dynamic
+ * registration and Client ID Metadata Documents), authorization code with PKCE S256, the MCP
+ * URL as the only resource (else `invalid_target`) and the tokens' audience, access tokens
+ * `po_…` for an hour, refresh tokens `pr_…` for 30 days replaced on every use, login and consent
+ * through the dashboard (the interaction routes of `mount.ts`).
+ */
+export async function createAuthProvider(options: AuthServerOptions): Promise<Provider> {
+  const { resource } = options;
+  const cookieKey = createHmac("sha256", options.secret).update("prim oauth cookies v1").digest("hex");
+  const configuration: Configuration = {
+    adapter: postgresOidcAdapter(options.pool, options.publish) as unknown as Configuration["adapter"],
+    jwks: { keys: [(await signingKey(options.pool)) as never] },
+    cookies: { keys: [cookieKey] },
+    clientAuthMethods: ["none"],
+    clientDefaults: {
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    },
+    responseTypes: ["code"],
+    pkce: { required: () => true },
+    // `mcp` is listed so that clients may register it (the SDK sends the resource's
+    // scopes_supported); a consent grants it as the resource's scope and, when asked, as such.
+    scopes: ["openid", "offline_access", MCP_SCOPE],
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      revocation: { enabled: true },
+      clientIdMetadataDocument: { enabled: true, ack: "draft-02" } as never,
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, indicator) => {
+          if (indicator !== resource) {
+            throw new errors.InvalidTarget(`the only resource served here is ${resource}`);
+          }
+          return { scope: MCP_SCOPE, audience: resource, accessTokenTTL: HOUR, accessTokenFormat: "opaque" };
+        },
+      },
+    },
+    // Refresh tokens for every client allowed the grant, each use replaced by a new one.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+    rotateRefreshToken: true,
+    expiresWithSession: async () => false,
+    ttl: {
+      AccessToken: HOUR,
+      AuthorizationCode: 60,
+      RefreshToken: 30 * DAY,
+      // A grant lives until it is disconnected; its refresh tokens bound each 30-day stretch.
+      Grant: 5 * 365 * DAY,
+      Interaction: 10 * 60,
+      Session: 14 * DAY,
+    },
+    // Every authorization is consented anew (the user picks workspace, group and tools each time).
+    loadExistingGrant: async (ctx) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId === undefined ? undefined : ctx.oidc.provider.Grant.find(grantId);
+    },
+    findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
+    interactions: {
+      url: async (_ctx, interaction) => `${new URL(options.issuer).pathname}/interaction/${interaction.uid}`,
+    },
+    fetch: options.fetch ?? guardedFetch,
+  };
+  const provider = new Provider(options.issuer, configuration);
+  provider.proxy = true;
+  prefixTokens(provider);
+  return provider;
+}

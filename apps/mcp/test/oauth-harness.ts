@@ -1,0 +1,278 @@
+// The OAuth stack for tests: apps/api with its authorization server, apps/mcp, and the
+// dashboard's consent route (`POST /oauth/consent/<uid>`, CLOUD.md "Dashboard routes") served by
+// a small HTTP server over the real consent functions of @prim/db; the dashboard's own login is
+// the dashboard issue's, so here the signed-in user is named by a `user` cookie. A browser is a
+// cookie jar following redirects by hand; the agent is the official SDK's `auth()` with an
+// OAuthClientProvider kept in memory.
+import { randomBytes } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+import { type ConsentDecision, signConsent } from "@prim/db";
+import { listenInternal } from "@prim/http";
+import { call, startCloud, type TestCloud } from "../../api/test/cloud.js";
+import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
+
+export const REDIRECT = "http://127.0.0.1:9/callback";
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export interface OAuthStack {
+  cloud: TestCloud;
+  mcp: McpApp;
+  /** The MCP endpoint (`…/mcp`), the issuer (`…/oauth`), the dashboard's origin. */
+  mcpUrl: string;
+  issuer: string;
+  dashboard: string;
+  secret: string;
+  /** Client ID Metadata Documents the authorization server can fetch, by URL. */
+  documents: Map<string, unknown>;
+  stop(): Promise<void>;
+}
+
+/** The dashboard's consent POST: checks and signs the decision, sends the browser back. */
+function consentRoute(stack: () => OAuthStack): Server {
+  return createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const s = stack();
+      const uid = /^\/oauth\/consent\/([^/?]+)$/.exec(req.url ?? "")?.[1];
+      const user = /(?:^|;\s*)user=([^;]+)/.exec(req.headers.cookie ?? "")?.[1];
+      if (req.method !== "POST" || uid === undefined || user === undefined) {
+        res.statusCode = req.method === "GET" ? 200 : 400;
+        res.end(req.method === "GET" ? "<form method=post>consent</form>" : "bad request");
+        return;
+      }
+      const form = new URLSearchParams(Buffer.concat(chunks).toString());
+      const decision: ConsentDecision =
+        form.get("action") === "allow"
+          ? {
+              action: "allow",
+              uid,
+              user,
+              workspace: form.get("workspace") ?? "",
+              group: form.get("group") ?? "",
+              tools: form.getAll("tools"),
+            }
+          : { action: "deny", uid, user };
+      signConsent(s.cloud.api.hub.pool, s.secret, decision)
+        .then((result) => {
+          res.statusCode = 303;
+          res.setHeader("location", `${s.issuer}/interaction/${uid}/complete?result=${encodeURIComponent(result)}`);
+          res.end();
+        })
+        .catch((err: { status?: number; code?: string; message: string }) => {
+          res.statusCode = err.status ?? 500;
+          res.setHeader("content-type", "application/json");
+          res.end(JSON.stringify({ error: { code: err.code ?? "internal_error", message: err.message } }));
+        });
+    });
+  });
+}
+
+export async function startOAuthStack(label: string): Promise<OAuthStack> {
+  const secret = randomBytes(24).toString("hex");
+  const [apiPort, mcpPort] = [await freePort(), await freePort()];
+  const documents = new Map<string, unknown>();
+  let stack: OAuthStack | undefined;
+  const dashboardServer = consentRoute(() => stack as OAuthStack);
+  await new Promise<void>((resolve) => dashboardServer.listen(0, "127.0.0.1", resolve));
+  const dashboard = `http://127.0.0.1:${(dashboardServer.address() as AddressInfo).port}`;
+  const issuer = `http://127.0.0.1:${apiPort}/oauth`;
+  const mcpOrigin = `http://127.0.0.1:${mcpPort}`;
+  const cloud = await startCloud(
+    label,
+    {
+      PRIM_INTERNAL_SECRET: secret,
+      PRIM_AUTH_URL: issuer,
+      PRIM_PUBLIC_MCP_URL: mcpOrigin,
+      PRIM_DASHBOARD_URL: dashboard,
+    },
+    {
+      port: apiPort,
+      // Documents are served from memory: the default fetch (the vault's guard) refuses this
+      // machine's addresses, which is tested on its own.
+      oauthFetch: async (url) => {
+        const doc = documents.get(String(url));
+        return doc === undefined
+          ? new Response("not found", { status: 404 })
+          : new Response(JSON.stringify(doc), { status: 200, headers: { "content-type": "application/json" } });
+      },
+    },
+  );
+  const internalUrl = await listenInternal(cloud.api.internal as NonNullable<typeof cloud.api.internal>);
+  const mcp = await createMcpApp(
+    readMcpEnv({
+      DATABASE_URL: cloud.databaseUrl,
+      PRIM_INTERNAL_URL: internalUrl,
+      PRIM_INTERNAL_SECRET: secret,
+      PRIM_PUBLIC_MCP_URL: mcpOrigin,
+      PRIM_AUTH_URL: issuer,
+    }),
+  );
+  await mcp.app.listen({ port: mcpPort, host: "127.0.0.1" });
+  stack = {
+    cloud,
+    mcp,
+    mcpUrl: `${mcpOrigin}/mcp`,
+    issuer,
+    dashboard,
+    secret,
+    documents,
+    stop: async () => {
+      await mcp.close();
+      await cloud.stop();
+      await new Promise((resolve) => dashboardServer.close(resolve));
+    },
+  };
+  return stack;
+}
+
+/** A browser: a cookie jar per host, redirects followed by hand. */
+export class Browser {
+  private readonly jar = new Map<string, Map<string, string>>();
+
+  constructor(cookies: Record<string, Record<string, string>> = {}) {
+    for (const [host, values] of Object.entries(cookies)) this.jar.set(host, new Map(Object.entries(values)));
+  }
+
+  async request(url: string, init: RequestInit = {}): Promise<Response> {
+    const target = new URL(url);
+    const cookies = this.jar.get(target.host);
+    const headers = new Headers(init.headers);
+    if (cookies !== undefined && cookies.size > 0) {
+      headers.set("cookie", [...cookies].map(([k, v]) => `${k}=${v}`).join("; "));
+    }
+    const res = await fetch(url, { ...init, headers, redirect: "manual" });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(";");
+      const eq = (pair as string).indexOf("=");
+      const name = (pair as string).slice(0, eq).trim();
+      const value = (pair as string).slice(eq + 1).trim();
+      const hostJar = this.jar.get(target.host) ?? new Map<string, string>();
+      this.jar.set(target.host, hostJar);
+      if (value === "" || /expires=Thu, 01 Jan 1970/i.test(line)) hostJar.delete(name);
+      else hostJar.set(name, value);
+    }
+    return res;
+  }
+
+  /**
+   * Follows redirects from `url` until one leaves for `stopAt` (answered as a URL), or a page
+   * that is not a redirect (answered as the response).
+   */
+  async follow(url: string, stopAt: string, init: RequestInit = {}): Promise<URL | Response> {
+    let next = url;
+    let options = init;
+    for (let hop = 0; hop < 20; hop++) {
+      const res = await this.request(next, options);
+      const location = res.headers.get("location");
+      if (res.status < 300 || res.status >= 400 || location === null) return res;
+      const resolved = new URL(location, next);
+      if (resolved.href.startsWith(stopAt)) return resolved;
+      next = resolved.href;
+      options = {};
+    }
+    throw new Error("too many redirects");
+  }
+}
+
+/** Submits the consent form as the dashboard's page would (urlencoded, tools repeated). */
+export function consentForm(fields: {
+  workspace?: string;
+  group?: string;
+  tools?: string[];
+  action: "allow" | "deny";
+}): RequestInit {
+  const form = new URLSearchParams();
+  if (fields.workspace !== undefined) form.set("workspace", fields.workspace);
+  if (fields.group !== undefined) form.set("group", fields.group);
+  for (const tool of fields.tools ?? []) form.append("tools", tool);
+  form.set("action", fields.action);
+  return {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: form.toString(),
+  };
+}
+
+/** The agent's OAuth state, in memory (the SDK's OAuthClientProvider). */
+export class MemoryProvider implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = "";
+  authorizationUrl: URL | undefined;
+
+  constructor(
+    readonly clientMetadataUrl?: string,
+    readonly name = "Test Agent",
+  ) {}
+
+  get redirectUrl(): string {
+    return REDIRECT;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.name,
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+export { call };
+
+/**
+ * One consent in the browser: from the authorization URL to the dashboard's consent page, the
+ * form submitted, and back to the client's redirect URI (answered as that URL, or the page the
+ * flow stopped on).
+ */
+export async function consent(
+  stack: OAuthStack,
+  browser: Browser,
+  authorizationUrl: URL,
+  fields: Parameters<typeof consentForm>[0],
+): Promise<URL | Response> {
+  const page = await browser.follow(authorizationUrl.href, `${stack.dashboard}/oauth/consent/`);
+  if (!(page instanceof URL)) return page;
+  const shown = await browser.request(page.href);
+  if (shown.status !== 200) return shown;
+  return browser.follow(page.href, REDIRECT, consentForm(fields));
+}

@@ -1,0 +1,107 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { invalid, notFound, ServiceError } from "@prim/engine";
+import type pg from "pg";
+import { checkTools, findGroup } from "../control/admin.js";
+import { hashId } from "./store.js";
+
+const forbidden = (message: string) => new ServiceError("forbidden", message);
+
+/** How long a signed consent result may wait before the authorization server takes it. */
+export const CONSENT_RESULT_TTL_MS = 2 * 60_000;
+
+/** What the user decided on the consent screen for one interaction (CLOUD.md, "OAuth for MCP"). */
+export type ConsentDecision =
+  | { action: "deny"; uid: string; user: string }
+  | { action: "allow"; uid: string; user: string; workspace: string; group: string; tools: string[] };
+
+/** A decision as signed: the group resolved to its id, a nonce (single use) and an expiry. */
+export type ConsentResult = ConsentDecision & { nonce: string; exp: number };
+
+/** The key that signs consent results, derived from the secret every process shares. */
+function consentKey(secret: string): Buffer {
+  return createHmac("sha256", secret).update("prim oauth consent result v1").digest();
+}
+
+const b64 = (data: Buffer | string) => Buffer.from(data).toString("base64url");
+
+function sign(secret: string, body: string): string {
+  return b64(createHmac("sha256", consentKey(secret)).update(body).digest());
+}
+
+/** Roles that may connect an app to a workspace's data (billing sees plans and invoices only). */
+const CONNECTING_ROLES = new Set(["owner", "admin", "member"]);
+
+/**
+ * The dashboard's half of the challenge pattern: checks what the user chose (a member of the
+ * workspace with a data role, a group of that workspace, tool names or patterns) and answers the
+ * signed, short-lived, single-use result the browser carries back to the authorization server.
+ * A denial is signed too, so the server can end the interaction with `access_denied`.
+ */
+export async function signConsent(
+  pool: pg.Pool,
+  secret: string,
+  decision: ConsentDecision,
+  now = Date.now(),
+): Promise<string> {
+  let result: ConsentResult;
+  if (decision.action === "allow") {
+    const checked = await checkConsent(pool, decision);
+    result = { ...decision, group: checked.groupId, nonce: b64(randomBytes(16)), exp: now + CONSENT_RESULT_TTL_MS };
+  } else {
+    result = { ...decision, nonce: b64(randomBytes(16)), exp: now + CONSENT_RESULT_TTL_MS };
+  }
+  const body = b64(JSON.stringify(result));
+  return `${body}.${sign(secret, body)}`;
+}
+
+/**
+ * Checks an allow decision against the control plane (again at the authorization server: the
+ * membership may have ended in between). Answers the group's id.
+ */
+export async function checkConsent(
+  pool: pg.Pool,
+  decision: { user: string; workspace: string; group: string; tools: readonly string[] },
+): Promise<{ groupId: string; role: string }> {
+  const member = await pool.query<{ role: string }>(
+    "SELECT role FROM members WHERE workspace_id = $1 AND user_id = $2",
+    [decision.workspace, decision.user],
+  );
+  const role = member.rows[0]?.role;
+  // Not a member: the workspace is not found for this user (nothing learned about it).
+  if (role === undefined) throw notFound(`workspace '${decision.workspace}'`);
+  if (!CONNECTING_ROLES.has(role)) throw forbidden(`role '${role}' cannot connect apps to this workspace's data`);
+  if (decision.tools.length === 0) throw invalid("tools: choose at least one tool");
+  checkTools(decision.tools);
+  const group = await findGroup(pool, decision.workspace, decision.group);
+  return { groupId: group.id, role };
+}
+
+/**
+ * The authorization server's half: verifies the signature, the expiry and the binding to this
+ * interaction, then spends the nonce (a second use of the same result is refused).
+ */
+export async function acceptConsent(
+  pool: pg.Pool,
+  secret: string,
+  token: string,
+  uid: string,
+  now = Date.now(),
+): Promise<ConsentResult> {
+  const [body, mac, extra] = token.split(".");
+  if (body === undefined || mac === undefined || extra !== undefined) throw invalid("consent result: malformed");
+  const expected = Buffer.from(sign(secret, body));
+  const given = Buffer.from(mac);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    throw forbidden("consent result: bad signature");
+  }
+  const result = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as ConsentResult;
+  if (result.uid !== uid) throw forbidden("consent result: issued for another interaction");
+  if (!(result.exp > now)) throw forbidden("consent result: expired");
+  const spent = await pool.query(
+    `INSERT INTO oauth_store (model, id_hash, payload, expires_at)
+     VALUES ('ConsentResult', $1, '{}', $2) ON CONFLICT DO NOTHING`,
+    [hashId(result.nonce), new Date(result.exp + 60_000)],
+  );
+  if (spent.rowCount === 0) throw forbidden("consent result: already used");
+  return result;
+}
