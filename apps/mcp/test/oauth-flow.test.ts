@@ -139,6 +139,11 @@ describe("OAuth for MCP with the SDK client", () => {
     const provider = new MemoryProvider(clientId, "Doc Agent");
     const first = await connectAgent(provider, ["kv_*"]);
     expect(provider.client?.client_id).toBe(clientId);
+    const connections = await listConnections(stack.cloud.api.hub.pool, workspace);
+    expect(connections.find((c) => c.client_id === clientId)).toMatchObject({
+      client_name: "Doc Agent",
+      tools: ["kv_*"],
+    });
 
     // The SDK refreshes when it holds a refresh token: a new pair, the old refresh token spent.
     expect(await auth(provider, { serverUrl: stack.mcpUrl })).toBe("AUTHORIZED");

@@ -4,8 +4,8 @@
 // the dashboard issue's, so here the signed-in user is named by a `user` cookie. A browser is a
 // cookie jar following redirects by hand; the agent is the official SDK's `auth()` with an
 // OAuthClientProvider kept in memory.
-import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createHash, randomBytes } from "node:crypto";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
@@ -13,7 +13,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { type ConsentDecision, signConsent } from "@prim/db";
+import { type ConsentDecision, describeAuthorization, signConsent } from "@prim/db";
 import { listenInternal } from "@prim/http";
 import { call, startCloud, type TestCloud } from "../../api/test/cloud.js";
 import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
@@ -41,7 +41,15 @@ export interface OAuthStack {
   stop(): Promise<void>;
 }
 
-/** The dashboard's consent POST: checks and signs the decision, sends the browser back. */
+type ErrorLike = { status?: number; code?: string; message: string };
+
+function reply(res: ServerResponse, status: number, body: unknown): void {
+  res.statusCode = status;
+  res.setHeader("content-type", "application/json");
+  res.end(JSON.stringify(body));
+}
+
+/** The dashboard's consent GET and POST: checks and signs the decision, sends the browser back. */
 function consentRoute(stack: () => OAuthStack): Server {
   return createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -50,9 +58,16 @@ function consentRoute(stack: () => OAuthStack): Server {
       const s = stack();
       const uid = /^\/oauth\/consent\/([^/?]+)$/.exec(req.url ?? "")?.[1];
       const user = /(?:^|;\s*)user=([^;]+)/.exec(req.headers.cookie ?? "")?.[1];
+      if (req.method === "GET" && uid !== undefined) {
+        // The screen's facts, as JSON here (the dashboard renders them with its form).
+        describeAuthorization(s.cloud.api.hub.pool, uid).then(
+          (pending) => reply(res, 200, pending),
+          (err: ErrorLike) => reply(res, err.status ?? 500, { error: { code: err.code, message: err.message } }),
+        );
+        return;
+      }
       if (req.method !== "POST" || uid === undefined || user === undefined) {
-        res.statusCode = req.method === "GET" ? 200 : 400;
-        res.end(req.method === "GET" ? "<form method=post>consent</form>" : "bad request");
+        reply(res, 400, { error: { code: "invalid_request", message: "bad request" } });
         return;
       }
       const form = new URLSearchParams(Buffer.concat(chunks).toString());
@@ -73,11 +88,9 @@ function consentRoute(stack: () => OAuthStack): Server {
           res.setHeader("location", `${s.issuer}/interaction/${uid}/complete?result=${encodeURIComponent(result)}`);
           res.end();
         })
-        .catch((err: { status?: number; code?: string; message: string }) => {
-          res.statusCode = err.status ?? 500;
-          res.setHeader("content-type", "application/json");
-          res.end(JSON.stringify({ error: { code: err.code ?? "internal_error", message: err.message } }));
-        });
+        .catch((err: ErrorLike) =>
+          reply(res, err.status ?? 500, { error: { code: err.code ?? "internal_error", message: err.message } }),
+        );
     });
   });
 }
@@ -275,4 +288,60 @@ export async function consent(
   const shown = await browser.request(page.href);
   if (shown.status !== 200) return shown;
   return browser.follow(page.href, REDIRECT, consentForm(fields));
+}
+
+/** A PKCE pair (S256). */
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+/** A public client registered dynamically (RFC 7591), answered by its client_id. */
+export async function registerClient(stack: OAuthStack, name = "Raw Client"): Promise<string> {
+  const res = await fetch(`${stack.issuer}/reg`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      client_name: name,
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    }),
+  });
+  if (res.status !== 201) throw new Error(`registration: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+/** An authorization request URL; `params` overrides or (with undefined) removes parameters. */
+export function authorizeUrl(
+  stack: OAuthStack,
+  clientId: string,
+  challenge: string,
+  params: Record<string, string | undefined> = {},
+): URL {
+  const url = new URL(`${stack.issuer}/auth`);
+  const all: Record<string, string | undefined> = {
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    scope: "mcp",
+    state: "st4te",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    resource: stack.mcpUrl,
+    ...params,
+  };
+  for (const [k, v] of Object.entries(all)) if (v !== undefined) url.searchParams.set(k, v);
+  return url;
+}
+
+/** The token endpoint with form fields; answers status and JSON body. */
+export async function tokenRequest(stack: OAuthStack, fields: Record<string, string>) {
+  const res = await fetch(`${stack.issuer}/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields).toString(),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, string | number> };
 }

@@ -43,6 +43,9 @@ export {
   type ConsentDecision,
   type ConsentResult,
   checkConsent,
+  describeAuthorization,
+  type PendingAuthorization,
+  savePendingAuthorization,
   signConsent,
 } from "./oauth/consent.js";
 export { hashId, postgresOidcAdapter, purgeExpiredOAuth } from "./oauth/store.js";

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { acceptConsent, checkConsent, purgeExpiredOAuth, recordConnection } from "@prim/db";
+import { acceptConsent, checkConsent, purgeExpiredOAuth, recordConnection, savePendingAuthorization } from "@prim/db";
 import { ServiceError, toServiceError } from "@prim/engine";
 import { requestPath } from "@prim/http";
 import type { FastifyInstance } from "fastify";
@@ -55,7 +55,17 @@ async function interaction(
     throw new ServiceError("invalid_request", "no such interaction in this browser (expired or already finished)");
   }
   if (details.uid !== uid) throw new ServiceError("invalid_request", "interaction mismatch");
+  const clientId = String(details.params.client_id);
   if (!complete) {
+    const client = await provider.Client.find(clientId);
+    await savePendingAuthorization(options.pool, {
+      uid,
+      client_id: clientId,
+      client_name: client?.clientName ?? null,
+      redirect_uri: String(details.params.redirect_uri ?? ""),
+      resource: typeof details.params.resource === "string" ? details.params.resource : null,
+      expires_at: details.exp * 1000,
+    });
     res.statusCode = 303;
     res.setHeader("location", `${options.dashboardUrl}/oauth/consent/${uid}`);
     res.end();
@@ -65,7 +75,6 @@ async function interaction(
   const token = url.searchParams.get("result");
   if (token === null) throw new ServiceError("invalid_request", "result: required");
   const result = await acceptConsent(options.pool, options.secret, token, uid);
-  const clientId = String(details.params.client_id);
   if (result.action === "deny") {
     await provider.interactionFinished(
       req,

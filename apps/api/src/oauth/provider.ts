@@ -32,7 +32,7 @@ export interface AuthServerOptions {
  * fetched like a vault request (never an inner address), within 2.5 s and 5 KiB, redirects not
  * followed.
  */
-const guardedFetch: NonNullable<Configuration["fetch"]> = async (url, options) => {
+export const guardedFetch: NonNullable<Configuration["fetch"]> = async (url, options) => {
   const headers: Record<string, string> = {};
   new Headers(options?.headers as ConstructorParameters<typeof Headers>[0]).forEach((value, name) => {
     headers[name] = value;
@@ -66,6 +66,8 @@ async function signingKey(pool: pg.Pool): Promise<Record<string, unknown>> {
   );
   return rows[0]?.payload ?? jwk;
 }
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** `po_` / `pr_` on the opaque ids (no option for prefixes; oidc-provider 9.13 is pinned for this). */
 function prefixTokens(provider: Provider): void {
@@ -146,6 +148,12 @@ export async function createAuthProvider(options: AuthServerOptions): Promise<Pr
       url: async (_ctx, interaction) => `${new URL(options.issuer).pathname}/interaction/${interaction.uid}`,
     },
     fetch: options.fetch ?? guardedFetch,
+    // A plain page for the browser (the default one asks to be replaced); text only, escaped.
+    renderError: async (ctx, out) => {
+      ctx.type = "html";
+      const text = `${out.error}${out.error_description ? `: ${out.error_description}` : ""}`;
+      ctx.body = `<!doctype html><meta charset="utf-8"><title>Authorization error</title><h1>Authorization error</h1><p>${escapeHtml(text)}</p>`;
+    },
   };
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = true;

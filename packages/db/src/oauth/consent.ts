@@ -103,5 +103,44 @@ export async function acceptConsent(
     [hashId(result.nonce), new Date(result.exp + 60_000)],
   );
   if (spent.rowCount === 0) throw forbidden("consent result: already used");
+  // Decided: the consent screen has nothing more to show for it.
+  await pool.query("DELETE FROM oauth_store WHERE model = 'PendingConsent' AND id_hash = $1", [hashId(uid)]);
   return result;
+}
+
+/** What the consent screen shows about a pending authorization. */
+export interface PendingAuthorization {
+  uid: string;
+  client_id: string;
+  client_name: string | null;
+  redirect_uri: string;
+  resource: string | null;
+  expires_at: number;
+}
+
+/**
+ * Records what the consent screen will show (the authorization server, when it sends the
+ * browser to the dashboard): the client as it resolved it (registered or by its metadata
+ * document), for as long as the interaction lives.
+ */
+export async function savePendingAuthorization(pool: pg.Pool, pending: PendingAuthorization): Promise<void> {
+  await pool.query(
+    `INSERT INTO oauth_store (model, id_hash, payload, expires_at) VALUES ('PendingConsent', $1, $2, $3)
+     ON CONFLICT (model, id_hash) DO UPDATE SET payload = EXCLUDED.payload, expires_at = EXCLUDED.expires_at`,
+    [hashId(pending.uid), JSON.stringify({ ...pending, uid: undefined }), new Date(pending.expires_at)],
+  );
+}
+
+/**
+ * The authorization waiting for consent under `uid` (the consent screen's GET); 404
+ * `not_found` once it has expired or is unknown.
+ */
+export async function describeAuthorization(pool: pg.Pool, uid: string): Promise<PendingAuthorization> {
+  const { rows } = await pool.query<{ payload: Omit<PendingAuthorization, "uid"> }>(
+    `SELECT payload FROM oauth_store WHERE model = 'PendingConsent' AND id_hash = $1 AND expires_at > now()`,
+    [hashId(uid)],
+  );
+  const row = rows[0];
+  if (row === undefined) throw notFound(`authorization '${uid}'`);
+  return { uid, ...row.payload };
 }
