@@ -68,7 +68,9 @@ export async function run(): Promise<void> {
     cpuProfileDir: cpuProfileDir(),
     args: ["mcp"],
   });
-  const mcpChild = forkTs<McpParentMessage, McpChildMessage>(join(benchDir, "mcp-server.ts"));
+  const mcpChild = forkTs<McpParentMessage, McpChildMessage>(join(benchDir, "mcp-server.ts"), {
+    cpuProfileDir: cpuProfileDir(),
+  });
   try {
     const { baseline, target: cell } = await child.next("ready");
     const internal = cell.internal;

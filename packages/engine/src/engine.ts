@@ -6,6 +6,7 @@ import {
   isServiceError,
   type Principal,
   ServiceError,
+  type Target,
   toolAllowed,
 } from "@prim/wire";
 import type { GroupRecord, PrimitiveRecord } from "./catalog/catalog.js";
@@ -14,7 +15,7 @@ import { type ConsistencyReport, checkConsistency } from "./consistency.js";
 import { prefixedId } from "./core/ids.js";
 import { parseInput } from "./core/validation.js";
 import type { Limiter } from "./limits.js";
-import { resolveGroup, resolvePrimitive } from "./ops/scope.js";
+import { resolveGroup, resolvePrimitive, resolvePrimitiveRef } from "./ops/scope.js";
 import type { AnyOperation, AuditNote, OpContext } from "./primitives/operation.js";
 import type { EngineServices } from "./primitives/services.js";
 import { OPERATIONS } from "./registry.js";
@@ -97,11 +98,15 @@ export class Engine implements Invoker {
     return this.ops.get(name);
   }
 
-  /** Runs operation `opName` for `principal` on `target` (a primitive id or group name/id). */
+  /**
+   * Runs operation `opName` for `principal` on `target`: a primitive id or a group name/id, or,
+   * for a primitive's operation, a reference resolved here (`PrimitiveRef`: an id or a name in a
+   * group the principal reaches).
+   */
   async invoke<O = unknown>(
     principal: Principal,
     opName: string,
-    target: string | null,
+    target: Target,
     input: unknown,
     meta: InvokeMeta = {},
   ): Promise<O> {
@@ -133,8 +138,14 @@ export class Engine implements Invoker {
     let group: GroupRecord | undefined;
     try {
       let out: unknown;
+      if (typeof target === "object" && target !== null && op.target !== "primitive") {
+        throw new ServiceError("invalid_request", `${op.name} does not take a primitive reference`);
+      }
       if (op.target === "primitive") {
-        const resolved = resolvePrimitive(this.services, principal, target);
+        const resolved =
+          typeof target === "object" && target !== null
+            ? resolvePrimitiveRef(this.services, principal, target)
+            : resolvePrimitive(this.services, principal, target);
         primitive = resolved instanceof Promise ? await resolved : resolved;
         this.checkPolicy(principal, op, primitive);
         const parsed = parseInput(op.input, input);
@@ -144,7 +155,7 @@ export class Engine implements Invoker {
           out = op.run({ ...ctx, primitive, store }, parsed);
         }
       } else if (op.target === "group") {
-        group = await resolveGroup(this.services, principal, target);
+        group = await resolveGroup(this.services, principal, target as string | null);
         this.checkPolicy(principal, op, undefined);
         out = op.run({ ...ctx, group }, parseInput(op.input, input));
       } else {

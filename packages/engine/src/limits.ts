@@ -1,12 +1,12 @@
-import type { Principal } from "@prim/wire";
+import type { Principal, Target } from "@prim/wire";
 import type { AnyOperation } from "./primitives/operation.js";
 
 /** One call as the limiter sees it: who, which operation, on what, from where. */
 export interface LimitCall {
   principal: Principal;
   op: AnyOperation;
-  /** The target as the caller named it (a primitive id, a group), before any lookup. */
-  target: string | null;
+  /** The target as the caller named it (a primitive id, a group, a reference), before any lookup. */
+  target: Target;
   /** The call's input as sent (before validation): a signed URL's method, for example. */
   input: unknown;
   /** The caller's address, for limits per client IP (signed URLs). */

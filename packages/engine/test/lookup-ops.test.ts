@@ -72,3 +72,41 @@ describe("primitive.resolve", () => {
     });
   });
 });
+
+describe("a primitive named by reference as the target", () => {
+  it("resolves inside the call: by name of the op's type or by id, within a group the principal reaches", async () => {
+    const { engine } = testEngine();
+    const g = await openGroup(engine, local, "g");
+    const other = await openGroup(engine, local, "other");
+    const create = (name: string, type: string, group: string) =>
+      engine.invoke<{ id: string }>(local, "primitive.create", null, { name, type, group });
+    const kv = await create("store", "kv", "g");
+    await create("store", "db", "g");
+    const foreign = await create("elsewhere", "kv", "other");
+    await engine.invoke(local, "kv.set", kv.id, { key: "k", value: 1 });
+
+    const byName = { group: g.id, ref: "store", type: "kv" as const };
+    expect(await engine.invoke(local, "kv.get", byName, { key: "k" })).toMatchObject({ value: 1 });
+    expect(await engine.invoke(local, "kv.get", { group: "g", ref: kv.id }, { key: "k" })).toMatchObject({ value: 1 });
+    // Ambiguous without a type; another group's id is not in this group.
+    await expect(engine.invoke(local, "kv.get", { group: g.id, ref: "store" }, { key: "k" })).rejects.toMatchObject({
+      code: "invalid_request",
+    });
+    await expect(engine.invoke(local, "kv.get", { group: g.id, ref: foreign.id }, { key: "k" })).rejects.toMatchObject({
+      code: "not_found",
+    });
+    // A scoped principal names only its own group.
+    const scoped: Principal = { kind: "scoped", workspace: "local", actor: "key:k", groupId: other.id, tools: null };
+    await expect(engine.invoke(scoped, "kv.get", byName, { key: "k" })).rejects.toMatchObject({
+      code: "group_mismatch",
+    });
+    // Only a primitive's operation takes a reference.
+    await expect(engine.invoke(local, "group.get", byName, {})).rejects.toMatchObject({ code: "invalid_request" });
+    // The call is audited on the primitive it resolved to.
+    await engine.invoke(local, "kv.get", byName, { key: "k" }, { audit: true });
+    const audit = await engine.invoke<{ data: { action: string; primitive_id: string }[] }>(local, "audit.list", null, {
+      action: "kv.get",
+    });
+    expect(audit.data[0]).toMatchObject({ primitive_id: kv.id });
+  });
+});

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { type Invoker, ServiceError } from "@prim/wire";
+import { type Invoker, PRIMITIVE_TYPES, ServiceError } from "@prim/wire";
 import { decodeWire, encodeWire, errorToWire, WIRE_STREAM_BYTES, type WireRequest } from "@prim/wire/invoke";
 import Fastify, { type FastifyInstance } from "fastify";
 import { z } from "zod";
@@ -33,7 +33,11 @@ const requestSchema = z.object({
     narrowed: z.array(z.array(z.string())).optional(),
   }),
   op: z.string().min(1),
-  target: z.string().nullable(),
+  target: z.union([
+    z.string(),
+    z.strictObject({ group: z.string(), ref: z.string(), type: z.enum(PRIMITIVE_TYPES).optional() }),
+    z.null(),
+  ]),
   input: z.unknown(),
   meta: z.object({ requestId: z.string().optional(), audit: z.boolean().optional() }).default({}),
 });

@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import type { Invoker, Manifest, PrimitiveType, Principal, ResolvedPrimitive } from "@prim/wire";
+import type { Manifest, Principal, Target } from "@prim/wire";
 import { ServiceError } from "@prim/wire";
 
 /** Largest file, object or value a tool returns inline (base64); larger reads need a signed URL. */
@@ -13,24 +13,7 @@ export interface ToolContext {
   /** The engine's own base URL (signed URLs are absolute). */
   baseUrl: string;
   /** `invoker.invoke` for this caller, audited (every MCP tool call leaves an audit entry). */
-  invoke<T = unknown>(op: string, target: string | null, input: unknown): Promise<T>;
-}
-
-/**
- * Finds the primitive a tool's `primitive` argument names in the session's group: an id, or a
- * name (of the tool's type; for tools of any type the name must be unambiguous). The lookup is
- * the engine's `primitive.resolve` operation (not audited: the tool call itself is).
- */
-export function resolvePrimitive(
-  invoker: Invoker,
-  ctx: ToolContext,
-  ref: string,
-  type: PrimitiveType | undefined,
-): Promise<ResolvedPrimitive> {
-  return invoker.invoke<ResolvedPrimitive>(ctx.principal, "primitive.resolve", ctx.group.id, {
-    ref,
-    ...(type === undefined ? {} : { type }),
-  });
+  invoke<T = unknown>(op: string, target: Target, input: unknown): Promise<T>;
 }
 
 /**

@@ -6,11 +6,12 @@ import {
   narrowTools,
   type Principal,
   ServiceError,
+  type Target,
   toolAllowed,
   toServiceError,
 } from "@prim/wire";
 import { z } from "zod";
-import { resolvePrimitive, type ToolContext } from "./context.js";
+import type { ToolContext } from "./context.js";
 import { TOOLS, type ToolSpec } from "./tools/index.js";
 import { VERSION } from "./version.js";
 
@@ -72,10 +73,16 @@ async function callTool(tool: ToolSpec, args: Record<string, any>, options: McpS
     const name = (args.action as string | undefined) ?? tool.pick?.(args) ?? (names[0] as string);
     const action = tool.actions[name];
     if (action === undefined) throw new ServiceError("invalid_request", `action: must be one of ${names.join(", ")}`);
-    let target: string | null = null;
+    // The `primitive` argument goes as a reference the engine resolves within the call: one
+    // invocation per tool call (one round trip when the engine is remote).
+    let target: Target = null;
     if (tool.type !== undefined || tool.anyType) {
       if (typeof args.primitive !== "string") throw new ServiceError("invalid_request", "primitive: required");
-      target = (await resolvePrimitive(options.invoker, ctx, args.primitive, tool.type)).id;
+      target = {
+        group: options.group.id,
+        ref: args.primitive,
+        ...(tool.type === undefined ? {} : { type: tool.type }),
+      };
     }
     const input = {
       ...withoutUndefined(args, action.fields ?? []),

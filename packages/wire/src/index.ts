@@ -66,8 +66,10 @@ export {
   type Page,
   PRIMITIVE_TYPES,
   type PrimitiveInfo,
+  type PrimitiveRef,
   type PrimitiveStats,
   type PrimitiveType,
   READ_TOOL,
   type ResolvedPrimitive,
+  type Target,
 } from "./types.js";

@@ -1,5 +1,5 @@
 import type { Principal } from "./principal.js";
-import type { Manifest } from "./types.js";
+import type { Manifest, Target } from "./types.js";
 
 export interface InvokeMeta {
   requestId?: string;
@@ -25,7 +25,7 @@ export interface Invoker {
   invoke<O = unknown>(
     principal: Principal,
     opName: string,
-    target: string | null,
+    target: Target,
     input: unknown,
     meta?: InvokeMeta,
   ): Promise<O>;

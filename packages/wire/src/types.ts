@@ -138,6 +138,21 @@ export interface ObjectRead {
   body: Readable | Buffer | null;
 }
 
+/**
+ * A primitive named the way a caller knows it (MCP's `primitive` argument: an id, or a name of
+ * `type` in `group`), resolved by the engine inside the call it targets, so a tool call is one
+ * invocation rather than a lookup and then the call.
+ */
+export interface PrimitiveRef {
+  /** The group's id or name. */
+  group: string;
+  ref: string;
+  type?: PrimitiveType;
+}
+
+/** What an operation is asked about: a primitive's id, a group's id or name, a reference, nothing. */
+export type Target = string | PrimitiveRef | null;
+
 /** What `primitive.resolve` answers: enough to name the primitive as a target. */
 export interface ResolvedPrimitive {
   id: string;

@@ -55,16 +55,22 @@ export const guardedFetch: NonNullable<Configuration["fetch"]> = async (url, opt
  * every process, made by the first and kept in Postgres.
  */
 async function signingKey(pool: pg.Pool): Promise<Record<string, unknown>> {
+  const read = async () =>
+    (
+      await pool.query<{ payload: Record<string, unknown> }>(
+        "SELECT payload FROM oauth_store WHERE model = 'SigningKey' AND id_hash = 'prim-1'",
+      )
+    ).rows[0]?.payload;
+  const existing = await read();
+  if (existing !== undefined) return existing;
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const jwk = { ...privateKey.export({ format: "jwk" }), kid: "prim-1", alg: "RS256", use: "sig" };
+  // Two processes starting at once: the first insert wins and both use it.
   await pool.query(
     `INSERT INTO oauth_store (model, id_hash, payload) VALUES ('SigningKey', 'prim-1', $1) ON CONFLICT DO NOTHING`,
     [JSON.stringify(jwk)],
   );
-  const { rows } = await pool.query<{ payload: Record<string, unknown> }>(
-    "SELECT payload FROM oauth_store WHERE model = 'SigningKey' AND id_hash = 'prim-1'",
-  );
-  return rows[0]?.payload ?? jwk;
+  return (await read()) ?? jwk;
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -85,6 +85,8 @@ const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === 
  */
 export class PgCatalog implements Catalog {
   private readonly cache = new PrimitiveCache();
+  /** Groups by id and by name, and primitives by name, dropped with the records (a reference's lookups). */
+  private readonly lookups = new Map<string, GroupRecord | PrimitiveRecord[] | null>();
   private readonly pool: pg.Pool;
 
   constructor(
@@ -97,10 +99,24 @@ export class PgCatalog implements Catalog {
   /** Drops every cached record (the hub calls it when another process changed this workspace). */
   invalidate(): void {
     this.cache.clear();
+    this.lookups.clear();
+  }
+
+  /** A lookup answered from memory while the hub hears every change, else from Postgres. */
+  private async lookup<T extends GroupRecord | PrimitiveRecord[] | null>(
+    key: string,
+    load: () => Promise<T>,
+  ): Promise<T> {
+    if (!this.hub.caching) return load();
+    if (this.lookups.has(key)) return this.lookups.get(key) as T;
+    const value = await load();
+    if (this.lookups.size >= 10_000) this.lookups.clear();
+    this.lookups.set(key, value);
+    return value;
   }
 
   private async write(sql: string, args: unknown[], clash?: string): Promise<pg.QueryResult> {
-    this.cache.clear();
+    this.invalidate();
     try {
       return await this.pool.query(sql, args);
     } catch (err) {
@@ -120,11 +136,14 @@ export class PgCatalog implements Catalog {
   }
 
   async getGroup(idOrName: string): Promise<GroupRecord | null> {
-    const { rows } = await this.pool.query(
-      "SELECT id, name, namespace, created_at FROM groups WHERE workspace_id = $1 AND (id = $2 OR name = $2) LIMIT 1",
-      [this.workspace, idOrName],
-    );
-    return rows[0] === undefined ? null : toGroup(rows[0]);
+    const group = await this.lookup(`g:${idOrName}`, async () => {
+      const { rows } = await this.pool.query(
+        "SELECT id, name, namespace, created_at FROM groups WHERE workspace_id = $1 AND (id = $2 OR name = $2) LIMIT 1",
+        [this.workspace, idOrName],
+      );
+      return rows[0] === undefined ? null : toGroup(rows[0]);
+    });
+    return group === null ? null : { ...group };
   }
 
   async listGroups(page: { after?: string; limit: number }): Promise<GroupRecord[]> {
@@ -182,6 +201,16 @@ export class PgCatalog implements Catalog {
     if (filter.type !== undefined) where.push(`p.type = $${args.push(filter.type)}`);
     const sql = `${PRIMITIVE_SELECT} WHERE ${where.join(" AND ")} ORDER BY p.id COLLATE "C" LIMIT $${args.push(filter.limit)}`;
     return (await this.pool.query<PrimitiveRow>(sql, args)).rows.map(toPrimitive);
+  }
+
+  async primitivesNamed(groupId: string, name: string, type?: PrimitiveType): Promise<PrimitiveRecord[]> {
+    const found = await this.lookup(`n:${groupId}:${type ?? "*"}:${name}`, async () => {
+      const args: unknown[] = [this.workspace, groupId, name];
+      const typed = type === undefined ? "" : ` AND p.type = $${args.push(type)}`;
+      const sql = `${PRIMITIVE_SELECT} WHERE p.workspace_id = $1 AND p.group_id = $2 AND p.name = $3${typed} ORDER BY p.id COLLATE "C"`;
+      return (await this.pool.query<PrimitiveRow>(sql, args)).rows.map(toPrimitive);
+    });
+    return found.map((p) => ({ ...p }));
   }
 
   async countPrimitives(groupId: string): Promise<number> {

@@ -74,6 +74,8 @@ export interface Catalog {
     after?: string;
     limit: number;
   }): Promise<PrimitiveRecord[]>;
+  /** The group's primitives called `name` (of `type` when given): how a reference is resolved. */
+  primitivesNamed(groupId: string, name: string, type?: PrimitiveType): Promise<PrimitiveRecord[]>;
   countPrimitives(groupId: string): Promise<number>;
   updatePrimitive(id: string, patch: { name?: string; group_id?: string; paused?: boolean }): Promise<void>;
   deletePrimitive(id: string): Promise<void>;

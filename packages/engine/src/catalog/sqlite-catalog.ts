@@ -107,6 +107,10 @@ export class SqliteCatalog implements Catalog {
       ),
       primitiveById: db.prepare(`${PRIMITIVE_SELECT} WHERE p.id = ?`),
       countPrimitives: db.prepare("SELECT count(*) AS n FROM primitives WHERE group_id = ?"),
+      primitivesNamed: db.prepare(`${PRIMITIVE_SELECT} WHERE p.group_id = ? AND p.name = ? ORDER BY p.id`),
+      primitivesNamedOfType: db.prepare(
+        `${PRIMITIVE_SELECT} WHERE p.group_id = ? AND p.name = ? AND p.type = ? ORDER BY p.id`,
+      ),
       deletePrimitive: db.prepare("DELETE FROM primitives WHERE id = ?"),
     };
   }
@@ -186,6 +190,14 @@ export class SqliteCatalog implements Catalog {
     args.push(filter.limit);
     const sql = `${PRIMITIVE_SELECT} WHERE ${where.join(" AND ")} ORDER BY p.id LIMIT ?`;
     return (this.db.prepare(sql).all(...args) as PrimitiveRow[]).map(toPrimitive);
+  }
+
+  async primitivesNamed(groupId: string, name: string, type?: PrimitiveType): Promise<PrimitiveRecord[]> {
+    const rows =
+      type === undefined
+        ? this.stmts.primitivesNamed.all(groupId, name)
+        : this.stmts.primitivesNamedOfType.all(groupId, name, type);
+    return (rows as PrimitiveRow[]).map(toPrimitive);
   }
 
   async countPrimitives(groupId: string): Promise<number> {

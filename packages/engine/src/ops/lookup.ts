@@ -1,16 +1,8 @@
-import {
-  type Manifest,
-  notFound,
-  PRIMITIVE_TYPES,
-  type PrimitiveType,
-  type ResolvedPrimitive,
-  ServiceError,
-} from "@prim/wire";
+import { type Manifest, PRIMITIVE_TYPES, type PrimitiveType, type ResolvedPrimitive, ServiceError } from "@prim/wire";
 import { z } from "zod";
-import type { PrimitiveRecord } from "../catalog/catalog.js";
-import { isUlid } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { groupOp, untargetedOp } from "../primitives/operation.js";
+import { findInGroup } from "./scope.js";
 
 /**
  * Lookups a transport needs before it can name a target: the group of an MCP path, the
@@ -50,31 +42,7 @@ export const primitiveResolve = groupOp({
   metered: false,
   input: z.strictObject({ ref: z.string(), type: z.enum(PRIMITIVE_TYPES).optional() }),
   async run(ctx, input): Promise<ResolvedPrimitive> {
-    const { catalog } = ctx.services;
-    const { ref, type } = input;
-    const brief = (p: PrimitiveRecord): ResolvedPrimitive => ({
-      id: p.id,
-      type: p.type as PrimitiveType,
-      name: p.name,
-    });
-    if (isUlid(ref)) {
-      const record = await catalog.getPrimitive(ref);
-      if (record !== null && record.group_id === ctx.group.id) return brief(record);
-      throw notFound(`primitive '${ref}' in group '${ctx.group.name}'`);
-    }
-    const matches: PrimitiveRecord[] = [];
-    let after: string | undefined;
-    for (;;) {
-      const page = await catalog.listPrimitives({ groupId: ctx.group.id, type, after, limit: 500 });
-      matches.push(...page.filter((p) => p.name === ref));
-      if (page.length < 500) break;
-      after = page[page.length - 1]?.id;
-    }
-    if (matches.length === 1) return brief(matches[0] as PrimitiveRecord);
-    if (matches.length === 0) throw notFound(`${type ?? "primitive"} '${ref}' in group '${ctx.group.name}'`);
-    throw new ServiceError(
-      "invalid_request",
-      `primitive: '${ref}' names ${matches.length} primitives (${matches.map((m) => m.type).join(", ")}); pass its id`,
-    );
+    const p = await findInGroup(ctx.services, ctx.group, input.ref, input.type);
+    return { id: p.id, type: p.type as PrimitiveType, name: p.name };
   },
 });

@@ -1,4 +1,4 @@
-import { notFound, type Principal, ServiceError } from "@prim/wire";
+import { notFound, type PrimitiveRef, type PrimitiveType, type Principal, ServiceError } from "@prim/wire";
 import type { GroupRecord, PrimitiveRecord } from "../catalog/catalog.js";
 import { isUlid } from "../core/ids.js";
 import type { EngineServices } from "../primitives/services.js";
@@ -51,4 +51,40 @@ export async function resolveGroup(
   }
   if (group === null) throw notFound(`group '${idOrName ?? ""}'`);
   return group;
+}
+
+/**
+ * The primitive `ref` names in `group`: an id, or a name (of `type` when given; for any type the
+ * name must be unambiguous, else 400 asking for the id). Unknown, or in another group: 404.
+ */
+export async function findInGroup(
+  services: EngineServices,
+  group: GroupRecord,
+  ref: string,
+  type: PrimitiveType | undefined,
+): Promise<PrimitiveRecord> {
+  const { catalog } = services;
+  if (isUlid(ref)) {
+    const record = catalog.cachedPrimitive?.(ref) ?? (await catalog.getPrimitive(ref));
+    if (record != null && record.group_id === group.id) return record;
+    throw notFound(`primitive '${ref}' in group '${group.name}'`);
+  }
+  const matches = await catalog.primitivesNamed(group.id, ref, type);
+  if (matches.length === 1) return matches[0] as PrimitiveRecord;
+  if (matches.length === 0) throw notFound(`${type ?? "primitive"} '${ref}' in group '${group.name}'`);
+  throw new ServiceError(
+    "invalid_request",
+    `primitive: '${ref}' names ${matches.length} primitives (${matches.map((m) => m.type).join(", ")}); pass its id`,
+  );
+}
+
+/** A primitive named by reference (a group the principal reaches, then an id or name in it). */
+export async function resolvePrimitiveRef(
+  services: EngineServices,
+  principal: Principal,
+  target: PrimitiveRef,
+): Promise<PrimitiveRecord> {
+  const group = await resolveGroup(services, principal, target.group);
+  const record = await findInGroup(services, group, target.ref, target.type);
+  return checkPrimitiveScope(services, principal, record.id, record);
 }

@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { ERROR_STATUS, type ErrorCode, ServiceError, toServiceError } from "../errors.js";
 import type { Principal } from "../principal.js";
+import type { Target } from "../types.js";
 
 /**
  * The wire format of `POST /internal/invoke` (the remote `Invoker`), shared by the client
@@ -26,7 +27,7 @@ import type { Principal } from "../principal.js";
 export interface WireRequest {
   principal: Principal;
   op: string;
-  target: string | null;
+  target: Target;
   input: unknown;
   meta: { requestId?: string; audit?: boolean };
 }
