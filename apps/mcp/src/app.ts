@@ -59,6 +59,7 @@ export async function createMcpApp(
   try {
     await revocations.listen((message) => {
       if (message.startsWith("grant:")) tokens.forgetGrant(message.slice("grant:".length));
+      else if (message.startsWith("token:")) tokens.forget(message.slice("token:".length));
       else resolver.forget(message);
     });
   } catch (err) {

@@ -183,6 +183,31 @@ describe("the token endpoint", () => {
     expect((await initialize(stack.mcpUrl, { authorization: `Bearer ${token}` })).status).toBe(401);
   });
 
+  it("a token its client revokes (RFC 7009) stops at once, though apps/mcp had it cached", async () => {
+    const c = await code();
+    const token = (await exchange(c)).body.access_token as string;
+    expect((await initialize(stack.mcpUrl, { authorization: `Bearer ${token}` })).status).toBe(200);
+    const res = await fetch(`${stack.issuer}/token/revocation`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token, token_type_hint: "access_token", client_id: c.clientId }).toString(),
+    });
+    expect(res.status).toBe(200);
+    expect((await initialize(stack.mcpUrl, { authorization: `Bearer ${token}` })).status).toBe(401);
+  });
+
+  it("registers public clients only", async () => {
+    for (const method of ["client_secret_basic", "client_secret_post"]) {
+      const res = await fetch(`${stack.issuer}/reg`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: method }),
+      });
+      expect(res.status, method).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toBe("invalid_client_metadata");
+    }
+  });
+
   it("a token past its hour, or for another audience, is 401 invalid_token at the resource", async () => {
     const issued = await exchange(await code());
     const token = issued.body.access_token as string;

@@ -36,6 +36,7 @@ export {
   recordConnection,
   removeMember,
   revokeGrant,
+  tokenRevocation,
 } from "./oauth/connections.js";
 export {
   acceptConsent,

@@ -5,6 +5,9 @@ import { inTransaction } from "../connect.js";
 /** The revocation message for every token of a grant (beside keys' hashes on `prim:revoked`). */
 export const grantRevocation = (grantId: string) => `grant:${grantId}`;
 
+/** The revocation message for one access token (by its hash). */
+export const tokenRevocation = (tokenHash: string) => `token:${tokenHash}`;
+
 /** A consented connection as the dashboard lists it ("Connected apps"). */
 export interface Connection {
   id: string;

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
-import { revokeGrant } from "./connections.js";
+import { revokeGrant, tokenRevocation } from "./connections.js";
 
 /** The stored form of every OAuth id (token values, uids, client and grant ids): its sha256. */
 export const hashId = (id: string) => createHash("sha256").update(id).digest("hex");
@@ -96,8 +96,11 @@ export function postgresOidcAdapter(
       ]);
     }
 
+    /** A token revoked by its client (RFC 7009): resource servers drop a cached access token at once. */
     async destroy(id: string): Promise<void> {
-      await pool.query("DELETE FROM oauth_store WHERE model = $1 AND id_hash = $2", [this.model, hashId(id)]);
+      const idHash = hashId(id);
+      await pool.query("DELETE FROM oauth_store WHERE model = $1 AND id_hash = $2", [this.model, idHash]);
+      if (this.model === "AccessToken") await publish(tokenRevocation(idHash));
     }
 
     /** Reuse of a code or refresh token: the grant, its tokens and its connection end. */

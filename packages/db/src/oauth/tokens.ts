@@ -80,6 +80,11 @@ export class OAuthTokenResolver {
     return principal;
   }
 
+  /** Drops one cached token (its client revoked it). */
+  forget(hash: string): void {
+    this.cache.delete(hash);
+  }
+
   /** Drops every cached token of a grant (disconnect, member removed). */
   forgetGrant(grant: string): void {
     for (const [hash, entry] of this.cache) if (entry.grant === grant) this.cache.delete(hash);
