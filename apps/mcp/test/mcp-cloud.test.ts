@@ -9,6 +9,7 @@ import { listenInternal } from "@prim/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startCloud, type TestCloud } from "../../api/test/cloud.js";
 import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
+import { rawInitialize } from "./raw.js";
 
 const SECRET = randomBytes(24).toString("hex");
 const PUBLIC = "https://mcp.prim.test";
@@ -17,6 +18,7 @@ let mcp: McpApp;
 let url: string;
 let key: string; // a workspace key (every group)
 let workspace: string;
+const initialize = (headers: Record<string, string>) => rawInitialize(url, headers);
 
 beforeAll(async () => {
   cloud = await startCloud("mcp", { PRIM_INTERNAL_SECRET: SECRET });
@@ -52,20 +54,6 @@ async function connect(credential: string, group?: string) {
   const client = new Client({ name: "prim-test", version: "1.0.0" });
   await client.connect(transport);
   return { client, transport };
-}
-
-/** An `initialize` over plain HTTP, for the answers the SDK client turns into exceptions. */
-function initialize(headers: Record<string, string>) {
-  return fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }),
-  });
 }
 
 const structured = (result: unknown) => (result as { structuredContent: Record<string, unknown> }).structuredContent;

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { createUser, createWorkspace, disconnect, listConnections, removeMember } from "@prim/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Browser, call, consent, MemoryProvider, type OAuthStack, REDIRECT, startOAuthStack } from "./oauth-harness.js";
+import { rawInitialize } from "./raw.js";
 
 let stack: OAuthStack;
 let workspace: string;
@@ -33,6 +34,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/** An `initialize` with a raw Bearer token: the status says whether the token still works. */
+const initializeWith = (token: string) => rawInitialize(stack.mcpUrl, { authorization: `Bearer ${token}` });
+
 const structured = (result: unknown) => (result as { structuredContent: Record<string, unknown> }).structuredContent;
 
 /** The agent: discovery, registration and the authorization request, then the code exchanged. */
@@ -54,24 +58,6 @@ async function mcpClient(provider: MemoryProvider) {
   const client = new Client({ name: "agent", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { authProvider: provider }));
   return client;
-}
-
-/** An `initialize` with a raw Bearer token: the status says whether the token still works. */
-async function initializeWith(token: string): Promise<Response> {
-  return fetch(stack.mcpUrl, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }),
-  });
 }
 
 async function refreshWith(clientId: string, refreshToken: string) {

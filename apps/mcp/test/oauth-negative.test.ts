@@ -18,6 +18,7 @@ import {
   startOAuthStack,
   tokenRequest,
 } from "./oauth-harness.js";
+import { rawInitialize as initialize } from "./raw.js";
 
 let stack: OAuthStack;
 let workspace: string;
@@ -71,19 +72,6 @@ async function exchange(c: { clientId: string; verifier: string; code: string })
     redirect_uri: REDIRECT,
     code_verifier: c.verifier,
     resource: stack.mcpUrl,
-  });
-}
-
-function initialize(url: string, headers: Record<string, string>) {
-  return fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }),
   });
 }
 

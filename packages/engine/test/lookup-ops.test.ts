@@ -39,16 +39,22 @@ describe("group.find and openGroup", () => {
   });
 });
 
+/** Groups `g` (a kv and a db both called `store`) and `other` (a kv called `elsewhere`). */
+async function twoGroups() {
+  const { engine } = testEngine();
+  const g = await openGroup(engine, local, "g");
+  const other = await openGroup(engine, local, "other");
+  const create = (name: string, type: string, group: string) =>
+    engine.invoke<{ id: string }>(local, "primitive.create", null, { name, type, group });
+  const kv = await create("store", "kv", "g");
+  const db = await create("store", "db", "g");
+  const foreign = await create("elsewhere", "kv", "other");
+  return { engine, g, other, kv, db, foreign };
+}
+
 describe("primitive.resolve", () => {
   it("finds by id or name within the group, filters by type, refuses ambiguous names and other groups", async () => {
-    const { engine } = testEngine();
-    const g = await openGroup(engine, local, "g");
-    const other = await openGroup(engine, local, "other");
-    const create = (name: string, type: string, group: string) =>
-      engine.invoke<{ id: string }>(local, "primitive.create", null, { name, type, group });
-    const kv = await create("store", "kv", "g");
-    const db = await create("store", "db", "g");
-    const foreign = await create("elsewhere", "kv", "other");
+    const { engine, g, other, kv, db, foreign } = await twoGroups();
     const resolve = (ref: string, type?: string) =>
       engine.invoke(local, "primitive.resolve", g.id, { ref, ...(type ? { type } : {}) });
 
@@ -75,14 +81,7 @@ describe("primitive.resolve", () => {
 
 describe("a primitive named by reference as the target", () => {
   it("resolves inside the call: by name of the op's type or by id, within a group the principal reaches", async () => {
-    const { engine } = testEngine();
-    const g = await openGroup(engine, local, "g");
-    const other = await openGroup(engine, local, "other");
-    const create = (name: string, type: string, group: string) =>
-      engine.invoke<{ id: string }>(local, "primitive.create", null, { name, type, group });
-    const kv = await create("store", "kv", "g");
-    await create("store", "db", "g");
-    const foreign = await create("elsewhere", "kv", "other");
+    const { engine, g, other, kv, foreign } = await twoGroups();
     await engine.invoke(local, "kv.set", kv.id, { key: "k", value: 1 });
 
     const byName = { group: g.id, ref: "store", type: "kv" as const };
