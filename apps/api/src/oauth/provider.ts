@@ -1,7 +1,7 @@
 import { createHmac, generateKeyPairSync } from "node:crypto";
 import { postgresOidcAdapter } from "@prim/db";
 import { guardedGet } from "@prim/engine";
-import Provider, { type Configuration, errors } from "oidc-provider";
+import type { Configuration, default as Provider } from "oidc-provider";
 import type pg from "pg";
 
 /** The one scope of the MCP resource (the tools a token reaches are the connection's, not scopes). */
@@ -97,6 +97,8 @@ function prefixTokens(provider: Provider): void {
  * through the dashboard (the interaction routes of `mount.ts`).
  */
 export async function createAuthProvider(options: AuthServerOptions): Promise<Provider> {
+  // Loaded only when the server is mounted (on Node 20 the library warns once that it targets 22).
+  const { default: Provider, errors } = await import("oidc-provider");
   const { resource } = options;
   const cookieKey = createHmac("sha256", options.secret).update("prim oauth cookies v1").digest("hex");
   const configuration: Configuration = {
