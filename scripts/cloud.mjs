@@ -1,11 +1,18 @@
 #!/usr/bin/env node
 // `npm run cloud` (CLOUD.md, Commands): migrations, then apps/api (the cell, with its internal
-// listener) and apps/mcp (over that listener) in this process; prints their URLs. Postgres or
-// Redis down: one line naming it and how to start it, exit 1. Without PRIM_INTERNAL_SECRET a
-// random one is made for this process (both apps are here). The dashboard (apps/web) follows.
+// listener and the OAuth authorization server) and apps/mcp (over that listener) in this
+// process, and apps/web (`next start`, built by `npm run build`) as a child; prints their URLs.
+// Postgres or Redis down: one line naming it and how to start it, exit 1. Without
+// PRIM_INTERNAL_SECRET a random one is made for this run (all three apps get it).
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { startApi } from "@prim/api";
 import { startMcp } from "@prim/mcp-server";
+
+const webDir = fileURLToPath(new URL("../apps/web", import.meta.url));
+const nextBin = fileURLToPath(new URL("../node_modules/next/dist/bin/next", import.meta.url));
 
 const env = { ...process.env };
 env.PRIM_INTERNAL_SECRET ??= randomBytes(32).toString("hex");
@@ -21,8 +28,31 @@ try {
 }
 console.log(`prim cloud: api ${api.url}`);
 console.log(`prim cloud: mcp ${mcp.url}/mcp`);
+
+let web;
+const webPort = env.PRIM_WEB_PORT ?? "3000";
+if (existsSync(`${webDir}/.next/BUILD_ID`)) {
+  // Its own process group, so that stopping it stops next-server too.
+  web = spawn(process.execPath, [nextBin, "start", "-p", webPort], {
+    cwd: webDir,
+    detached: true,
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { NEXT_TELEMETRY_DISABLED: "1", ...env },
+  });
+  console.log(`prim cloud: web ${env.PRIM_DASHBOARD_URL ?? `http://localhost:${webPort}`}`);
+} else {
+  console.log("prim cloud: web not built (npm run build builds it); api and mcp serve without it");
+}
+
 const stop = (signal) => {
   console.log(`prim cloud: ${signal}, closing`);
+  if (web?.pid !== undefined) {
+    try {
+      process.kill(-web.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
   Promise.all([mcp.mcp.close(), api.api.close()]).then(
     () => process.exit(0),
     () => process.exit(1),

@@ -95,14 +95,21 @@ function consentRoute(stack: () => OAuthStack): Server {
   });
 }
 
-export async function startOAuthStack(label: string): Promise<OAuthStack> {
+/**
+ * The stack; `options.dashboard` names a real dashboard's origin (apps/web's e2e test), else the
+ * consent route here stands in for it.
+ */
+export async function startOAuthStack(label: string, options: { dashboard?: string } = {}): Promise<OAuthStack> {
   const secret = randomBytes(24).toString("hex");
   const [apiPort, mcpPort] = [await freePort(), await freePort()];
   const documents = new Map<string, unknown>();
   let stack: OAuthStack | undefined;
-  const dashboardServer = consentRoute(() => stack as OAuthStack);
-  await new Promise<void>((resolve) => dashboardServer.listen(0, "127.0.0.1", resolve));
-  const dashboard = `http://127.0.0.1:${(dashboardServer.address() as AddressInfo).port}`;
+  const dashboardServer = options.dashboard === undefined ? consentRoute(() => stack as OAuthStack) : undefined;
+  let dashboard = options.dashboard ?? "";
+  if (dashboardServer !== undefined) {
+    await new Promise<void>((resolve) => dashboardServer.listen(0, "127.0.0.1", resolve));
+    dashboard = `http://127.0.0.1:${(dashboardServer.address() as AddressInfo).port}`;
+  }
   const issuer = `http://127.0.0.1:${apiPort}/oauth`;
   const mcpOrigin = `http://127.0.0.1:${mcpPort}`;
   const cloud = await startCloud(
@@ -147,7 +154,7 @@ export async function startOAuthStack(label: string): Promise<OAuthStack> {
     stop: async () => {
       await mcp.close();
       await cloud.stop();
-      await new Promise((resolve) => dashboardServer.close(resolve));
+      if (dashboardServer !== undefined) await new Promise((resolve) => dashboardServer.close(resolve));
     },
   };
   return stack;

@@ -1,0 +1,71 @@
+import type { ConsentDecision, PendingAuthorization } from "@prim/db";
+import { db } from "./db";
+import { webEnv } from "./env";
+import { primDb, primMcp } from "./prim";
+
+export interface ConsentChoices {
+  pending: PendingAuthorization;
+  /** Where the client will send the user back (its redirect URI's host), shown to the user. */
+  redirectHost: string;
+  workspaces: { id: string; name: string; role: string; groups: string[] }[];
+  /** Tool names by primitive type, and the always-allowed ones. */
+  tools: { type: string; names: string[] }[];
+}
+
+/** Tool names of the allowlist grouped for the form (`primitive_list` is always allowed). */
+async function toolCatalog(): Promise<{ type: string; names: string[] }[]> {
+  const byType = new Map<string, string[]>();
+  for (const tool of (await primMcp()).TOOLS) {
+    if (tool.name === "primitive_list") continue;
+    // Tools of no one type (primitive_create, …) go under `primitive` (pattern `primitive_*`).
+    const type = tool.type ?? "primitive";
+    byType.set(type, [...(byType.get(type) ?? []), tool.name]);
+  }
+  return [...byType].map(([type, names]) => ({ type, names: names.sort() }));
+}
+
+/** What the consent screen offers `user` for authorization `uid` (its workspaces with a data role). */
+export async function consentChoices(uid: string, user: string): Promise<ConsentChoices> {
+  const pending = await (await primDb()).describeAuthorization(db(), uid);
+  const { rows } = await db().query<{ id: string; name: string; role: string; groups: string[] | null }>(
+    `SELECT w.id, w.name, m.role,
+            (SELECT array_agg(g.name ORDER BY g.name) FROM groups g WHERE g.workspace_id = w.id) AS groups
+       FROM members m JOIN workspaces w ON w.id = m.workspace_id
+      WHERE m.user_id = $1 AND m.role <> 'billing'
+      ORDER BY w.name, w.id`,
+    [user],
+  );
+  let redirectHost = pending.redirect_uri;
+  try {
+    redirectHost = new URL(pending.redirect_uri).host;
+  } catch {
+    // shown as registered
+  }
+  return {
+    pending,
+    redirectHost,
+    workspaces: rows.map((r) => ({ id: r.id, name: r.name, role: r.role, groups: r.groups ?? [] })),
+    tools: await toolCatalog(),
+  };
+}
+
+/**
+ * The form's POST (CLOUD.md, "Dashboard routes"): the decision checked and signed for the
+ * authorization server, answered as where the browser goes next.
+ */
+export async function decideConsent(uid: string, user: string, form: FormData): Promise<string> {
+  const action = form.get("action");
+  const decision: ConsentDecision =
+    action === "allow"
+      ? {
+          action: "allow",
+          uid,
+          user,
+          workspace: String(form.get("workspace") ?? ""),
+          group: String(form.get("group") ?? ""),
+          tools: form.getAll("tools").map(String),
+        }
+      : { action: "deny", uid, user };
+  const result = await (await primDb()).signConsent(db(), webEnv().PRIM_INTERNAL_SECRET, decision);
+  return `${webEnv().authUrl}/interaction/${encodeURIComponent(uid)}/complete?result=${encodeURIComponent(result)}`;
+}

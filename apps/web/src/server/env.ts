@@ -1,0 +1,51 @@
+import { createHmac } from "node:crypto";
+import { z } from "zod";
+
+/**
+ * The dashboard's configuration (CLOUD.md, Processes), read from the environment once, on first
+ * use (never at build time), validated: a bad start names every bad variable.
+ */
+const port = z.coerce.number().int().min(0).max(65535);
+const url = (name: string) => z.string().url(`${name} must be a URL`);
+
+const schema = z.object({
+  DATABASE_URL: z.string().min(1).default("postgres://postgres@localhost:5432/prim"),
+  REDIS_URL: z.string().min(1).default("redis://localhost:6379"),
+  PRIM_WEB_PORT: port.default(3000),
+  PRIM_API_PORT: port.default(8787),
+  PRIM_DASHBOARD_URL: url("PRIM_DASHBOARD_URL").optional(),
+  PRIM_AUTH_URL: url("PRIM_AUTH_URL").optional(),
+  PRIM_INTERNAL_SECRET: z
+    .string({ error: "PRIM_INTERNAL_SECRET is required" })
+    .min(32, "PRIM_INTERNAL_SECRET must be at least 32 characters"),
+  /** Sign-in attempts per address per minute (on in production; tests may raise it). */
+  PRIM_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
+});
+
+export type WebEnv = z.infer<typeof schema> & {
+  dashboardUrl: string;
+  authUrl: string;
+  /** The session library's secret, derived from the shared secret. */
+  authSecret: string;
+};
+
+let cached: WebEnv | undefined;
+
+export function webEnv(source: NodeJS.ProcessEnv = process.env): WebEnv {
+  if (cached !== undefined && source === process.env) return cached;
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`configuration:\n${lines.join("\n")}`);
+  }
+  const env = parsed.data;
+  const trimmed = (url: string) => url.replace(/\/+$/, "");
+  const out: WebEnv = {
+    ...env,
+    dashboardUrl: trimmed(env.PRIM_DASHBOARD_URL ?? `http://localhost:${env.PRIM_WEB_PORT}`),
+    authUrl: trimmed(env.PRIM_AUTH_URL ?? `http://localhost:${env.PRIM_API_PORT}/oauth`),
+    authSecret: createHmac("sha256", env.PRIM_INTERNAL_SECRET).update("prim dashboard sessions v1").digest("hex"),
+  };
+  if (source === process.env) cached = out;
+  return out;
+}

@@ -1,0 +1,9 @@
+/**
+ * Prim's own server packages (@prim/db, @prim/mcp), loaded by Node at run time rather than
+ * bundled: they are workspace links (outside node_modules, so `serverExternalPackages` does not
+ * apply), read files beside their code (SQL migrations) and reach a native binding.
+ */
+export const primDb = (): Promise<typeof import("@prim/db")> =>
+  import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "@prim/db");
+export const primMcp = (): Promise<typeof import("@prim/mcp")> =>
+  import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "@prim/mcp");

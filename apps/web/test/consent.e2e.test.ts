@@ -1,0 +1,210 @@
+// The dashboard's consent screen in a real browser (Debian's Chromium through Playwright) over
+// the built app (`next start`, built by `npm run build`), with apps/api's authorization server
+// and apps/mcp: sign up → a workspace with data → the official SDK client's OAuth flow, consent
+// given on the page → the agent's tools are exactly the ones ticked; the same form without
+// JavaScript; no session sends the browser to sign in first. Screenshots at 375 and 1440 px go
+// to apps/web/test-results/screenshots.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createWorkspace } from "@prim/db";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  call,
+  freePort,
+  MemoryProvider,
+  type OAuthStack,
+  REDIRECT,
+  startOAuthStack,
+} from "../../mcp/test/oauth-harness.js";
+
+const WEB_DIR = fileURLToPath(new URL("..", import.meta.url));
+const SHOTS = join(WEB_DIR, "test-results", "screenshots");
+const CHROMIUM = process.env.PRIM_CHROMIUM ?? "/usr/bin/chromium";
+const NEXT_BIN = fileURLToPath(new URL("../../../node_modules/next/dist/bin/next", import.meta.url));
+
+let stack: OAuthStack;
+let web: string;
+let server: ChildProcess;
+let browser: Browser;
+let context: BrowserContext;
+const email = "ada@acme.test";
+const password = "correct horse battery";
+
+async function waitFor(url: string, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > until) throw new Error(`${url} did not answer within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function shoot(page: Page, name: string): Promise<void> {
+  for (const width of [375, 1440]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+beforeAll(async () => {
+  if (!existsSync(join(WEB_DIR, ".next", "BUILD_ID"))) {
+    throw new Error("apps/web is not built: run `npm run build` (npm test does it first)");
+  }
+  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install -y chromium`);
+  mkdirSync(SHOTS, { recursive: true });
+  const port = await freePort();
+  web = `http://127.0.0.1:${port}`;
+  stack = await startOAuthStack("webconsent", { dashboard: web });
+  server = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: WEB_DIR,
+    detached: true, // its own process group: next start leaves next-server otherwise
+    stdio: ["ignore", "ignore", "inherit"],
+    env: {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL: stack.cloud.databaseUrl,
+      PRIM_INTERNAL_SECRET: stack.secret,
+      PRIM_AUTH_URL: stack.issuer,
+      PRIM_DASHBOARD_URL: web,
+    },
+  });
+  await waitFor(`${web}/sign-in`, 60_000);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
+  });
+  context = await browser.newContext();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (server?.pid !== undefined) {
+    try {
+      process.kill(-server.pid, "SIGTERM");
+    } catch {
+      // gone
+    }
+  }
+  await stack?.stop();
+});
+
+/** Where the client's redirect lands (nothing listens there): the URL, captured in the page. */
+async function captureRedirect(page: Page): Promise<{ landed: Promise<URL> }> {
+  let resolve: (url: URL) => void = () => {};
+  const landed = new Promise<URL>((r) => {
+    resolve = r;
+  });
+  await page.route(`${REDIRECT}**`, async (route) => {
+    resolve(new URL(route.request().url()));
+    await route.fulfill({ status: 200, contentType: "text/plain", body: "back at the client" });
+  });
+  return { landed };
+}
+
+describe("the dashboard's consent screen", () => {
+  it("signs up, then an agent connects with exactly the tools ticked on the page", { timeout: 120_000 }, async () => {
+    const page = await context.newPage();
+    await page.goto(`${web}/sign-up`);
+    await shoot(page, "sign-up");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await page.waitForURL(`${web}/`);
+    await expect(page.getByRole("heading", { name: "Workspaces" }).isVisible()).resolves.toBe(true);
+
+    const pool = stack.cloud.api.hub.pool;
+    const ws = await createWorkspace(pool, { name: "Acme", plan: "pro", owner: email });
+    await call(stack.cloud.url, ws.key, "POST", "/v1/groups", { name: "app" });
+    await call(stack.cloud.url, ws.key, "POST", "/v1/groups", { name: "ops" });
+    const kv = await call(stack.cloud.url, ws.key, "POST", "/v1/primitives", {
+      name: "cache",
+      type: "kv",
+      group: "app",
+    });
+    await call(stack.cloud.url, ws.key, "PUT", `/v1/primitives/${kv.body.id}/keys/greeting`, { value: "hello" });
+    await page.reload();
+    await shoot(page, "workspaces");
+
+    const agent = new MemoryProvider();
+    expect(await auth(agent, { serverUrl: stack.mcpUrl })).toBe("REDIRECT");
+    const { landed } = await captureRedirect(page);
+    await page.goto((agent.authorizationUrl as URL).href);
+    await page.waitForURL(/\/oauth\/consent\//);
+    await expect(page.getByRole("heading", { name: "Connect Test Agent" }).isVisible()).resolves.toBe(true);
+    await expect(page.getByText("127.0.0.1:9").isVisible()).resolves.toBe(true);
+    await shoot(page, "consent");
+    await page.getByLabel("Group").selectOption("app");
+    await page.getByLabel("kv_get").check();
+    await page.getByRole("button", { name: "Allow" }).click();
+    const back = await landed;
+    expect(back.searchParams.get("iss")).toBe(stack.issuer);
+    expect(
+      await auth(agent, { serverUrl: stack.mcpUrl, authorizationCode: back.searchParams.get("code") as string }),
+    ).toBe("AUTHORIZED");
+    const client = new Client({ name: "agent", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { authProvider: agent }));
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["kv_get", "primitive_list"]);
+    const got = await client.callTool({ name: "kv_get", arguments: { primitive: "cache", key: "greeting" } });
+    expect((got as unknown as { structuredContent: { value: string } }).structuredContent.value).toBe("hello");
+    await client.close();
+    await page.close();
+  });
+
+  it("works without JavaScript, and shows a refused choice on the page", { timeout: 60_000 }, async () => {
+    const noScript = await browser.newContext({ javaScriptEnabled: false, storageState: await context.storageState() });
+    const page = await noScript.newPage();
+    const agent = new MemoryProvider(undefined, "Plain Agent");
+    await auth(agent, { serverUrl: stack.mcpUrl });
+    const { landed } = await captureRedirect(page);
+    await page.goto((agent.authorizationUrl as URL).href);
+    await page.waitForURL(/\/oauth\/consent\//);
+    // No tool ticked: refused by the server, the reason shown on the screen.
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL(/error=/);
+    await expect(page.locator("#consent-error").textContent()).resolves.toMatch(/at least one tool/);
+    await shoot(page, "consent-error");
+    await page.getByLabel("Group").selectOption("ops");
+    await page.getByLabel("every kv tool (kv_*)").check();
+    await page.getByRole("button", { name: "Allow" }).click();
+    const back = await landed;
+    expect(back.searchParams.get("code")).toBeTruthy();
+    await noScript.close();
+  });
+
+  it("sends a browser without a session to sign in first, then back to the screen", { timeout: 60_000 }, async () => {
+    const fresh = await browser.newContext();
+    const page = await fresh.newPage();
+    const agent = new MemoryProvider();
+    await auth(agent, { serverUrl: stack.mcpUrl });
+    await page.goto((agent.authorizationUrl as URL).href);
+    await page.waitForURL(/\/sign-in\?next=/);
+    await shoot(page, "sign-in");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("wrong password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const message = page.locator("#form-error");
+    await message.waitFor();
+    await expect(message.textContent()).resolves.toBe("Wrong email or password.");
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(/\/oauth\/consent\//);
+    await fresh.close();
+  });
+});
