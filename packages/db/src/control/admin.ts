@@ -32,10 +32,28 @@ function checkRate(plan: Plan, rps: number | undefined, burst: number | undefine
   }
 }
 
+type WorkspaceInput = {
+  name: string;
+  plan?: string;
+  /** The owner's email (`prim admin`); `ownerId` names the user by id (the dashboard). */
+  owner?: string;
+  ownerId?: string;
+  rps?: number;
+  burst?: number;
+  /** false: no workspace key is made (the dashboard's workspaces get keys when asked). */
+  key?: boolean;
+};
+
+/** A workspace and, unless `key: false`, its workspace key (shown once). */
+export async function createWorkspace(pool: pg.Pool, input: WorkspaceInput & { key?: true }): Promise<WorkspaceCreated>;
 export async function createWorkspace(
   pool: pg.Pool,
-  input: { name: string; plan?: string; owner?: string; rps?: number; burst?: number },
-): Promise<WorkspaceCreated> {
+  input: WorkspaceInput & { key: false },
+): Promise<Pick<WorkspaceCreated, "workspace">>;
+export async function createWorkspace(
+  pool: pg.Pool,
+  input: WorkspaceInput,
+): Promise<WorkspaceCreated | Pick<WorkspaceCreated, "workspace">> {
   const plan = checkPlan(input.plan ?? "starter");
   checkRate(plan, input.rps, input.burst);
   if (input.name.trim() === "") throw invalid("name: required");
@@ -49,19 +67,24 @@ export async function createWorkspace(
       input.rps ?? null,
       input.burst ?? null,
     ]);
-    if (input.owner !== undefined) {
-      const user = await client.query<{ id: string }>("SELECT id FROM users WHERE email = $1", [input.owner]);
-      if (user.rows[0] === undefined) throw notFound(`user '${input.owner}'`);
+    if (input.owner !== undefined || input.ownerId !== undefined) {
+      const user = await client.query<{ id: string }>("SELECT id FROM users WHERE email = $1 OR id = $2", [
+        input.owner ?? null,
+        input.ownerId ?? null,
+      ]);
+      if (user.rows[0] === undefined) throw notFound(`user '${input.owner ?? input.ownerId}'`);
       await client.query("INSERT INTO members (workspace_id, user_id, role) VALUES ($1, $2, 'owner')", [
         id,
         user.rows[0].id,
       ]);
     }
+    if (input.key === false) return;
     await client.query(
       "INSERT INTO api_keys (id, hash, start, workspace_id, name, created_by) VALUES ($1, $2, $3, $4, $5, 'admin')",
       [key.id, key.hash, key.start, id, "workspace key"],
     );
   });
+  if (input.key === false) return { workspace: { id, name: input.name, plan } };
   return { workspace: { id, name: input.name, plan }, key: key.key, key_id: key.id };
 }
 
@@ -100,7 +123,7 @@ export async function findGroup(
 
 export async function createKey(
   pool: pg.Pool,
-  input: { workspace: string; group?: string; tools?: string[]; name?: string },
+  input: { workspace: string; group?: string; tools?: string[]; name?: string; createdBy?: string },
 ): Promise<KeyCreated> {
   const ws = await pool.query("SELECT 1 FROM workspaces WHERE id = $1", [input.workspace]);
   if (ws.rowCount === 0) throw notFound(`workspace '${input.workspace}'`);
@@ -110,7 +133,7 @@ export async function createKey(
   const key = newApiKey();
   await pool.query(
     `INSERT INTO api_keys (id, hash, start, workspace_id, group_id, tools, name, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'admin')`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
     [
       key.id,
       key.hash,
@@ -119,20 +142,26 @@ export async function createKey(
       group?.id ?? null,
       tools === null ? null : JSON.stringify(tools),
       input.name ?? null,
+      input.createdBy ?? "admin",
     ],
   );
   return { id: key.id, key: key.key, group: group?.name ?? null, tools };
 }
 
-/** Revokes a key; `publish` tells every process to drop it (the next request answers 401). */
+/**
+ * Revokes a key (of `workspace` only, when given: the dashboard); `publish` tells every process
+ * to drop it (the next request answers 401).
+ */
 export async function revokeKey(
   pool: pg.Pool,
   id: string,
   publish: (hash: string) => Promise<void>,
+  workspace?: string,
 ): Promise<{ id: string; revoked_at: number }> {
   const { rows } = await pool.query<{ hash: string; revoked_at: Date }>(
-    "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING hash, revoked_at",
-    [id],
+    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now())
+      WHERE id = $1 AND ($2::text IS NULL OR workspace_id = $2) RETURNING hash, revoked_at`,
+    [id, workspace ?? null],
   );
   if (rows[0] === undefined) throw notFound(`key '${id}'`);
   await publish(rows[0].hash);

@@ -1,0 +1,71 @@
+import type * as PrimDb from "@prim/db";
+import { initTRPC, TRPCError } from "@trpc/server";
+import type pg from "pg";
+import superjson from "superjson";
+import { z } from "zod";
+
+/** What a procedure runs with: the signed-in user (or null) and the control plane. */
+export interface Context {
+  user: { id: string; email: string } | null;
+  pool: pg.Pool;
+  /** @prim/db (loaded at run time in the app, directly in tests). */
+  db: typeof PrimDb;
+  /** The revocation fan-out (`prim:revoked`): a key's hash or `grant:<id>`. */
+  publish: (message: string) => Promise<void>;
+}
+
+export type Role = "owner" | "admin" | "member" | "billing";
+
+const t = initTRPC.context<Context>().create({ transformer: superjson });
+
+/** The spec's error codes (ServiceError) as tRPC's, with the message kept. */
+const CODES: Record<string, TRPCError["code"]> = {
+  not_found: "NOT_FOUND",
+  forbidden: "FORBIDDEN",
+  invalid_request: "BAD_REQUEST",
+  already_exists: "CONFLICT",
+};
+
+const serviceErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const cause = result.error.cause as { code?: string; message?: string } | undefined;
+    const code = cause?.code === undefined ? undefined : CODES[cause.code];
+    if (code !== undefined) throw new TRPCError({ code, message: cause?.message ?? code, cause: result.error.cause });
+  }
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Signed in. */
+export const authed = t.procedure.use(serviceErrors).use(({ ctx, next }) => {
+  if (ctx.user === null) throw new TRPCError({ code: "UNAUTHORIZED", message: "sign in first" });
+  return next({ ctx: { ...ctx, user: ctx.user } });
+});
+
+const workspaceInput = z.object({ workspace: z.string().min(1).max(64) });
+
+/**
+ * A member of the input's workspace with one of `roles`, checked on the server for every call:
+ * not a member is NOT_FOUND (nothing learned about the workspace), another role FORBIDDEN.
+ */
+export function inWorkspace(roles: readonly Role[]) {
+  return authed.input(workspaceInput).use(async ({ ctx, input, next }) => {
+    const { rows } = await ctx.pool.query<{ role: Role }>(
+      "SELECT role FROM members WHERE workspace_id = $1 AND user_id = $2",
+      [input.workspace, ctx.user.id],
+    );
+    const role = rows[0]?.role;
+    if (role === undefined)
+      throw new TRPCError({ code: "NOT_FOUND", message: `workspace '${input.workspace}' not found` });
+    if (!roles.includes(role)) {
+      throw new TRPCError({
+        code: "FORBIDDEN",
+        message: `role '${role}' may not do this (needs ${roles.join(" or ")})`,
+      });
+    }
+    return next({ ctx: { ...ctx, role } });
+  });
+}

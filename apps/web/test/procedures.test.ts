@@ -1,0 +1,167 @@
+// The dashboard's tRPC procedures against a real Postgres database (and the machine's Redis for
+// revocations): permissions table-driven from PERMISSIONS — every workspace procedure called by
+// an outsider (NOT_FOUND), and by each role (allowed, or FORBIDDEN) — then what the procedures
+// do: keys shown once and revoked, members removed with their OAuth connections, the last owner
+// kept.
+import * as PrimDb from "@prim/db";
+import { createUser, createWorkspace, migrate, openPool, Revocations } from "@prim/db";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase } from "../../../packages/db/test/pg.js";
+import { type Context, createCallerFactory, type Role } from "../src/server/trpc/init";
+import { appRouter, PERMISSIONS } from "../src/server/trpc/router";
+
+const database = freshDatabase("webprocs");
+let pool: pg.Pool;
+let revocations: Revocations;
+const users: Record<Role | "outsider", { id: string; email: string }> = {} as never;
+let workspace: string;
+const published: string[] = [];
+const createCaller = createCallerFactory(appRouter);
+
+function callerFor(who: Role | "outsider" | null) {
+  const ctx: Context = {
+    user: who === null ? null : users[who],
+    pool,
+    db: PrimDb,
+    publish: async (message) => {
+      published.push(message);
+      await revocations.publish(message);
+    },
+  };
+  return createCaller(ctx);
+}
+
+let seq = 0;
+/** A new user with `role` in the workspace (a target to remove). */
+async function extraMember(role: Role = "member"): Promise<string> {
+  seq++;
+  return (await createUser(pool, { email: `extra${seq}@acme.test`, password: "password123", workspace, role })).id;
+}
+
+beforeAll(async () => {
+  await migrate({ databaseUrl: database.url });
+  pool = await openPool(database.url);
+  revocations = new Revocations("redis://127.0.0.1:6379");
+  for (const who of ["owner", "admin", "member", "billing", "outsider"] as const) {
+    const email = `${who}@acme.test`;
+    users[who] = { id: (await createUser(pool, { email, password: "password123" })).id, email };
+  }
+  workspace = (await createWorkspace(pool, { name: "Acme", ownerId: users.owner.id, key: false })).workspace.id;
+  for (const role of ["admin", "member", "billing"] as const) {
+    await pool.query("INSERT INTO members (workspace_id, user_id, role) VALUES ($1, $2, $3)", [
+      workspace,
+      users[role].id,
+      role,
+    ]);
+  }
+  await pool.query("INSERT INTO groups (id, workspace_id, name, namespace, created_at) VALUES ($1, $2, 'app', $2, 0)", [
+    "grp_01hzzzzzzzzzzzzzzzzzzzzzzz",
+    workspace,
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await revocations?.close();
+  await pool?.end();
+  await database.drop();
+});
+
+type Caller = ReturnType<typeof callerFor>;
+
+/** One call of each workspace procedure, with what it needs made fresh for it. */
+const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>> = {
+  "workspace.rename": (c) => c.workspace.rename({ workspace, name: "Acme" }),
+  "members.list": (c) => c.members.list({ workspace }),
+  "members.remove": async (c) => c.members.remove({ workspace, user: await extraMember() }),
+  "members.leave": (c) => c.members.leave({ workspace }),
+  "keys.list": (c) => c.keys.list({ workspace }),
+  "keys.create": (c) => c.keys.create({ workspace, group: "app", tools: ["kv_get"], name: "ci" }),
+  "keys.revoke": async (c) => {
+    const key = await PrimDb.createKey(pool, { workspace, name: "to revoke" });
+    return c.keys.revoke({ workspace, id: key.id });
+  },
+  "connections.list": (c) => c.connections.list({ workspace }),
+  // No connection of that id: an allowed caller gets NOT_FOUND for the connection, which is
+  // told apart from the membership's by its message.
+  "connections.disconnect": (c) => c.connections.disconnect({ workspace, id: "conn_none" }),
+};
+
+describe("permissions (table-driven)", () => {
+  it("lists every workspace procedure of the router", () => {
+    const procedures = Object.keys(appRouter._def.procedures).filter((p) => !p.startsWith("workspace.list"));
+    expect(procedures.filter((p) => p !== "workspace.create").sort()).toEqual(Object.keys(PERMISSIONS).sort());
+  });
+
+  for (const [procedure, allowed] of Object.entries(PERMISSIONS) as [keyof typeof PERMISSIONS, readonly Role[]][]) {
+    it(`${procedure}: ${allowed.join(", ")} only`, async () => {
+      await expect(SAMPLES[procedure](callerFor(null))).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+      await expect(SAMPLES[procedure](callerFor("outsider"))).rejects.toMatchObject({
+        code: "NOT_FOUND",
+        message: expect.stringContaining("workspace"),
+      });
+      for (const role of ["owner", "admin", "member", "billing"] as const) {
+        // Leaving is tried by a stand-in of each role (the real ones stay for the other rows).
+        const caller = procedure === "members.leave" ? await standIn(role) : callerFor(role);
+        const outcome = await SAMPLES[procedure](caller).then(
+          () => "ok",
+          (err: { code: string; message: string }) =>
+            err.code === "NOT_FOUND" && !err.message.includes("workspace") ? "ok" : err.code,
+        );
+        expect(outcome, `${procedure} as ${role}`).toBe(allowed.includes(role) ? "ok" : "FORBIDDEN");
+      }
+    });
+  }
+});
+
+/** A caller who is a fresh member with `role` (leaving takes the caller out). */
+async function standIn(role: Role): Promise<Caller> {
+  const id = await extraMember(role);
+  const email = (await pool.query<{ email: string }>("SELECT email FROM users WHERE id = $1", [id])).rows[0]?.email;
+  return createCaller({
+    user: { id, email: email as string },
+    pool,
+    db: PrimDb,
+    publish: async (m) => {
+      published.push(m);
+    },
+  });
+}
+
+describe("what the procedures do", () => {
+  it("creates a workspace owned by the caller, with no key made behind their back", async () => {
+    const created = await callerFor("outsider").workspace.create({ name: "Outsider's" });
+    const list = await callerFor("outsider").workspace.list();
+    expect(list).toContainEqual({ id: created.id, name: "Outsider's", plan: "starter", role: "owner" });
+    expect(await callerFor("outsider").keys.list({ workspace: created.id })).toEqual([]);
+    await expect(callerFor("outsider").workspace.create({ name: "  " })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("shows a key once, lists it by its start with its creator, and revokes it (published)", async () => {
+    const made = await callerFor("admin").keys.create({ workspace, group: "app", tools: ["kv_*"], name: "deploy" });
+    expect(made.key).toMatch(/^pk_/);
+    const listed = (await callerFor("member").keys.list({ workspace })).find((k) => k.id === made.id);
+    expect(listed).toMatchObject({ start: made.key.slice(0, 8), name: "deploy", group: "app", tools: ["kv_*"] });
+    expect(listed?.created_by).toBe(`user:${users.admin.id}`);
+    expect(JSON.stringify(listed)).not.toContain(made.key);
+    await callerFor("owner").keys.revoke({ workspace, id: made.id });
+    expect(published).toContain(PrimDb.hashKey(made.key));
+    // Another workspace's key is not found from here.
+    const other = await createWorkspace(pool, { name: "Other" });
+    await expect(callerFor("owner").keys.revoke({ workspace, id: other.key_id })).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
+  });
+
+  it("keeps the last owner, and lets only an owner remove an owner", async () => {
+    await expect(callerFor("owner").members.leave({ workspace })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    const secondOwner = await extraMember("owner");
+    await expect(callerFor("admin").members.remove({ workspace, user: secondOwner })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await callerFor("owner").members.remove({ workspace, user: secondOwner });
+    await expect(callerFor("owner").members.remove({ workspace, user: users.owner.id })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+  });
+});
