@@ -188,6 +188,57 @@ describe("the dashboard's consent screen", () => {
     await noScript.close();
   });
 
+  it("the workspace page: a scoped key shown once, used, revoked; the app disconnected; a member removed", {
+    timeout: 90_000,
+  }, async () => {
+    const pool = stack.cloud.api.hub.pool;
+    const { rows } = await pool.query<{ id: string }>("SELECT id FROM workspaces WHERE name = 'Acme'");
+    const workspace = rows[0]?.id as string;
+    const bob = await (await import("@prim/db")).createUser(pool, {
+      email: "bob@acme.test",
+      password: "password123",
+      workspace,
+      role: "member",
+    });
+    const page = await context.newPage();
+    await page.goto(`${web}/`);
+    await page.getByRole("link", { name: "Acme" }).click();
+    await page.waitForURL(`${web}/w/${workspace}`);
+    await page.getByText("Test Agent").waitFor();
+    await shoot(page, "workspace");
+
+    // A key for group app with kv_get: shown once, then it works on REST, then revoked it fails.
+    await page.getByLabel("Name").fill("ci key");
+    await page.getByLabel(/^Group/).fill("app");
+    await page.getByLabel(/^Tools/).fill("kv_get");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.getByTestId("new-key").textContent()) as string;
+    expect(key).toMatch(/^pk_/);
+    const listed = await call(stack.cloud.url, key, "GET", "/v1/primitives");
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((p: { name: string }) => p.name)).toEqual(["cache"]);
+    await page.getByRole("button", { name: `Revoke key ${key.slice(0, 8)}` }).click();
+    await page.getByText("revoked").first().waitFor();
+    expect((await call(stack.cloud.url, key, "GET", "/v1/primitives")).status).toBe(401);
+
+    // Disconnect every app: the agents' tokens stop at once.
+    const before = await pool.query("SELECT 1 FROM oauth_connections WHERE revoked_at IS NULL");
+    expect(before.rowCount).toBeGreaterThan(0);
+    for (;;) {
+      const button = page.getByRole("button", { name: /^Disconnect / }).first();
+      if ((await button.count()) === 0) break;
+      await button.click();
+      await page.waitForTimeout(300);
+    }
+    await page.getByText("No app is connected.").waitFor();
+    expect((await pool.query("SELECT 1 FROM oauth_connections WHERE revoked_at IS NULL")).rowCount).toBe(0);
+
+    await page.getByRole("button", { name: "Remove bob@acme.test" }).click();
+    await page.getByText("bob@acme.test").waitFor({ state: "detached" });
+    expect((await pool.query("SELECT 1 FROM members WHERE user_id = $1", [bob.id])).rowCount).toBe(0);
+    await page.close();
+  });
+
   it("sends a browser without a session to sign in first, then back to the screen", { timeout: 60_000 }, async () => {
     const fresh = await browser.newContext();
     const page = await fresh.newPage();

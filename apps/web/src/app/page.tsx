@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { currentUser } from "@/server/auth";
 import { db } from "@/server/db";
+import { CreateWorkspace } from "./create-workspace";
 
 export const dynamic = "force-dynamic";
 
@@ -42,7 +43,9 @@ export default async function Home() {
         <ul className="mt-4 divide-y rounded border bg-white">
           {rows.map((w) => (
             <li key={w.id} className="flex justify-between p-3">
-              <span className="font-medium">{w.name}</span>
+              <Link href={`/w/${w.id}`} className="font-medium underline">
+                {w.name}
+              </Link>
               <span className="text-sm text-zinc-600">
                 {w.plan} · {w.role}
               </span>
@@ -50,6 +53,7 @@ export default async function Home() {
           ))}
         </ul>
       )}
+      <CreateWorkspace />
     </section>
   );
 }

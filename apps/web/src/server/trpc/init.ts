@@ -16,7 +16,19 @@ export interface Context {
 
 export type Role = "owner" | "admin" | "member" | "billing";
 
-const t = initTRPC.context<Context>().create({ transformer: superjson });
+const t = initTRPC.context<Context>().create({
+  transformer: superjson,
+  // Input validation (the same zod schemas the forms use) answers its messages, per field.
+  errorFormatter({ shape, error }) {
+    if (!(error.cause instanceof z.ZodError)) return shape;
+    const fields = error.cause.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`);
+    return {
+      ...shape,
+      message: fields.join("; "),
+      data: { ...shape.data, fields: z.flattenError(error.cause).fieldErrors },
+    };
+  },
+});
 
 /** The spec's error codes (ServiceError) as tRPC's, with the message kept. */
 const CODES: Record<string, TRPCError["code"]> = {

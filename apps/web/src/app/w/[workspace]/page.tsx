@@ -1,0 +1,43 @@
+import Link from "next/link";
+import { notFound, redirect } from "next/navigation";
+import { currentUser } from "@/server/auth";
+import { db } from "@/server/db";
+import { ConnectionsPanel } from "./connections-panel";
+import { KeysPanel } from "./keys-panel";
+import { MembersPanel } from "./members-panel";
+
+export const dynamic = "force-dynamic";
+
+type Props = { params: Promise<{ workspace: string }> };
+
+/** One workspace: its API keys, members and connected apps (each panel per the user's role). */
+export default async function WorkspacePage({ params }: Props) {
+  const { workspace } = await params;
+  const user = await currentUser();
+  if (user === null) redirect(`/sign-in?next=${encodeURIComponent(`/w/${workspace}`)}`);
+  const { rows } = await db().query<{ name: string; plan: string; role: string }>(
+    `SELECT w.name, w.plan, m.role FROM members m JOIN workspaces w ON w.id = m.workspace_id
+      WHERE m.workspace_id = $1 AND m.user_id = $2`,
+    [workspace, user.id],
+  );
+  const ws = rows[0];
+  if (ws === undefined) notFound();
+  const admin = ws.role === "owner" || ws.role === "admin";
+  const data = ws.role !== "billing";
+  return (
+    <div className="space-y-8">
+      <header>
+        <Link href="/" className="text-sm underline">
+          All workspaces
+        </Link>
+        <h1 className="mt-2 text-2xl font-semibold">{ws.name}</h1>
+        <p className="text-sm text-zinc-600">
+          {ws.plan} plan · you are {ws.role}
+        </p>
+      </header>
+      {data && <KeysPanel workspace={workspace} canManage={admin} />}
+      {data && <ConnectionsPanel workspace={workspace} />}
+      <MembersPanel workspace={workspace} canManage={admin} me={user.id} />
+    </div>
+  );
+}
