@@ -15,6 +15,8 @@ const schema = z.object({
   PRIM_API_PORT: port.default(8787),
   PRIM_DASHBOARD_URL: url("PRIM_DASHBOARD_URL").optional(),
   PRIM_AUTH_URL: url("PRIM_AUTH_URL").optional(),
+  /** The cell's internal listener: the dashboard reaches data through it (CLOUD.md, Invoker). */
+  PRIM_INTERNAL_URL: url("PRIM_INTERNAL_URL").default("http://127.0.0.1:8789"),
   PRIM_INTERNAL_SECRET: z
     .string({ error: "PRIM_INTERNAL_SECRET is required" })
     .min(32, "PRIM_INTERNAL_SECRET must be at least 32 characters"),

@@ -7,3 +7,5 @@ export const primDb = (): Promise<typeof import("@prim/db")> =>
   import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "@prim/db");
 export const primMcp = (): Promise<typeof import("@prim/mcp")> =>
   import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "@prim/mcp");
+export const primInvoke = (): Promise<typeof import("@prim/wire/invoke")> =>
+  import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "@prim/wire/invoke");

@@ -1,15 +1,24 @@
 import { currentUser } from "../auth";
 import { db } from "../db";
 import { webEnv } from "../env";
-import { primDb } from "../prim";
+import { primDb, primInvoke } from "../prim";
 import type { Context } from "./init";
 
 let revocations: InstanceType<Awaited<ReturnType<typeof primDb>>["Revocations"]> | undefined;
+let invoker: Context["invoker"] | undefined;
 
-/** The request's context: its signed-in user, the pool, @prim/db and the revocation fan-out. */
+/** The request's context: its signed-in user, the pool, @prim/db, the revocation fan-out, the invoker. */
 export async function createContext(): Promise<Context> {
   const prim = await primDb();
   revocations ??= new prim.Revocations(webEnv().REDIS_URL);
   const publisher = revocations;
-  return { user: await currentUser(), pool: db(), db: prim, publish: (message) => publisher.publish(message) };
+  const env = webEnv();
+  invoker ??= new (await primInvoke()).RemoteInvoker({ url: env.PRIM_INTERNAL_URL, secret: env.PRIM_INTERNAL_SECRET });
+  return {
+    user: await currentUser(),
+    pool: db(),
+    db: prim,
+    publish: (message) => publisher.publish(message),
+    invoker,
+  };
 }

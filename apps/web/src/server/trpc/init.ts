@@ -1,4 +1,5 @@
 import type * as PrimDb from "@prim/db";
+import type { Invoker, Principal } from "@prim/wire";
 import { initTRPC, TRPCError } from "@trpc/server";
 import type pg from "pg";
 import superjson from "superjson";
@@ -12,6 +13,19 @@ export interface Context {
   db: typeof PrimDb;
   /** The revocation fan-out (`prim:revoked`): a key's hash or `grant:<id>`. */
   publish: (message: string) => Promise<void>;
+  /** The one door to data (the cell's internal invoke): policy and audit are the engine's. */
+  invoker: Invoker;
+}
+
+/**
+ * The dashboard user as the engine sees them in a workspace (actor `user:<id>`): owners and
+ * admins are account-level; members reach every group's data but no account-only operation
+ * (lifecycle, groups, audit, secrets); billing reaches no data.
+ */
+export function userPrincipal(user: { id: string }, workspace: string, role: Role): Principal {
+  const actor = `user:${user.id}`;
+  if (role === "owner" || role === "admin") return { kind: "account", workspace, actor, groupId: null, tools: null };
+  return { kind: "scoped", workspace, actor, groupId: null, tools: role === "member" ? null : [] };
 }
 
 export type Role = "owner" | "admin" | "member" | "billing";
@@ -36,6 +50,12 @@ const CODES: Record<string, TRPCError["code"]> = {
   forbidden: "FORBIDDEN",
   invalid_request: "BAD_REQUEST",
   already_exists: "CONFLICT",
+  group_mismatch: "FORBIDDEN",
+  tool_not_allowed: "FORBIDDEN",
+  plan_limit: "FORBIDDEN",
+  rate_limited: "TOO_MANY_REQUESTS",
+  conflict: "CONFLICT",
+  paused: "CONFLICT",
 };
 
 const serviceErrors = t.middleware(async ({ next }) => {

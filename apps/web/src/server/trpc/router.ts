@@ -1,27 +1,10 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { dataRouter } from "./data";
 import { authed, inWorkspace, type Role, router } from "./init";
+import { PERMISSIONS } from "./permissions";
 
-const ALL: readonly Role[] = ["owner", "admin", "member", "billing"];
-const DATA: readonly Role[] = ["owner", "admin", "member"];
-const ADMINS: readonly Role[] = ["owner", "admin"];
-
-/**
- * Who may call what (CLOUD.md, Credentials: `owner`, `admin` — keys, members, groups —,
- * `member` — data browser, read the keys list —, `billing` — plan and invoices only). The
- * procedures take their roles from here and the permission tests iterate over it.
- */
-export const PERMISSIONS = {
-  "workspace.rename": ADMINS,
-  "members.list": ALL,
-  "members.remove": ADMINS,
-  "members.leave": ALL,
-  "keys.list": DATA,
-  "keys.create": ADMINS,
-  "keys.revoke": ADMINS,
-  "connections.list": DATA,
-  "connections.disconnect": DATA,
-} as const satisfies Record<string, readonly Role[]>;
+export { PERMISSIONS };
 
 export const workspaceName = z.string().trim().min(1, "a name is required").max(80, "at most 80 characters");
 export const keyInput = z.object({
@@ -42,6 +25,7 @@ async function owners(ctx: { pool: import("pg").Pool }, workspace: string): Prom
 }
 
 export const appRouter = router({
+  data: dataRouter,
   workspace: router({
     list: authed.query(async ({ ctx }) => {
       const { rows } = await ctx.pool.query<{ id: string; name: string; plan: string; role: Role }>(

@@ -1,0 +1,28 @@
+import type { Role } from "./init";
+
+const ALL: readonly Role[] = ["owner", "admin", "member", "billing"];
+const DATA: readonly Role[] = ["owner", "admin", "member"];
+const ADMINS: readonly Role[] = ["owner", "admin"];
+
+/**
+ * Who may call what (CLOUD.md, Credentials: `owner`, `admin` — keys, members, groups —,
+ * `member` — data browser, read the keys list —, `billing` — plan and invoices only). The
+ * procedures take their roles from here and the permission tests iterate over it.
+ */
+export const PERMISSIONS = {
+  "workspace.rename": ADMINS,
+  "members.list": ALL,
+  "members.remove": ADMINS,
+  "members.leave": ALL,
+  "keys.list": DATA,
+  "keys.create": ADMINS,
+  "keys.revoke": ADMINS,
+  "connections.list": DATA,
+  "connections.disconnect": DATA,
+  "data.groups": DATA,
+  "data.createGroup": ADMINS,
+  "data.primitives": DATA,
+  "data.createPrimitive": DATA,
+  "data.deletePrimitive": ADMINS,
+  "data.kvList": DATA,
+} as const satisfies Record<string, readonly Role[]>;
