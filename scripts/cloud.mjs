@@ -37,7 +37,7 @@ if (existsSync(`${webDir}/.next/BUILD_ID`)) {
     cwd: webDir,
     detached: true,
     stdio: ["ignore", "ignore", "inherit"],
-    env: { NEXT_TELEMETRY_DISABLED: "1", ...env },
+    env: { NEXT_TELEMETRY_DISABLED: "1", ...env, PRIM_INTERNAL_URL: env.PRIM_INTERNAL_URL ?? api.internalUrl },
   });
   console.log(`prim cloud: web ${env.PRIM_DASHBOARD_URL ?? `http://localhost:${webPort}`}`);
 } else {

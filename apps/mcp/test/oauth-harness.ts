@@ -36,6 +36,8 @@ export interface OAuthStack {
   issuer: string;
   dashboard: string;
   secret: string;
+  /** The cell's internal invoke (apps/mcp and the dashboard reach data through it). */
+  internalUrl: string;
   /** Client ID Metadata Documents the authorization server can fetch, by URL. */
   documents: Map<string, unknown>;
   stop(): Promise<void>;
@@ -150,6 +152,7 @@ export async function startOAuthStack(label: string, options: { dashboard?: stri
     issuer,
     dashboard,
     secret,
+    internalUrl,
     documents,
     stop: async () => {
       await mcp.close();

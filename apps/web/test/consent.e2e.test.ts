@@ -77,6 +77,7 @@ beforeAll(async () => {
       PRIM_INTERNAL_SECRET: stack.secret,
       PRIM_AUTH_URL: stack.issuer,
       PRIM_DASHBOARD_URL: web,
+      PRIM_INTERNAL_URL: stack.internalUrl,
     },
   });
   await waitFor(`${web}/sign-in`, 60_000);
@@ -232,6 +233,24 @@ describe("the dashboard's consent screen", () => {
     }
     await page.getByText("No app is connected.").waitFor();
     expect((await pool.query("SELECT 1 FROM oauth_connections WHERE revoked_at IS NULL")).rowCount).toBe(0);
+
+    // The data browser: a new kv primitive in group app, the existing one's keys by prefix.
+    await page.getByRole("link", { name: "Data" }).click();
+    await page.getByRole("button", { name: /^app/ }).click();
+    await page.getByLabel("Name", { exact: true }).fill("scratch");
+    await page.getByRole("button", { name: "Create" }).click();
+    await page.getByRole("button", { name: "scratch", exact: true }).waitFor();
+    await page.getByRole("button", { name: "cache", exact: true }).click();
+    await page.getByLabel("Prefix").fill("gre");
+    await page.getByRole("cell", { name: "greeting" }).waitFor();
+    await expect(page.getByRole("cell", { name: '"hello"' }).isVisible()).resolves.toBe(true);
+    await shoot(page, "data");
+    const audit = await pool.query<{ actor: string }>(
+      "SELECT actor FROM audit WHERE workspace_id = $1 AND action = 'primitive.create' ORDER BY ts DESC LIMIT 1",
+      [workspace],
+    );
+    expect(audit.rows[0]?.actor).toMatch(/^user:/);
+    await page.goBack();
 
     await page.getByRole("button", { name: "Remove bob@acme.test" }).click();
     await page.getByText("bob@acme.test").waitFor({ state: "detached" });

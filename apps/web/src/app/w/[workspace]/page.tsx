@@ -34,6 +34,11 @@ export default async function WorkspacePage({ params }: Props) {
         <p className="text-sm text-zinc-600">
           {ws.plan} plan · you are {ws.role}
         </p>
+        {data && (
+          <Link href={`/w/${workspace}/data`} className="mt-2 inline-block rounded border px-3 py-1 text-sm">
+            Data
+          </Link>
+        )}
       </header>
       {data && <KeysPanel workspace={workspace} canManage={admin} />}
       {data && <ConnectionsPanel workspace={workspace} />}
