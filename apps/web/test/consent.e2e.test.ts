@@ -255,6 +255,25 @@ describe("the dashboard's consent screen", () => {
     await page.getByRole("button", { name: "Remove bob@acme.test" }).click();
     await page.getByText("bob@acme.test").waitFor({ state: "detached" });
     expect((await pool.query("SELECT 1 FROM members WHERE user_id = $1", [bob.id])).rowCount).toBe(0);
+
+    // An invitation link, accepted by the invitee's own new account.
+    await page.getByLabel("Email").fill("carol@acme.test");
+    await page.getByRole("button", { name: "Create invitation link" }).click();
+    const link = (await page.getByTestId("invite-link").textContent()) as string;
+    expect(link).toMatch(new RegExp(`^${web}/invite/inv_`));
+    await shoot(page, "members");
+    const carol = await browser.newContext();
+    const invited = await carol.newPage();
+    await invited.goto(`${web}/sign-up?next=${encodeURIComponent(new URL(link).pathname)}`);
+    await invited.getByLabel("Email").fill("carol@acme.test");
+    await invited.getByLabel("Password").fill("carol's password");
+    await invited.getByRole("button", { name: "Create account" }).click();
+    await invited.getByRole("heading", { name: "Join Acme" }).waitFor();
+    await shoot(invited, "invite");
+    await invited.getByRole("button", { name: "Accept invitation" }).click();
+    await invited.waitForURL(`${web}/w/${workspace}`);
+    await invited.getByText("you are member").waitFor();
+    await carol.close();
     await page.close();
   });
 

@@ -35,6 +35,7 @@ function callerFor(who: Role | "outsider" | null) {
       await revocations.publish(message);
     },
     invoker,
+    dashboardUrl: "https://dash.prim.test",
   };
   return createCaller(ctx);
 }
@@ -87,6 +88,17 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
   "members.list": (c) => c.members.list({ workspace }),
   "members.remove": async (c) => c.members.remove({ workspace, user: await extraMember() }),
   "members.leave": (c) => c.members.leave({ workspace }),
+  "members.invite": (c) => c.members.invite({ workspace, email: `invitee${++seq}@acme.test`, role: "member" }),
+  "members.invitations": (c) => c.members.invitations({ workspace }),
+  "members.revokeInvitation": async (c) => {
+    const made = await PrimDb.inviteMember(pool, {
+      workspace,
+      email: `w${++seq}@acme.test`,
+      role: "member",
+      invitedBy: "test",
+    });
+    return c.members.revokeInvitation({ workspace, id: made.id });
+  },
   "keys.list": (c) => c.keys.list({ workspace }),
   "keys.create": (c) => c.keys.create({ workspace, group: "app", tools: ["kv_get"], name: "ci" }),
   "keys.revoke": async (c) => {
@@ -115,8 +127,10 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
 
 describe("permissions (table-driven)", () => {
   it("lists every workspace procedure of the router", () => {
-    const procedures = Object.keys(appRouter._def.procedures).filter((p) => !p.startsWith("workspace.list"));
-    expect(procedures.filter((p) => p !== "workspace.create").sort()).toEqual(Object.keys(PERMISSIONS).sort());
+    // Not workspace procedures: the caller's own list, creating one, accepting an invitation.
+    const own = new Set(["workspace.list", "workspace.create", "invitation.accept"]);
+    const procedures = Object.keys(appRouter._def.procedures).filter((p) => !own.has(p));
+    expect(procedures.sort()).toEqual(Object.keys(PERMISSIONS).sort());
   });
 
   for (const [procedure, allowed] of Object.entries(PERMISSIONS) as [keyof typeof PERMISSIONS, readonly Role[]][]) {
@@ -152,6 +166,7 @@ async function standIn(role: Role): Promise<Caller> {
       published.push(m);
     },
     invoker,
+    dashboardUrl: "https://dash.prim.test",
   });
 }
 
@@ -211,6 +226,34 @@ describe("what the procedures do", () => {
     await expect(callerFor("owner").keys.revoke({ workspace, id: other.key_id })).rejects.toMatchObject({
       code: "NOT_FOUND",
     });
+  });
+
+  it("invites by link: only the invited address accepts, once; an admin cannot invite an owner", async () => {
+    const made = await callerFor("admin").members.invite({ workspace, email: "New.Person@acme.test", role: "member" });
+    expect(made.link).toMatch(/^https:\/\/dash\.prim\.test\/invite\/inv_/);
+    const token = made.link.split("/").pop() as string;
+    expect((await callerFor("admin").members.invitations({ workspace })).map((i) => i.email)).toContain(
+      "new.person@acme.test",
+    );
+    await expect(callerFor("outsider").invitation.accept({ token })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const invitee = await createUser(pool, { email: "new.person@acme.test", password: "password123" });
+    const as = createCaller({
+      user: { id: invitee.id, email: "new.person@acme.test" },
+      pool,
+      db: PrimDb,
+      publish: async () => {},
+      invoker,
+      dashboardUrl: "https://dash.prim.test",
+    });
+    expect(await as.invitation.accept({ token })).toEqual({ workspace, role: "member" });
+    expect((await as.workspace.list()).map((w) => w.id)).toContain(workspace);
+    await expect(as.invitation.accept({ token })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      callerFor("admin").members.invite({ workspace, email: "boss@acme.test", role: "owner" }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(
+      callerFor("admin").members.invite({ workspace, email: "member@acme.test", role: "member" }),
+    ).rejects.toMatchObject({ code: "CONFLICT" });
   });
 
   it("keeps the last owner, and lets only an owner remove an owner", async () => {

@@ -16,6 +16,15 @@ export {
   type WorkspaceCreated,
 } from "./control/admin.js";
 export { base58, hashKey, isBase58, looksLikeApiKey, type NewApiKey, newApiKey } from "./control/api-key.js";
+export {
+  acceptInvitation,
+  describeInvitation,
+  INVITATION_TTL_MS,
+  type Invitation,
+  inviteMember,
+  listInvitations,
+  revokeInvitation,
+} from "./control/invitations.js";
 export { ApiKeyResolver } from "./control/key-resolver.js";
 export { operationsKeyPrefix, planCacheKey, REVOKED_CHANNEL, Revocations } from "./control/revocation.js";
 export { type DayUsage, readUsage, rollUpUsage, type UsageReport } from "./control/usage.js";

@@ -20,5 +20,6 @@ export async function createContext(): Promise<Context> {
     db: prim,
     publish: (message) => publisher.publish(message),
     invoker,
+    dashboardUrl: env.dashboardUrl,
   };
 }

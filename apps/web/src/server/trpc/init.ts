@@ -15,6 +15,8 @@ export interface Context {
   publish: (message: string) => Promise<void>;
   /** The one door to data (the cell's internal invoke): policy and audit are the engine's. */
   invoker: Invoker;
+  /** This dashboard's origin (invitation links). */
+  dashboardUrl: string;
 }
 
 /**

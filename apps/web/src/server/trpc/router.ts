@@ -75,12 +75,48 @@ export const appRouter = router({
         // Removal ends that user's OAuth connections here at once (their tokens answer 401).
         return ctx.db.removeMember(ctx.pool, { workspace: input.workspace, user: input.user }, ctx.publish);
       }),
+    /** An invitation link for `email` (shown to the inviter; no mail is sent). */
+    invite: inWorkspace(PERMISSIONS["members.invite"])
+      .input(
+        z.object({
+          email: z.string().email("an email address"),
+          role: z.enum(["owner", "admin", "member", "billing"]),
+        }),
+      )
+      .mutation(async ({ ctx, input }) => {
+        if (input.role === "owner" && ctx.role !== "owner") {
+          throw new TRPCError({ code: "FORBIDDEN", message: "only an owner invites an owner" });
+        }
+        const made = await ctx.db.inviteMember(ctx.pool, {
+          workspace: input.workspace,
+          email: input.email,
+          role: input.role,
+          invitedBy: `user:${ctx.user.id}`,
+        });
+        const { token, ...invitation } = made;
+        return { ...invitation, link: `${ctx.dashboardUrl}/invite/${token}` };
+      }),
+    invitations: inWorkspace(PERMISSIONS["members.invitations"]).query(({ ctx, input }) =>
+      ctx.db.listInvitations(ctx.pool, input.workspace),
+    ),
+    revokeInvitation: inWorkspace(PERMISSIONS["members.revokeInvitation"])
+      .input(z.object({ id: z.string().min(1) }))
+      .mutation(async ({ ctx, input }) => {
+        await ctx.db.revokeInvitation(ctx.pool, input.workspace, input.id);
+        return { id: input.id };
+      }),
     leave: inWorkspace(PERMISSIONS["members.leave"]).mutation(async ({ ctx, input }) => {
       if (ctx.role === "owner" && (await owners(ctx, input.workspace)) === 1) {
         throw new TRPCError({ code: "BAD_REQUEST", message: "the last owner cannot leave; make another owner first" });
       }
       return ctx.db.removeMember(ctx.pool, { workspace: input.workspace, user: ctx.user.id }, ctx.publish);
     }),
+  }),
+  invitation: router({
+    /** Joins the workspace of an invitation link, as the signed-in user with the invited email. */
+    accept: authed
+      .input(z.object({ token: z.string().min(1).max(100) }))
+      .mutation(({ ctx, input }) => ctx.db.acceptInvitation(ctx.pool, input.token, ctx.user)),
   }),
   keys: router({
     list: inWorkspace(PERMISSIONS["keys.list"]).query(async ({ ctx, input }) => {

@@ -1,5 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 
 /** Members and roles; admins remove, anyone leaves (either ends that user's connected apps here). */
@@ -57,6 +58,84 @@ export function MembersPanel({ workspace, canManage, me }: { workspace: string; 
           {remove.error?.message ?? leave.error?.message}
         </p>
       )}
+      {canManage && <Invitations workspace={workspace} />}
     </section>
+  );
+}
+
+/** Invitations: a link for an email and a role (shown here; no mail is sent), pending ones withdrawn. */
+function Invitations({ workspace }: { workspace: string }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [link, setLink] = useState<string | null>(null);
+  const pending = useQuery(trpc.members.invitations.queryOptions({ workspace }));
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.members.invitations.queryKey({ workspace }) });
+  const invite = useMutation(
+    trpc.members.invite.mutationOptions({
+      onSuccess: (made) => {
+        setLink(made.link);
+        void refresh();
+      },
+    }),
+  );
+  const withdraw = useMutation(trpc.members.revokeInvitation.mutationOptions({ onSuccess: () => void refresh() }));
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    invite.mutate({
+      workspace,
+      email: String(form.get("email") ?? ""),
+      role: String(form.get("role")) as "member",
+    });
+  }
+  return (
+    <div className="mt-4 border-t pt-4">
+      <h3 className="font-medium">Invite</h3>
+      <form onSubmit={submit} className="mt-2 flex flex-wrap items-end gap-2 text-sm">
+        <label>
+          Email
+          <input name="email" type="email" required className="mt-1 block rounded border p-1" />
+        </label>
+        <label>
+          Role
+          <select name="role" defaultValue="member" className="mt-1 block rounded border p-1">
+            <option>member</option>
+            <option>admin</option>
+            <option>billing</option>
+            <option>owner</option>
+          </select>
+        </label>
+        <button type="submit" className="rounded bg-zinc-900 px-3 py-1 text-white">
+          Create invitation link
+        </button>
+      </form>
+      {invite.isError && (
+        <p role="alert" className="text-sm text-red-700">
+          {invite.error.message}
+        </p>
+      )}
+      {link !== null && (
+        <p role="status" className="mt-2 break-all rounded border border-amber-300 bg-amber-50 p-2 text-sm">
+          Send this link to them: <code data-testid="invite-link">{link}</code>
+        </p>
+      )}
+      <ul className="mt-2 divide-y text-sm">
+        {pending.data?.map((i) => (
+          <li key={i.id} className="flex items-center justify-between py-1">
+            <span>
+              {i.email} <span className="text-zinc-600">({i.role}, pending)</span>
+            </span>
+            <button
+              type="button"
+              className="rounded border px-2 py-0.5"
+              aria-label={`Withdraw invitation for ${i.email}`}
+              onClick={() => withdraw.mutate({ workspace, id: i.id })}
+            >
+              Withdraw
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -1,0 +1,141 @@
+import { randomBytes } from "node:crypto";
+import { invalid, notFound, prefixedId, ServiceError } from "@prim/engine";
+import type pg from "pg";
+import { inTransaction } from "../connect.js";
+import { base58, hashKey } from "./api-key.js";
+import { ROLES, type Role } from "./users.js";
+
+/** How long an invitation link stays good. */
+export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  invited_by: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/**
+ * Invites `email` to a workspace with `role`: answers the link's token (shown to the inviter
+ * once; only its sha256 is stored). Someone already a member is 409 `already_exists`.
+ */
+export async function inviteMember(
+  pool: pg.Pool,
+  input: { workspace: string; email: string; role: string; invitedBy: string },
+  now = Date.now(),
+): Promise<Invitation & { token: string }> {
+  const email = input.email.trim().toLowerCase();
+  if (!EMAIL.test(email)) throw invalid("email: not an email address");
+  if (!(ROLES as readonly string[]).includes(input.role)) throw invalid(`role: must be one of ${ROLES.join(", ")}`);
+  const member = await pool.query(
+    "SELECT 1 FROM members m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 AND lower(u.email) = $2",
+    [input.workspace, email],
+  );
+  if ((member.rowCount ?? 0) > 0) throw new ServiceError("already_exists", `${email} is already a member`);
+  const token = `inv_${base58(randomBytes(24))}`;
+  const id = prefixedId("inv").toLowerCase();
+  const expires = new Date(now + INVITATION_TTL_MS);
+  await pool.query(
+    `INSERT INTO invitations (id, workspace_id, email, role, token_hash, invited_by, created_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [id, input.workspace, email, input.role, hashKey(token), input.invitedBy, new Date(now), expires],
+  );
+  return {
+    id,
+    token,
+    email,
+    role: input.role as Role,
+    invited_by: input.invitedBy,
+    created_at: now,
+    expires_at: expires.getTime(),
+  };
+}
+
+/** What an invitation link offers (its page), or 404 when expired, used, revoked or unknown. */
+export async function describeInvitation(
+  pool: pg.Pool,
+  token: string,
+): Promise<{ workspace: string; workspace_name: string; email: string; role: Role; expires_at: number }> {
+  const { rows } = await pool.query<{
+    workspace_id: string;
+    name: string;
+    email: string;
+    role: Role;
+    expires_at: Date;
+  }>(
+    `SELECT i.workspace_id, w.name, i.email, i.role, i.expires_at FROM invitations i
+       JOIN workspaces w ON w.id = i.workspace_id
+      WHERE i.token_hash = $1 AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > now()`,
+    [hashKey(token)],
+  );
+  const row = rows[0];
+  if (row === undefined) throw notFound("invitation");
+  return {
+    workspace: row.workspace_id,
+    workspace_name: row.name,
+    email: row.email,
+    role: row.role,
+    expires_at: row.expires_at.getTime(),
+  };
+}
+
+/**
+ * Accepts an invitation as the signed-in `user`, whose email must be the invited one (a
+ * forwarded link does not let someone else in). Used once; answers the workspace joined.
+ */
+export async function acceptInvitation(
+  pool: pg.Pool,
+  token: string,
+  user: { id: string; email: string },
+): Promise<{ workspace: string; role: Role }> {
+  return inTransaction(pool, async (client) => {
+    const { rows } = await client.query<{ id: string; workspace_id: string; email: string; role: Role }>(
+      `SELECT id, workspace_id, email, role FROM invitations
+        WHERE token_hash = $1 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now() FOR UPDATE`,
+      [hashKey(token)],
+    );
+    const row = rows[0];
+    if (row === undefined) throw notFound("invitation");
+    if (row.email !== user.email.trim().toLowerCase()) {
+      throw new ServiceError("forbidden", "this invitation is for another email address; sign in with that one");
+    }
+    await client.query("INSERT INTO members (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [
+      row.workspace_id,
+      user.id,
+      row.role,
+    ]);
+    await client.query("UPDATE invitations SET accepted_at = now() WHERE id = $1", [row.id]);
+    return { workspace: row.workspace_id, role: row.role };
+  });
+}
+
+/** A workspace's pending invitations, newest first. */
+export async function listInvitations(pool: pg.Pool, workspace: string): Promise<Invitation[]> {
+  const { rows } = await pool.query<{
+    id: string;
+    email: string;
+    role: Role;
+    invited_by: string;
+    created_at: Date;
+    expires_at: Date;
+  }>(
+    `SELECT id, email, role, invited_by, created_at, expires_at FROM invitations
+      WHERE workspace_id = $1 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now()
+      ORDER BY created_at DESC, id DESC`,
+    [workspace],
+  );
+  return rows.map((r) => ({ ...r, created_at: r.created_at.getTime(), expires_at: r.expires_at.getTime() }));
+}
+
+/** Withdraws a pending invitation of `workspace`. */
+export async function revokeInvitation(pool: pg.Pool, workspace: string, id: string): Promise<void> {
+  const { rowCount } = await pool.query(
+    "UPDATE invitations SET revoked_at = now() WHERE workspace_id = $1 AND id = $2 AND accepted_at IS NULL AND revoked_at IS NULL",
+    [workspace, id],
+  );
+  if (rowCount === 0) throw notFound(`invitation '${id}'`);
+}
