@@ -6,6 +6,7 @@
 // to apps/web/test-results/screenshots.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -26,6 +27,7 @@ import {
 const WEB_DIR = fileURLToPath(new URL("..", import.meta.url));
 const SHOTS = join(WEB_DIR, "test-results", "screenshots");
 const CHROMIUM = process.env.PRIM_CHROMIUM ?? "/usr/bin/chromium";
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const NEXT_BIN = fileURLToPath(new URL("../../../node_modules/next/dist/bin/next", import.meta.url));
 
 let stack: OAuthStack;
@@ -49,7 +51,25 @@ async function waitFor(url: string, ms: number): Promise<void> {
   }
 }
 
-async function shoot(page: Page, name: string): Promise<void> {
+/**
+ * Screenshots at both widths, and axe-core's checks of the page: no serious or critical
+ * violation (labels, names, contrast, landmarks). A page without JavaScript is not checked.
+ */
+async function shoot(page: Page, name: string, options: { axe?: boolean } = {}): Promise<void> {
+  if (options.axe !== false) {
+    await page.addScriptTag({ path: AXE });
+    const found = await page.evaluate(async () => {
+      const axe = (
+        window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string }[] }> } }
+      ).axe;
+      return (await axe.run()).violations;
+    });
+    const serious = found.filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(
+      serious.map((v) => `${v.id}: ${v.help}`),
+      `axe on ${name}`,
+    ).toEqual([]);
+  }
   for (const width of [375, 1440]) {
     await page.setViewportSize({ width, height: 900 });
     await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
@@ -180,7 +200,7 @@ describe("the dashboard's consent screen", () => {
     await page.getByRole("button", { name: "Allow" }).click();
     await page.waitForURL(/error=/);
     await expect(page.locator("#consent-error").textContent()).resolves.toMatch(/at least one tool/);
-    await shoot(page, "consent-error");
+    await shoot(page, "consent-error", { axe: false });
     await page.getByLabel("Group").selectOption("ops");
     await page.getByLabel("every kv tool (kv_*)").check();
     await page.getByRole("button", { name: "Allow" }).click();
@@ -294,6 +314,20 @@ describe("the dashboard's consent screen", () => {
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(/\/oauth\/consent\//);
+
+    // The password changes with the current one; the new one signs in after.
+    await page.goto(`${web}/account`);
+    await shoot(page, "account");
+    await page.getByLabel("Current password").fill(password);
+    await page.getByLabel("New password").fill("a brand new password");
+    await page.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("Password changed.").waitFor();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(`${web}/sign-in`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("a brand new password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${web}/`);
     await fresh.close();
   });
 });

@@ -36,7 +36,12 @@ export default async function Home() {
       <h1 id="title" className="text-2xl font-semibold">
         Workspaces
       </h1>
-      <p className="text-sm text-zinc-600">Signed in as {user.email}</p>
+      <p className="text-sm text-zinc-600">
+        Signed in as {user.email} ·{" "}
+        <Link href="/account" className="underline">
+          Account
+        </Link>
+      </p>
       {rows.length === 0 ? (
         <p className="mt-4 rounded border bg-white p-4">No workspaces yet.</p>
       ) : (
