@@ -272,6 +272,14 @@ describe("the dashboard's consent screen", () => {
     expect(audit.rows[0]?.actor).toMatch(/^user:/);
     await page.goBack();
 
+    // Usage against the plan, and the audit trail (Pro) filtered to the users' own actions.
+    await page.getByRole("link", { name: "Usage" }).click();
+    await page.getByText("Operations this month").waitFor();
+    await page.getByLabel("Actor (e.g. user:*)").fill("user:*");
+    await page.getByText("primitive.create").first().waitFor();
+    await shoot(page, "usage");
+    await page.goBack();
+
     await page.getByRole("button", { name: "Remove bob@acme.test" }).click();
     await page.getByText("bob@acme.test").waitFor({ state: "detached" });
     expect((await pool.query("SELECT 1 FROM members WHERE user_id = $1", [bob.id])).rowCount).toBe(0);

@@ -36,6 +36,7 @@ function callerFor(who: Role | "outsider" | null) {
     },
     invoker,
     dashboardUrl: "https://dash.prim.test",
+    operations: (ws, month) => revocations.operations(ws, month),
   };
   return createCaller(ctx);
 }
@@ -123,6 +124,8 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
     return c.data.deletePrimitive({ workspace, id: made.id, confirm: made.name });
   },
   "data.kvList": (c) => c.data.kvList({ workspace, primitive: kvId }),
+  "usage.summary": (c) => c.usage.summary({ workspace }),
+  "audit.list": (c) => c.audit.list({ workspace, action: "primitive." }),
 };
 
 describe("permissions (table-driven)", () => {
@@ -167,6 +170,7 @@ async function standIn(role: Role): Promise<Caller> {
     },
     invoker,
     dashboardUrl: "https://dash.prim.test",
+    operations: async () => null,
   });
 }
 
@@ -228,6 +232,19 @@ describe("what the procedures do", () => {
     });
   });
 
+  it("reports usage against the plan, and reads the audit trail by filters", async () => {
+    const usage = await callerFor("billing").usage.summary({ workspace });
+    expect(usage).toMatchObject({ workspace: { id: workspace, plan: "starter" }, caps: PrimDb.STARTER_CAPS });
+    expect(usage.primitives).toBeGreaterThan(0);
+    // (Starter's audit gate is the limiter's, off in this cell: apps/api's limits tests cover it.)
+    await pool.query("UPDATE workspaces SET plan = 'pro' WHERE id = $1", [workspace]);
+    await revocations.planChanged(workspace);
+    const page = await callerFor("admin").audit.list({ workspace, action: "kv.", actor: "user:*" });
+    expect(page.data.length).toBeGreaterThan(0);
+    expect(page.data.every((e) => e.action.startsWith("kv.") && e.actor.startsWith("user:"))).toBe(true);
+    expect((await callerFor("owner").usage.summary({ workspace })).caps).toBeNull();
+  });
+
   it("invites by link: only the invited address accepts, once; an admin cannot invite an owner", async () => {
     const made = await callerFor("admin").members.invite({ workspace, email: "New.Person@acme.test", role: "member" });
     expect(made.link).toMatch(/^https:\/\/dash\.prim\.test\/invite\/inv_/);
@@ -244,6 +261,7 @@ describe("what the procedures do", () => {
       publish: async () => {},
       invoker,
       dashboardUrl: "https://dash.prim.test",
+      operations: async () => null,
     });
     expect(await as.invitation.accept({ token })).toEqual({ workspace, role: "member" });
     expect((await as.workspace.list()).map((w) => w.id)).toContain(workspace);

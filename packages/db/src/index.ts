@@ -27,7 +27,7 @@ export {
 } from "./control/invitations.js";
 export { ApiKeyResolver } from "./control/key-resolver.js";
 export { operationsKeyPrefix, planCacheKey, REVOKED_CHANNEL, Revocations } from "./control/revocation.js";
-export { type DayUsage, readUsage, rollUpUsage, type UsageReport } from "./control/usage.js";
+export { type DayUsage, readUsage, rollUpUsage, STARTER_CAPS, type UsageReport } from "./control/usage.js";
 export {
   createUser,
   hashPassword,

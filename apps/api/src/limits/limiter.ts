@@ -1,4 +1,4 @@
-import { operationsKeyPrefix, planCacheKey } from "@prim/db";
+import { operationsKeyPrefix, planCacheKey, STARTER_CAPS } from "@prim/db";
 import { type LimitCall, type Limiter, ServiceError } from "@prim/engine";
 import { Redis } from "ioredis";
 import type pg from "pg";
@@ -8,9 +8,9 @@ import { LIMIT_SCRIPT } from "./script.js";
 
 /** The plans' figures (spec: Plans); Enterprise may carry its own rate (`--rps`/`--burst`). */
 export const DEFAULT_RATE = { rps: 20, burst: 60 };
-const STARTER_OPERATIONS = 1_000_000;
-export const STARTER_STORAGE_BYTES = 5 * 1024 ** 3;
-const STARTER_PRIMITIVES = 100;
+const STARTER_OPERATIONS = STARTER_CAPS.operations;
+export const STARTER_STORAGE_BYTES = STARTER_CAPS.storageBytes;
+const STARTER_PRIMITIVES = STARTER_CAPS.primitives;
 
 interface PlanRow {
   plan: string;

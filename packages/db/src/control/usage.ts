@@ -2,6 +2,9 @@ import { notFound } from "@prim/engine";
 import type pg from "pg";
 
 /** One workspace's figures for one UTC day (`YYYY-MM-DD`). */
+/** Starter's caps (spec: Plans; Pro and Enterprise are never cut off): the limiter and the usage page. */
+export const STARTER_CAPS = { operations: 1_000_000, storageBytes: 5 * 1024 ** 3, primitives: 100 } as const;
+
 export interface DayUsage {
   workspace: string;
   day: string;

@@ -21,5 +21,6 @@ export async function createContext(): Promise<Context> {
     publish: (message) => publisher.publish(message),
     invoker,
     dashboardUrl: env.dashboardUrl,
+    operations: (workspace, month) => publisher.operations(workspace, month),
   };
 }

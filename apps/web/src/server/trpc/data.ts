@@ -11,6 +11,56 @@ const name = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "lower-case letters,
  * Groups, primitives and the kv browser: every data call goes through the cell's `Invoker` as
  * the user (`user:<id>`), so scope, limits and audit are the engine's. Lists are paged.
  */
+/** The month's usage against the plan (spec: Plans), the day-by-day figures for a chart. */
+export const usageRouter = router({
+  summary: inWorkspace(PERMISSIONS["usage.summary"]).query(async ({ ctx, input }) => {
+    const month = new Date().toISOString().slice(0, 7).replace("-", "");
+    const live = await ctx.operations(input.workspace, month);
+    const report = await ctx.db.readUsage(ctx.pool, input.workspace, { month, liveOperations: live });
+    const { rows } = await ctx.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM primitives WHERE workspace_id = $1",
+      [input.workspace],
+    );
+    const starter = report.workspace.plan === "starter";
+    return {
+      ...report,
+      primitives: rows[0]?.n ?? 0,
+      caps: starter ? ctx.db.STARTER_CAPS : null,
+      live: live !== null,
+    };
+  }),
+});
+
+/** The audit trail (Pro and up; the engine refuses Starter with `plan_limit`), newest first, paged. */
+export const auditRouter = router({
+  list: inWorkspace(PERMISSIONS["audit.list"])
+    .input(
+      z.object({
+        action: z.string().max(100).optional(),
+        actor: z.string().max(200).optional(),
+        group: z.string().max(64).optional(),
+        cursor: z.string().optional(),
+      }),
+    )
+    .query(({ ctx, input }) => {
+      const { workspace, ...filters } = input;
+      const query = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined && v !== ""));
+      return ctx.invoker.invoke<{
+        data: {
+          id: string;
+          ts: number;
+          group: string;
+          primitive: string;
+          instance: string | null;
+          actor: string;
+          action: string;
+          target: string | null;
+        }[];
+        next_cursor: string | null;
+      }>(userPrincipal(ctx.user, workspace, ctx.role), "audit.list", null, { ...query, limit: 50 });
+    }),
+});
+
 export const dataRouter = router({
   /** Group names of the workspace (control-plane rows: members list no groups through the engine). */
   groups: inWorkspace(PERMISSIONS["data.groups"]).query(async ({ ctx, input }) => {

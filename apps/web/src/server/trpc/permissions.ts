@@ -28,4 +28,6 @@ export const PERMISSIONS = {
   "data.createPrimitive": DATA,
   "data.deletePrimitive": ADMINS,
   "data.kvList": DATA,
+  "usage.summary": ALL,
+  "audit.list": ADMINS,
 } as const satisfies Record<string, readonly Role[]>;

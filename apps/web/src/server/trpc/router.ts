@@ -1,6 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
-import { dataRouter } from "./data";
+import { auditRouter, dataRouter, usageRouter } from "./data";
 import { authed, inWorkspace, type Role, router } from "./init";
 import { PERMISSIONS } from "./permissions";
 
@@ -26,6 +26,8 @@ async function owners(ctx: { pool: import("pg").Pool }, workspace: string): Prom
 
 export const appRouter = router({
   data: dataRouter,
+  usage: usageRouter,
+  audit: auditRouter,
   workspace: router({
     list: authed.query(async ({ ctx }) => {
       const { rows } = await ctx.pool.query<{ id: string; name: string; plan: string; role: Role }>(

@@ -34,11 +34,16 @@ export default async function WorkspacePage({ params }: Props) {
         <p className="text-sm text-zinc-600">
           {ws.plan} plan · you are {ws.role}
         </p>
-        {data && (
-          <Link href={`/w/${workspace}/data`} className="mt-2 inline-block rounded border px-3 py-1 text-sm">
-            Data
+        <nav aria-label="Workspace" className="mt-2 flex gap-2 text-sm">
+          {data && (
+            <Link href={`/w/${workspace}/data`} className="rounded border px-3 py-1">
+              Data
+            </Link>
+          )}
+          <Link href={`/w/${workspace}/usage`} className="rounded border px-3 py-1">
+            Usage
           </Link>
-        )}
+        </nav>
       </header>
       {data && <KeysPanel workspace={workspace} canManage={admin} />}
       {data && <ConnectionsPanel workspace={workspace} />}
