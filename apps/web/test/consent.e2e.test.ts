@@ -264,7 +264,18 @@ describe("the dashboard's consent screen", () => {
     await page.getByLabel("Prefix").fill("gre");
     await page.getByRole("cell", { name: "greeting" }).waitFor();
     await expect(page.getByRole("cell", { name: '"hello"' }).isVisible()).resolves.toBe(true);
+    await page.getByRole("button", { name: "Take snapshot" }).click();
+    await page.getByRole("button", { name: /^Restore / }).first().waitFor();
     await shoot(page, "data");
+    // A db primitive and its SQL console.
+    await page.getByLabel("Name", { exact: true }).fill("ledger");
+    await page.getByLabel("Type").selectOption("db");
+    await page.getByRole("button", { name: "Create" }).click();
+    await page.getByRole("button", { name: "ledger", exact: true }).click();
+    await page.getByLabel("SQL").fill("SELECT 40 + 2 AS answer");
+    await page.getByRole("button", { name: "Run" }).click();
+    await page.getByRole("cell", { name: "42" }).waitFor();
+    await shoot(page, "db-console");
     const audit = await pool.query<{ actor: string }>(
       "SELECT actor FROM audit WHERE workspace_id = $1 AND action = 'primitive.create' ORDER BY ts DESC LIMIT 1",
       [workspace],

@@ -18,6 +18,7 @@ const SECRET = randomBytes(24).toString("hex");
 let cloud: TestCloud;
 let invoker: RemoteInvoker;
 let kvId: string;
+let dbId: string;
 let pool: pg.Pool;
 let revocations: Revocations;
 const users: Record<Role | "outsider", { id: string; email: string }> = {} as never;
@@ -74,6 +75,12 @@ beforeAll(async () => {
     await invoker.invoke<{ id: string }>(owner, "primitive.create", null, { name: "cache", type: "kv", group: "app" })
   ).id;
   await invoker.invoke(owner, "kv.set", kvId, { key: "greeting", value: "hello" });
+  dbId = (
+    await invoker.invoke<{ id: string }>(owner, "primitive.create", null, { name: "main", type: "db", group: "app" })
+  ).id;
+  await invoker.invoke(owner, "db.batch", dbId, {
+    statements: [{ sql: "CREATE TABLE t (n INTEGER)" }, { sql: "INSERT INTO t VALUES (7)" }],
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -124,6 +131,32 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
     return c.data.deletePrimitive({ workspace, id: made.id, confirm: made.name });
   },
   "data.kvList": (c) => c.data.kvList({ workspace, primitive: kvId }),
+  "primitive.get": (c) => c.primitive.get({ workspace, primitive: kvId }),
+  "primitive.pause": async (c) => {
+    const made = await invoker.invoke<{ id: string }>(
+      userPrincipal(users.owner, workspace, "owner"),
+      "primitive.create",
+      null,
+      {
+        name: `z${++seq}`,
+        type: "kv",
+        group: "app",
+      },
+    );
+    return c.primitive.pause({ workspace, primitive: made.id, paused: true });
+  },
+  "primitive.snapshots": (c) => c.primitive.snapshots({ workspace, primitive: kvId }),
+  "primitive.snapshot": (c) => c.primitive.snapshot({ workspace, primitive: kvId }),
+  "primitive.restore": async (c) => {
+    const snap = await invoker.invoke<{ id: string }>(
+      userPrincipal(users.owner, workspace, "owner"),
+      "primitive.snapshot",
+      kvId,
+      {},
+    );
+    return c.primitive.restore({ workspace, primitive: kvId, snapshot: snap.id });
+  },
+  "primitive.dbQuery": (c) => c.primitive.dbQuery({ workspace, primitive: dbId, sql: "SELECT n FROM t" }),
   "usage.summary": (c) => c.usage.summary({ workspace }),
   "audit.list": (c) => c.audit.list({ workspace, action: "primitive." }),
 };
@@ -230,6 +263,26 @@ describe("what the procedures do", () => {
     await expect(callerFor("owner").keys.revoke({ workspace, id: other.key_id })).rejects.toMatchObject({
       code: "NOT_FOUND",
     });
+  });
+
+  it("runs SQL in the console: read-only for a member, writes for an admin", async () => {
+    expect(
+      await callerFor("member").primitive.dbQuery({ workspace, primitive: dbId, sql: "SELECT n FROM t" }),
+    ).toMatchObject({
+      columns: ["n"],
+      rows: [{ n: 7 }],
+    });
+    const refused = await callerFor("member")
+      .primitive.dbQuery({ workspace, primitive: dbId, sql: "INSERT INTO t VALUES (8)" })
+      .then(
+        () => "written",
+        (err: { code: string }) => err.code,
+      );
+    expect(refused).not.toBe("written");
+    await callerFor("admin").primitive.dbQuery({ workspace, primitive: dbId, sql: "INSERT INTO t VALUES (9)" });
+    expect(
+      await callerFor("member").primitive.dbQuery({ workspace, primitive: dbId, sql: "SELECT count(*) AS c FROM t" }),
+    ).toMatchObject({ rows: [{ c: 2 }] });
   });
 
   it("reports usage against the plan, and reads the audit trail by filters", async () => {

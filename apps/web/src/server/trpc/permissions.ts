@@ -28,6 +28,12 @@ export const PERMISSIONS = {
   "data.createPrimitive": DATA,
   "data.deletePrimitive": ADMINS,
   "data.kvList": DATA,
+  "primitive.get": DATA,
+  "primitive.pause": ADMINS,
+  "primitive.snapshots": DATA,
+  "primitive.snapshot": DATA,
+  "primitive.restore": DATA,
+  "primitive.dbQuery": DATA,
   "usage.summary": ALL,
   "audit.list": ADMINS,
 } as const satisfies Record<string, readonly Role[]>;

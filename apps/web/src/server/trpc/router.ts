@@ -3,6 +3,7 @@ import { z } from "zod";
 import { auditRouter, dataRouter, usageRouter } from "./data";
 import { authed, inWorkspace, type Role, router } from "./init";
 import { PERMISSIONS } from "./permissions";
+import { primitiveRouter } from "./primitive";
 
 export { PERMISSIONS };
 
@@ -26,6 +27,7 @@ async function owners(ctx: { pool: import("pg").Pool }, workspace: string): Prom
 
 export const appRouter = router({
   data: dataRouter,
+  primitive: primitiveRouter,
   usage: usageRouter,
   audit: auditRouter,
   workspace: router({

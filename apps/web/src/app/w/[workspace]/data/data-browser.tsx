@@ -2,15 +2,18 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { useTRPC } from "@/lib/trpc";
+import { PrimitivePanel } from "./primitive-panel";
 
 const TYPES = ["db", "fs", "queue", "memory", "vault", "kv", "storage"] as const;
+
+type Selected = { id: string; name: string; type: string };
 
 /** Groups → primitives (paged) → a kv primitive's keys (prefix search, paged). */
 export function DataBrowser({ workspace, admin }: { workspace: string; admin: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [group, setGroup] = useState<string | null>(null);
-  const [kv, setKv] = useState<{ id: string; name: string } | null>(null);
+  const [selected, setSelected] = useState<Selected | null>(null);
   const groups = useQuery(trpc.data.groups.queryOptions({ workspace }));
   const createGroup = useMutation(
     trpc.data.createGroup.mutationOptions({
@@ -43,7 +46,7 @@ export function DataBrowser({ workspace, admin }: { workspace: string; admin: bo
                 aria-pressed={g.name === group}
                 onClick={() => {
                   setGroup(g.name);
-                  setKv(null);
+                  setSelected(null);
                 }}
               >
                 {g.name} <span className="text-zinc-600">({g.primitives})</span>
@@ -75,20 +78,19 @@ export function DataBrowser({ workspace, admin }: { workspace: string; admin: bo
         {group === null ? (
           <p className="text-sm text-zinc-600">Pick a group.</p>
         ) : (
-          <Primitives workspace={workspace} group={group} admin={admin} onKv={setKv} />
+          <Primitives workspace={workspace} group={group} admin={admin} onSelect={setSelected} />
         )}
       </section>
-      {kv !== null && <KvBrowser workspace={workspace} primitive={kv} />}
+      {selected !== null && (
+        <PrimitivePanel key={selected.id} workspace={workspace} primitive={selected} admin={admin}>
+          {selected.type === "kv" && <KvBrowser workspace={workspace} primitive={selected} />}
+        </PrimitivePanel>
+      )}
     </div>
   );
 }
 
-function Primitives(props: {
-  workspace: string;
-  group: string;
-  admin: boolean;
-  onKv: (p: { id: string; name: string }) => void;
-}) {
+function Primitives(props: { workspace: string; group: string; admin: boolean; onSelect: (p: Selected) => void }) {
   const { workspace, group, admin } = props;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -128,13 +130,13 @@ function Primitives(props: {
         {items.map((p) => (
           <li key={p.id} className="flex flex-wrap items-center justify-between gap-2 py-1">
             <span>
-              {p.type === "kv" ? (
-                <button type="button" className="underline" onClick={() => props.onKv({ id: p.id, name: p.name })}>
-                  {p.name}
-                </button>
-              ) : (
-                p.name
-              )}{" "}
+              <button
+                type="button"
+                className="underline"
+                onClick={() => props.onSelect({ id: p.id, name: p.name, type: p.type })}
+              >
+                {p.name}
+              </button>{" "}
               <span className="text-zinc-600">{p.type}</span>
             </span>
             {admin && (
@@ -204,10 +206,8 @@ function KvBrowser({ workspace, primitive }: { workspace: string; primitive: { i
   );
   const items = keys.data?.pages.flatMap((p) => p.data) ?? [];
   return (
-    <section aria-labelledby="kv-title" className="rounded-lg border bg-white p-4 sm:col-span-3">
-      <h2 id="kv-title" className="font-semibold">
-        Keys of {primitive.name}
-      </h2>
+    <div className="mt-4">
+      <h3 className="font-medium">Keys</h3>
       <label className="mt-2 block text-sm">
         Prefix
         <input
@@ -250,6 +250,6 @@ function KvBrowser({ workspace, primitive }: { workspace: string; primitive: { i
           More
         </button>
       )}
-    </section>
+    </div>
   );
 }
