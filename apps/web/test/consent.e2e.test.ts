@@ -265,7 +265,10 @@ describe("the dashboard's consent screen", () => {
     await page.getByRole("cell", { name: "greeting" }).waitFor();
     await expect(page.getByRole("cell", { name: '"hello"' }).isVisible()).resolves.toBe(true);
     await page.getByRole("button", { name: "Take snapshot" }).click();
-    await page.getByRole("button", { name: /^Restore / }).first().waitFor();
+    await page
+      .getByRole("button", { name: /^Restore / })
+      .first()
+      .waitFor();
     await shoot(page, "data");
     // A db primitive and its SQL console.
     await page.getByLabel("Name", { exact: true }).fill("ledger");
