@@ -98,6 +98,7 @@ beforeAll(async () => {
       PRIM_AUTH_URL: stack.issuer,
       PRIM_DASHBOARD_URL: web,
       PRIM_INTERNAL_URL: stack.internalUrl,
+      PRIM_PUBLIC_API_URL: stack.cloud.url,
     },
   });
   await waitFor(`${web}/sign-in`, 60_000);
@@ -279,6 +280,18 @@ describe("the dashboard's consent screen", () => {
     await page.getByRole("button", { name: "Run" }).click();
     await page.getByRole("cell", { name: "42" }).waitFor();
     await shoot(page, "db-console");
+    // A storage primitive: a file uploaded through the dashboard (signed PUT), then listed.
+    await page.getByLabel("Name", { exact: true }).fill("files");
+    await page.getByLabel("Type").selectOption("storage");
+    await page.getByRole("button", { name: "Create" }).click();
+    await page.getByRole("button", { name: "files", exact: true }).click();
+    await page
+      .getByLabel("Upload a file")
+      .setInputFiles({ name: "hello.txt", mimeType: "text/plain", buffer: Buffer.from("hi") });
+    await page.getByRole("button", { name: "Upload", exact: true }).click();
+    await page.getByText("Uploaded hello.txt").waitFor();
+    await page.getByText("hello.txt", { exact: false }).first().waitFor();
+    await shoot(page, "storage");
     const audit = await pool.query<{ actor: string }>(
       "SELECT actor FROM audit WHERE workspace_id = $1 AND action = 'primitive.create' ORDER BY ts DESC LIMIT 1",
       [workspace],

@@ -19,6 +19,8 @@ let cloud: TestCloud;
 let invoker: RemoteInvoker;
 let kvId: string;
 let dbId: string;
+let queueId: string;
+let storageId: string;
 let pool: pg.Pool;
 let revocations: Revocations;
 const users: Record<Role | "outsider", { id: string; email: string }> = {} as never;
@@ -37,6 +39,7 @@ function callerFor(who: Role | "outsider" | null) {
     },
     invoker,
     dashboardUrl: "https://dash.prim.test",
+    apiUrl: cloud.url,
     operations: (ws, month) => revocations.operations(ws, month),
   };
   return createCaller(ctx);
@@ -77,6 +80,16 @@ beforeAll(async () => {
   await invoker.invoke(owner, "kv.set", kvId, { key: "greeting", value: "hello" });
   dbId = (
     await invoker.invoke<{ id: string }>(owner, "primitive.create", null, { name: "main", type: "db", group: "app" })
+  ).id;
+  queueId = (
+    await invoker.invoke<{ id: string }>(owner, "primitive.create", null, { name: "jobs", type: "queue", group: "app" })
+  ).id;
+  storageId = (
+    await invoker.invoke<{ id: string }>(owner, "primitive.create", null, {
+      name: "files",
+      type: "storage",
+      group: "app",
+    })
   ).id;
   await invoker.invoke(owner, "db.batch", dbId, {
     statements: [{ sql: "CREATE TABLE t (n INTEGER)" }, { sql: "INSERT INTO t VALUES (7)" }],
@@ -157,6 +170,20 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
     return c.primitive.restore({ workspace, primitive: kvId, snapshot: snap.id });
   },
   "primitive.dbQuery": (c) => c.primitive.dbQuery({ workspace, primitive: dbId, sql: "SELECT n FROM t" }),
+  "primitive.browse": (c) => c.primitive.browse({ workspace, primitive: queueId, view: "queue.queues" }),
+  "primitive.requeue": async (c) => {
+    const sent = await invoker.invoke<{ id: string }>(
+      userPrincipal(users.owner, workspace, "owner"),
+      "queue.send",
+      queueId,
+      {
+        queue: "work",
+        body: { n: ++seq },
+      },
+    );
+    return c.primitive.requeue({ workspace, primitive: queueId, queue: "work", job: sent.id });
+  },
+  "primitive.sign": (c) => c.primitive.sign({ workspace, primitive: storageId, key: "a.txt", method: "PUT" }),
   "usage.summary": (c) => c.usage.summary({ workspace }),
   "audit.list": (c) => c.audit.list({ workspace, action: "primitive." }),
 };
@@ -179,10 +206,14 @@ describe("permissions (table-driven)", () => {
       for (const role of ["owner", "admin", "member", "billing"] as const) {
         // Leaving is tried by a stand-in of each role (the real ones stay for the other rows).
         const caller = procedure === "members.leave" ? await standIn(role) : callerFor(role);
+        // Access is what is tested: an answer past the membership check (a 409 for a job not
+        // in a state to requeue, a 404 for a connection that is not there) counts as let in.
         const outcome = await SAMPLES[procedure](caller).then(
           () => "ok",
           (err: { code: string; message: string }) =>
-            err.code === "NOT_FOUND" && !err.message.includes("workspace") ? "ok" : err.code,
+            err.code === "FORBIDDEN" || (err.code === "NOT_FOUND" && err.message.includes("workspace"))
+              ? err.code
+              : "ok",
         );
         expect(outcome, `${procedure} as ${role}`).toBe(allowed.includes(role) ? "ok" : "FORBIDDEN");
       }
@@ -203,6 +234,7 @@ async function standIn(role: Role): Promise<Caller> {
     },
     invoker,
     dashboardUrl: "https://dash.prim.test",
+    apiUrl: cloud.url,
     operations: async () => null,
   });
 }
@@ -285,6 +317,30 @@ describe("what the procedures do", () => {
     ).toMatchObject({ rows: [{ c: 2 }] });
   });
 
+  it("browses a queue's jobs, a storage's objects through signed URLs, and refuses a view not on the list", async () => {
+    const member = callerFor("member");
+    const put = await member.primitive.sign({ workspace, primitive: storageId, key: "notes/a.txt", method: "PUT" });
+    expect(put.url).toMatch(/\/v1\/signed\//);
+    const uploaded = await fetch(new URL(put.url, cloud.url), { method: "PUT", body: "hello object" });
+    expect(uploaded.status).toBeLessThan(300);
+    const listed = (await member.primitive.browse({
+      workspace,
+      primitive: storageId,
+      view: "storage.list",
+      args: { prefix: "notes/" },
+    })) as { data: { key: string }[] };
+    expect(listed.data.map((o) => o.key)).toEqual(["notes/a.txt"]);
+    const get = await member.primitive.sign({ workspace, primitive: storageId, key: "notes/a.txt", method: "GET" });
+    expect(await (await fetch(new URL(get.url, cloud.url))).text()).toBe("hello object");
+    const queues = (await member.primitive.browse({ workspace, primitive: queueId, view: "queue.queues" })) as {
+      data: { name: string }[];
+    };
+    expect(queues.data.map((q) => q.name)).toContain("work");
+    await expect(
+      member.primitive.browse({ workspace, primitive: queueId, view: "queue.purge" as "queue.queues" }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
   it("reports usage against the plan, and reads the audit trail by filters", async () => {
     const usage = await callerFor("billing").usage.summary({ workspace });
     expect(usage).toMatchObject({ workspace: { id: workspace, plan: "starter" }, caps: PrimDb.STARTER_CAPS });
@@ -314,6 +370,7 @@ describe("what the procedures do", () => {
       publish: async () => {},
       invoker,
       dashboardUrl: "https://dash.prim.test",
+      apiUrl: cloud.url,
       operations: async () => null,
     });
     expect(await as.invitation.accept({ token })).toEqual({ workspace, role: "member" });

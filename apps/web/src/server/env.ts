@@ -17,6 +17,8 @@ const schema = z.object({
   PRIM_AUTH_URL: url("PRIM_AUTH_URL").optional(),
   /** The cell's internal listener: the dashboard reaches data through it (CLOUD.md, Invoker). */
   PRIM_INTERNAL_URL: url("PRIM_INTERNAL_URL").default("http://127.0.0.1:8789"),
+  /** The REST API's public origin: signed URLs point there. */
+  PRIM_PUBLIC_API_URL: url("PRIM_PUBLIC_API_URL").optional(),
   PRIM_INTERNAL_SECRET: z
     .string({ error: "PRIM_INTERNAL_SECRET is required" })
     .min(32, "PRIM_INTERNAL_SECRET must be at least 32 characters"),
@@ -26,6 +28,7 @@ const schema = z.object({
 
 export type WebEnv = z.infer<typeof schema> & {
   dashboardUrl: string;
+  apiUrl: string;
   authUrl: string;
   /** The session library's secret, derived from the shared secret. */
   authSecret: string;
@@ -46,6 +49,7 @@ export function webEnv(source: NodeJS.ProcessEnv = process.env): WebEnv {
     ...env,
     dashboardUrl: trimmed(env.PRIM_DASHBOARD_URL ?? `http://localhost:${env.PRIM_WEB_PORT}`),
     authUrl: trimmed(env.PRIM_AUTH_URL ?? `http://localhost:${env.PRIM_API_PORT}/oauth`),
+    apiUrl: trimmed(env.PRIM_PUBLIC_API_URL ?? `http://localhost:${env.PRIM_API_PORT}`),
     authSecret: createHmac("sha256", env.PRIM_INTERNAL_SECRET).update("prim dashboard sessions v1").digest("hex"),
   };
   if (source === process.env) cached = out;

@@ -21,6 +21,7 @@ export async function createContext(): Promise<Context> {
     publish: (message) => publisher.publish(message),
     invoker,
     dashboardUrl: env.dashboardUrl,
+    apiUrl: env.apiUrl,
     operations: (workspace, month) => publisher.operations(workspace, month),
   };
 }

@@ -17,6 +17,8 @@ export interface Context {
   invoker: Invoker;
   /** This dashboard's origin (invitation links). */
   dashboardUrl: string;
+  /** The REST API's public origin (signed URLs are paths under it). */
+  apiUrl: string;
   /** The live operation count of a UTC month (`YYYYMM`) from Redis, or null when it does not answer. */
   operations: (workspace: string, month: string) => Promise<number | null>;
 }

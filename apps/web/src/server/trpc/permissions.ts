@@ -34,6 +34,9 @@ export const PERMISSIONS = {
   "primitive.snapshot": DATA,
   "primitive.restore": DATA,
   "primitive.dbQuery": DATA,
+  "primitive.browse": DATA,
+  "primitive.requeue": DATA,
+  "primitive.sign": DATA,
   "usage.summary": ALL,
   "audit.list": ADMINS,
 } as const satisfies Record<string, readonly Role[]>;

@@ -6,6 +6,27 @@ import { PERMISSIONS } from "./permissions";
 const target = z.object({ primitive: z.string().min(1) });
 
 /**
+ * The read-only views of the type browsers: each a name, the engine operation it calls and the
+ * arguments it takes (validated here, then again by the operation).
+ */
+const VIEWS = {
+  "queue.queues": { op: "queue.queues", args: z.object({}) },
+  "queue.messages": {
+    op: "queue.messages",
+    args: z.object({ queue: z.string().min(1), status: z.enum(["ready", "leased", "done", "dead"]).optional() }),
+  },
+  "vault.list": { op: "vault.list", args: z.object({}) },
+  "vault.grants": { op: "vault.grants", args: z.object({}) },
+  "memory.recall": { op: "memory.recall", args: z.object({ query: z.string().min(1).max(2000) }) },
+  "fs.list": {
+    op: "fs.read",
+    args: z.object({ path: z.string().min(1).default("/"), list: z.literal(true).default(true) }),
+  },
+  "storage.list": { op: "storage.list", args: z.object({ prefix: z.string().default("") }) },
+} as const;
+export type BrowseView = keyof typeof VIEWS;
+
+/**
  * One primitive: its record, pause/resume (admins: account-level in the engine), snapshots
  * (list, take, restore) and the db console (`db.query`; read-only for members). Everything through the cell's `Invoker` as `user:<id>`.
  */
@@ -62,6 +83,48 @@ export const primitiveRouter = router({
         },
       ),
     ),
+  /** A type browser's view (VIEWS): the operation's answer as is. */
+  browse: inWorkspace(PERMISSIONS["primitive.browse"])
+    .input(
+      target.extend({
+        view: z.enum(Object.keys(VIEWS) as [BrowseView, ...BrowseView[]]),
+        args: z.record(z.string(), z.unknown()).default({}),
+      }),
+    )
+    .query(({ ctx, input }) => {
+      const view = VIEWS[input.view];
+      const args = view.args.parse(input.args);
+      return ctx.invoker.invoke<unknown>(
+        userPrincipal(ctx.user, input.workspace, ctx.role),
+        view.op,
+        input.primitive,
+        args,
+      );
+    }),
+  /** A dead (or any) job back to ready. */
+  requeue: inWorkspace(PERMISSIONS["primitive.requeue"])
+    .input(target.extend({ queue: z.string().min(1), job: z.string().min(1) }))
+    .mutation(({ ctx, input }) =>
+      ctx.invoker.invoke(userPrincipal(ctx.user, input.workspace, ctx.role), "queue.requeue", input.primitive, {
+        queue: input.queue,
+        job: input.job,
+      }),
+    ),
+  /**
+   * A signed URL to download an object (5 minutes) or upload one (PUT, 15 minutes) at the REST
+   * API (the engine answers a path; it is completed with the API's public origin).
+   */
+  sign: inWorkspace(PERMISSIONS["primitive.sign"])
+    .input(target.extend({ key: z.string().min(1).max(1024), method: z.enum(["GET", "PUT"]) }))
+    .mutation(async ({ ctx, input }) => {
+      const signed = await ctx.invoker.invoke<{ url: string; expires_at: number }>(
+        userPrincipal(ctx.user, input.workspace, ctx.role),
+        "storage.presign",
+        input.primitive,
+        { key: input.key, method: input.method, expires_in: input.method === "GET" ? "5m" : "15m" },
+      );
+      return { ...signed, url: new URL(signed.url, ctx.apiUrl).href };
+    }),
   /** Owners and admins may write through the console; a member's is narrowed to `db_query` (read-only). */
   dbQuery: inWorkspace(PERMISSIONS["primitive.dbQuery"])
     .input(target.extend({ sql: z.string().min(1, "a statement is required").max(100_000) }))

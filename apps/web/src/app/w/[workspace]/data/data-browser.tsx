@@ -3,6 +3,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tansta
 import { type FormEvent, useState } from "react";
 import { useTRPC } from "@/lib/trpc";
 import { PrimitivePanel } from "./primitive-panel";
+import { FsBrowser, MemoryBrowser, QueueBrowser, StorageBrowser, VaultBrowser } from "./type-browsers";
 
 const TYPES = ["db", "fs", "queue", "memory", "vault", "kv", "storage"] as const;
 
@@ -84,6 +85,11 @@ export function DataBrowser({ workspace, admin }: { workspace: string; admin: bo
       {selected !== null && (
         <PrimitivePanel key={selected.id} workspace={workspace} primitive={selected} admin={admin}>
           {selected.type === "kv" && <KvBrowser workspace={workspace} primitive={selected} />}
+          {selected.type === "queue" && <QueueBrowser workspace={workspace} primitive={selected.id} />}
+          {selected.type === "vault" && <VaultBrowser workspace={workspace} primitive={selected.id} />}
+          {selected.type === "memory" && <MemoryBrowser workspace={workspace} primitive={selected.id} />}
+          {selected.type === "fs" && <FsBrowser workspace={workspace} primitive={selected.id} />}
+          {selected.type === "storage" && <StorageBrowser workspace={workspace} primitive={selected.id} />}
         </PrimitivePanel>
       )}
     </div>

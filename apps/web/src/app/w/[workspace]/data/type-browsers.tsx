@@ -1,0 +1,269 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { useTRPC } from "@/lib/trpc";
+import type { BrowseView } from "@/server/trpc/primitive";
+
+type Props = { workspace: string; primitive: string };
+
+/** A view's answer (`{ data: [...] }` pages), loading and error states included. */
+function useView<T>(props: Props, view: BrowseView, args: Record<string, unknown> = {}, enabled = true) {
+  const trpc = useTRPC();
+  return useQuery({
+    ...trpc.primitive.browse.queryOptions({ ...props, view, args }),
+    enabled,
+    select: (answer: unknown) => answer as { data: T[] },
+  });
+}
+
+function State({
+  query,
+  empty,
+}: {
+  query: { isPending: boolean; isError: boolean; error: { message: string } | null; data?: { data: unknown[] } };
+  empty: string;
+}) {
+  if (query.isPending) return <p className="text-sm text-zinc-600">Loading…</p>;
+  if (query.isError)
+    return (
+      <p role="alert" className="text-sm text-red-700">
+        {query.error?.message}
+      </p>
+    );
+  if (query.data?.data.length === 0) return <p className="text-sm text-zinc-600">{empty}</p>;
+  return null;
+}
+
+/** Queues with their counts by status; a queue's dead jobs, requeued one by one. */
+export function QueueBrowser(props: Props) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [queue, setQueue] = useState<string | null>(null);
+  const queues = useView<{ name: string; ready: number; leased: number; done: number; dead: number }>(
+    props,
+    "queue.queues",
+  );
+  const dead = useView<{ id: string; attempts: number; last_error?: string | null }>(
+    props,
+    "queue.messages",
+    { queue, status: "dead" },
+    queue !== null,
+  );
+  const requeue = useMutation(
+    trpc.primitive.requeue.mutationOptions({
+      onSuccess: () => void queryClient.invalidateQueries({ queryKey: trpc.primitive.browse.pathKey() }),
+    }),
+  );
+  return (
+    <div className="mt-4 text-sm">
+      <h3 className="font-medium">Queues</h3>
+      <State query={queues} empty="No queues yet." />
+      <ul>
+        {queues.data?.data.map((q) => (
+          <li key={q.name}>
+            <button type="button" className="underline" onClick={() => setQueue(q.name)}>
+              {q.name}
+            </button>{" "}
+            <span className="text-zinc-600">
+              ready {q.ready} · leased {q.leased} · done {q.done} · dead {q.dead}
+            </span>
+          </li>
+        ))}
+      </ul>
+      {queue !== null && (
+        <>
+          <h3 className="mt-3 font-medium">Dead jobs in {queue}</h3>
+          <State query={dead} empty="No dead jobs." />
+          <ul>
+            {dead.data?.data.map((j) => (
+              <li key={j.id} className="flex items-center justify-between py-1">
+                <span className="font-mono">
+                  {j.id} {j.last_error ?? ""}
+                </span>
+                <button
+                  type="button"
+                  className="rounded border px-2 py-0.5"
+                  onClick={() => requeue.mutate({ ...props, queue, job: j.id })}
+                >
+                  Requeue
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** Secret names and versions, and grants: never a value. */
+export function VaultBrowser(props: Props) {
+  const secrets = useView<{ name: string; version?: number; updated_at?: number }>(props, "vault.list");
+  const grants = useView<{ name: string; hosts?: string[]; methods?: string[] }>(props, "vault.grants");
+  return (
+    <div className="mt-4 text-sm">
+      <h3 className="font-medium">Secrets (names only)</h3>
+      <State query={secrets} empty="No secrets." />
+      <ul>
+        {secrets.data?.data.map((s) => (
+          <li key={s.name} className="font-mono">
+            {s.name} <span className="text-zinc-600">v{s.version ?? 1}</span>
+          </li>
+        ))}
+      </ul>
+      <h3 className="mt-3 font-medium">Grants</h3>
+      <State query={grants} empty="No grants." />
+      <ul>
+        {grants.data?.data.map((g) => (
+          <li key={g.name} className="font-mono">
+            {g.name} <span className="text-zinc-600">{(g.hosts ?? []).join(", ")}</span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** Recall: the memories that answer a query, best first. */
+export function MemoryBrowser(props: Props) {
+  const [query, setQuery] = useState("");
+  const [asked, setAsked] = useState<string | null>(null);
+  const found = useView<{ id: string; text: string; score: number }>(
+    props,
+    "memory.recall",
+    { query: asked },
+    asked !== null,
+  );
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (query.trim() !== "") setAsked(query.trim());
+  }
+  return (
+    <div className="mt-4 text-sm">
+      <form onSubmit={submit} className="flex items-end gap-2">
+        <label className="flex-1">
+          Recall
+          <input
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            className="mt-1 block w-full rounded border p-1"
+          />
+        </label>
+        <button type="submit" className="rounded border px-2 py-1">
+          Search
+        </button>
+      </form>
+      {asked !== null && <State query={found} empty="Nothing recalled." />}
+      <ul className="mt-2 divide-y">
+        {found.data?.data.map((m) => (
+          <li key={m.id} className="py-1">
+            {m.text} <span className="text-zinc-600">({m.score.toFixed(2)})</span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** A directory's entries, walked by clicking folders. */
+export function FsBrowser(props: Props) {
+  const [path, setPath] = useState("/");
+  const entries = useView<{ name: string; path?: string; type?: string; size?: number }>(props, "fs.list", { path });
+  const up = path === "/" ? null : path.replace(/\/[^/]+\/?$/, "") || "/";
+  return (
+    <div className="mt-4 text-sm">
+      <h3 className="font-medium">
+        Files in <span className="font-mono">{path}</span>
+      </h3>
+      {up !== null && (
+        <button type="button" className="underline" onClick={() => setPath(up)}>
+          ..
+        </button>
+      )}
+      <State query={entries} empty="Empty directory." />
+      <ul>
+        {entries.data?.data.map((e) => (
+          <li key={e.name} className="font-mono">
+            {e.type === "dir" ? (
+              <button
+                type="button"
+                className="underline"
+                onClick={() => setPath(`${path.replace(/\/$/, "")}/${e.name}`)}
+              >
+                {e.name}/
+              </button>
+            ) : (
+              <span>
+                {e.name} <span className="text-zinc-600">{e.size ?? ""}</span>
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** Objects by prefix; download through a signed URL; upload a file through one. */
+export function StorageBrowser(props: Props) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [prefix, setPrefix] = useState("");
+  const objects = useView<{ key: string; size?: number }>(props, "storage.list", { prefix });
+  const sign = useMutation(trpc.primitive.sign.mutationOptions());
+  const [status, setStatus] = useState<string | null>(null);
+  async function upload(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const file = (new FormData(event.currentTarget).get("file") as File | null) ?? null;
+    if (file === null || file.name === "") return;
+    const key = `${prefix}${file.name}`;
+    const query = new URLSearchParams({ workspace: props.workspace, primitive: props.primitive, key });
+    const res = await fetch(`/api/storage-upload?${query}`, { method: "POST", body: file });
+    setStatus(res.ok ? `Uploaded ${key}` : `Upload failed (${res.status})`);
+    void queryClient.invalidateQueries({ queryKey: trpc.primitive.browse.pathKey() });
+  }
+  async function download(key: string) {
+    const signed = await sign.mutateAsync({ ...props, key, method: "GET" });
+    window.open(signed.url, "_blank", "noopener");
+  }
+  return (
+    <div className="mt-4 text-sm">
+      <label className="block">
+        Prefix
+        <input
+          value={prefix}
+          onChange={(e) => setPrefix(e.target.value)}
+          className="mt-1 block w-full rounded border p-1 font-mono"
+        />
+      </label>
+      <State query={objects} empty="No objects." />
+      <ul className="mt-2">
+        {objects.data?.data.map((o) => (
+          <li key={o.key} className="flex items-center justify-between py-1 font-mono">
+            <span>
+              {o.key} <span className="text-zinc-600">{o.size ?? ""}</span>
+            </span>
+            <button type="button" className="rounded border px-2 py-0.5" onClick={() => void download(o.key)}>
+              Download
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form onSubmit={upload} className="mt-2 flex items-end gap-2">
+        <label>
+          Upload a file
+          <input name="file" type="file" className="mt-1 block" />
+        </label>
+        <button type="submit" className="rounded border px-2 py-1">
+          Upload
+        </button>
+      </form>
+      {status !== null && <p role="status">{status}</p>}
+      {sign.isError && (
+        <p role="alert" className="text-red-700">
+          {sign.error.message}
+        </p>
+      )}
+    </div>
+  );
+}
