@@ -72,6 +72,17 @@ async function shoot(page: Page, name: string, options: { axe?: boolean } = {}):
   }
   for (const width of [375, 1440]) {
     await page.setViewportSize({ width, height: 900 });
+    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    const wide = await page.evaluate(() => {
+      const w = document.documentElement.clientWidth;
+      return [...document.querySelectorAll("body *")]
+        .filter((e) => e.getBoundingClientRect().right > w + 1)
+        .slice(0, 3)
+        .map((e) => `${e.tagName.toLowerCase()} ${e.textContent?.slice(0, 40) ?? ""}`);
+    });
+    expect(scrollWidth, `${name} at ${width} px is wider than the screen: ${wide.join(" | ")}`).toBeLessThanOrEqual(
+      width,
+    );
     await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -292,6 +303,15 @@ describe("the dashboard's consent screen", () => {
     await page.getByText("Uploaded hello.txt").waitFor();
     await page.getByText("hello.txt", { exact: false }).first().waitFor();
     await shoot(page, "storage");
+    // Deleting asks for the name, in a dialog.
+    await page.getByRole("button", { name: "Delete scratch" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete scratch?" });
+    await dialog.waitFor();
+    await shoot(page, "delete-dialog");
+    await expect(dialog.getByRole("button", { name: "Delete" }).isDisabled()).resolves.toBe(true);
+    await dialog.getByLabel(/to confirm/).fill("scratch");
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("button", { name: "scratch", exact: true }).waitFor({ state: "detached" });
     const audit = await pool.query<{ actor: string }>(
       "SELECT actor FROM audit WHERE workspace_id = $1 AND action = 'primitive.create' ORDER BY ts DESC LIMIT 1",
       [workspace],

@@ -1,6 +1,7 @@
 "use client";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { ConfirmDialog } from "@/components/confirm-dialog";
 import { useTRPC } from "@/lib/trpc";
 import { PrimitivePanel } from "./primitive-panel";
 import { FsBrowser, MemoryBrowser, QueueBrowser, StorageBrowser, VaultBrowser } from "./type-browsers";
@@ -146,17 +147,18 @@ function Primitives(props: { workspace: string; group: string; admin: boolean; o
               <span className="text-zinc-600">{p.type}</span>
             </span>
             {admin && (
-              <button
-                type="button"
-                className="rounded border px-2 py-0.5"
-                aria-label={`Delete ${p.name}`}
-                onClick={() => {
-                  const confirm = window.prompt(`Type '${p.name}' to delete it and its data`);
-                  if (confirm !== null) remove.mutate({ workspace, id: p.id, confirm });
-                }}
-              >
-                Delete
-              </button>
+              <ConfirmDialog
+                trigger={
+                  <button type="button" className="rounded border px-2 py-0.5" aria-label={`Delete ${p.name}`}>
+                    Delete
+                  </button>
+                }
+                title={`Delete ${p.name}?`}
+                description={`The ${p.type} primitive and all its data and snapshots go. This cannot be undone.`}
+                word={p.name}
+                action="Delete"
+                onConfirm={(confirm) => remove.mutate({ workspace, id: p.id, confirm })}
+              />
             )}
           </li>
         ))}

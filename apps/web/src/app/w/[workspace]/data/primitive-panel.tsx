@@ -58,8 +58,8 @@ export function PrimitivePanel(props: {
       {snapshots.data?.data.length === 0 && <p className="text-sm text-zinc-600">No snapshots.</p>}
       <ul className="text-sm">
         {snapshots.data?.data.map((s) => (
-          <li key={s.id} className="flex items-center justify-between py-1">
-            <span>
+          <li key={s.id} className="flex items-center justify-between gap-2 py-1">
+            <span className="min-w-0 break-all">
               {s.name ?? s.id} <span className="text-zinc-600">{new Date(s.created_at).toLocaleString()}</span>
             </span>
             <button

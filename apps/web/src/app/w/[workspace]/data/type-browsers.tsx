@@ -239,8 +239,8 @@ export function StorageBrowser(props: Props) {
       <State query={objects} empty="No objects." />
       <ul className="mt-2">
         {objects.data?.data.map((o) => (
-          <li key={o.key} className="flex items-center justify-between py-1 font-mono">
-            <span>
+          <li key={o.key} className="flex items-center justify-between gap-2 py-1 font-mono">
+            <span className="min-w-0 break-all">
               {o.key} <span className="text-zinc-600">{o.size ?? ""}</span>
             </span>
             <button type="button" className="rounded border px-2 py-0.5" onClick={() => void download(o.key)}>
@@ -249,10 +249,10 @@ export function StorageBrowser(props: Props) {
           </li>
         ))}
       </ul>
-      <form onSubmit={upload} className="mt-2 flex items-end gap-2">
-        <label>
+      <form onSubmit={upload} className="mt-2 flex flex-wrap items-end gap-2">
+        <label className="min-w-0 max-w-full">
           Upload a file
-          <input name="file" type="file" className="mt-1 block" />
+          <input name="file" type="file" className="mt-1 block w-full max-w-full" />
         </label>
         <button type="submit" className="rounded border px-2 py-1">
           Upload
