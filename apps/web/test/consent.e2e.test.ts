@@ -276,6 +276,9 @@ describe("the dashboard's consent screen", () => {
     await page.getByLabel("Prefix").fill("gre");
     await page.getByRole("cell", { name: "greeting" }).waitFor();
     await expect(page.getByRole("cell", { name: '"hello"' }).isVisible()).resolves.toBe(true);
+    await page.getByLabel("Fork as").fill("cache-copy");
+    await page.getByRole("button", { name: "Fork", exact: true }).click();
+    await page.getByRole("button", { name: "cache-copy", exact: true }).waitFor();
     await page.getByRole("button", { name: "Take snapshot" }).click();
     await page
       .getByRole("button", { name: /^Restore / })

@@ -158,6 +158,20 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
     );
     return c.primitive.pause({ workspace, primitive: made.id, paused: true });
   },
+  "primitive.update": async (c) => {
+    const made = await invoker.invoke<{ id: string }>(
+      userPrincipal(users.owner, workspace, "owner"),
+      "primitive.create",
+      null,
+      {
+        name: `u${++seq}`,
+        type: "kv",
+        group: "app",
+      },
+    );
+    return c.primitive.update({ workspace, primitive: made.id, name: `renamed${seq}` });
+  },
+  "primitive.fork": (c) => c.primitive.fork({ workspace, primitive: kvId, name: `fork${++seq}` }),
   "primitive.snapshots": (c) => c.primitive.snapshots({ workspace, primitive: kvId }),
   "primitive.snapshot": (c) => c.primitive.snapshot({ workspace, primitive: kvId }),
   "primitive.restore": async (c) => {

@@ -30,6 +30,8 @@ export const PERMISSIONS = {
   "data.kvList": DATA,
   "primitive.get": DATA,
   "primitive.pause": ADMINS,
+  "primitive.update": ADMINS,
+  "primitive.fork": DATA,
   "primitive.snapshots": DATA,
   "primitive.snapshot": DATA,
   "primitive.restore": DATA,

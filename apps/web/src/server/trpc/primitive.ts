@@ -51,6 +51,34 @@ export const primitiveRouter = router({
         {},
       ),
     ),
+  /** Rename and/or move to another group of the workspace (account-level in the engine). */
+  update: inWorkspace(PERMISSIONS["primitive.update"])
+    .input(target.extend({ name: z.string().min(1).optional(), group: z.string().min(1).optional() }))
+    .mutation(({ ctx, input }) =>
+      ctx.invoker.invoke<PrimitiveInfo>(
+        userPrincipal(ctx.user, input.workspace, ctx.role),
+        "primitive.update",
+        input.primitive,
+        {
+          ...(input.name === undefined ? {} : { name: input.name }),
+          ...(input.group === undefined ? {} : { group: input.group }),
+        },
+      ),
+    ),
+  /** A copy under a new name (in the same group unless another is named). */
+  fork: inWorkspace(PERMISSIONS["primitive.fork"])
+    .input(target.extend({ name: z.string().min(1), group: z.string().min(1).optional() }))
+    .mutation(({ ctx, input }) =>
+      ctx.invoker.invoke<PrimitiveInfo>(
+        userPrincipal(ctx.user, input.workspace, ctx.role),
+        "primitive.fork",
+        input.primitive,
+        {
+          name: input.name,
+          ...(input.group === undefined ? {} : { group: input.group }),
+        },
+      ),
+    ),
   snapshots: inWorkspace(PERMISSIONS["primitive.snapshots"])
     .input(target)
     .query(({ ctx, input }) =>

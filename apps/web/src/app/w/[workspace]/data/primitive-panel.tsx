@@ -26,7 +26,21 @@ export function PrimitivePanel(props: {
   const pause = useMutation(trpc.primitive.pause.mutationOptions({ onSuccess: refresh }));
   const snapshot = useMutation(trpc.primitive.snapshot.mutationOptions({ onSuccess: refresh }));
   const restore = useMutation(trpc.primitive.restore.mutationOptions({ onSuccess: refresh }));
-  const failed = pause.error ?? snapshot.error ?? restore.error;
+  const listsChanged = () => void queryClient.invalidateQueries({ queryKey: trpc.data.primitives.pathKey() });
+  const update = useMutation(trpc.primitive.update.mutationOptions({ onSuccess: listsChanged }));
+  const fork = useMutation(trpc.primitive.fork.mutationOptions({ onSuccess: listsChanged }));
+  const failed = pause.error ?? snapshot.error ?? restore.error ?? update.error ?? fork.error;
+  function submitFork(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    fork.mutate({ ...target, name: String(new FormData(event.currentTarget).get("fork") ?? "") });
+  }
+  function submitUpdate(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const name = String(form.get("rename") ?? "").trim();
+    const group = String(form.get("move") ?? "").trim();
+    update.mutate({ ...target, name: name || undefined, group: group || undefined });
+  }
   const paused = (info.data as { paused?: boolean } | undefined)?.paused === true;
   return (
     <section aria-labelledby="primitive-title" className="rounded-lg border bg-white p-4 sm:col-span-3">
@@ -48,6 +62,37 @@ export function PrimitivePanel(props: {
           Take snapshot
         </button>
       </div>
+      <div className="mt-3 flex flex-wrap gap-4 text-sm">
+        <form onSubmit={submitFork} className="flex items-end gap-2">
+          <label>
+            Fork as
+            <input name="fork" className="mt-1 block w-36 rounded border p-1" />
+          </label>
+          <button type="submit" className="rounded border px-2 py-1">
+            Fork
+          </button>
+        </form>
+        {admin && (
+          <form onSubmit={submitUpdate} className="flex flex-wrap items-end gap-2">
+            <label>
+              Rename to
+              <input name="rename" className="mt-1 block w-36 rounded border p-1" />
+            </label>
+            <label>
+              Move to group
+              <input name="move" className="mt-1 block w-36 rounded border p-1" />
+            </label>
+            <button type="submit" className="rounded border px-2 py-1">
+              Apply
+            </button>
+          </form>
+        )}
+      </div>
+      {(fork.isSuccess || update.isSuccess) && (
+        <p role="status" className="mt-2 text-sm">
+          {fork.isSuccess ? `Forked as ${fork.data.name}.` : `Now ${update.data?.name} in ${update.data?.group}.`}
+        </p>
+      )}
       {failed && (
         <p role="alert" className="mt-2 text-sm text-red-700">
           {failed.message}
