@@ -1,5 +1,6 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
+import { ErrorText } from "@/components/status";
 import { useTRPC } from "@/lib/trpc";
 
 export function AcceptInvitation({ token }: { token: string }) {
@@ -17,11 +18,7 @@ export function AcceptInvitation({ token }: { token: string }) {
       >
         Accept invitation
       </button>
-      {accept.isError && (
-        <p role="alert" className="mt-2 text-sm text-red-700">
-          {accept.error.message}
-        </p>
-      )}
+      <ErrorText error={accept.error} className="mt-2" />
     </div>
   );
 }

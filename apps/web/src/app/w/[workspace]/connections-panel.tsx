@@ -1,5 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { ErrorText } from "@/components/status";
 import { useTRPC } from "@/lib/trpc";
 
 /** Connected apps (OAuth): client, user, group, tools, since when; disconnect ends their tokens. */
@@ -18,11 +19,7 @@ export function ConnectionsPanel({ workspace }: { workspace: string }) {
         Connected apps
       </h2>
       {list.isPending && <p className="text-sm text-zinc-600">Loading…</p>}
-      {list.isError && (
-        <p role="alert" className="text-sm text-red-700">
-          Could not load connected apps: {list.error.message}
-        </p>
-      )}
+      <ErrorText error={list.error} prefix="Could not load connected apps: " />
       {list.data?.length === 0 && <p className="text-sm text-zinc-600">No app is connected.</p>}
       <ul className="mt-2 divide-y text-sm">
         {list.data?.map((c) => (

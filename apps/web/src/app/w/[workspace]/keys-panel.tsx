@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { ErrorText } from "@/components/status";
 import { useTRPC } from "@/lib/trpc";
 
 const when = (d: Date | null) => (d === null ? "never" : new Date(d).toLocaleString());
@@ -42,11 +43,7 @@ export function KeysPanel({ workspace, canManage }: { workspace: string; canMana
         API keys
       </h2>
       {keys.isPending && <p className="text-sm text-zinc-600">Loading keys…</p>}
-      {keys.isError && (
-        <p role="alert" className="text-sm text-red-700">
-          Could not load keys: {keys.error.message}
-        </p>
-      )}
+      <ErrorText error={keys.error} prefix="Could not load keys: " />
       {keys.data?.length === 0 && <p className="text-sm text-zinc-600">No keys yet.</p>}
       {keys.data !== undefined && keys.data.length > 0 && (
         <ul className="mt-2 divide-y text-sm">
@@ -111,11 +108,7 @@ export function KeysPanel({ workspace, canManage }: { workspace: string; canMana
               Create key
             </button>
           </div>
-          {create.isError && (
-            <p role="alert" className="text-sm text-red-700 sm:col-span-4">
-              {create.error.message}
-            </p>
-          )}
+          <ErrorText error={create.error} className="sm:col-span-4" />
         </form>
       )}
     </section>

@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { ErrorText } from "@/components/status";
 import { useTRPC } from "@/lib/trpc";
 
 /** Members and roles; admins remove, anyone leaves (either ends that user's connected apps here). */
@@ -23,11 +24,7 @@ export function MembersPanel({ workspace, canManage, me }: { workspace: string; 
         Members
       </h2>
       {list.isPending && <p className="text-sm text-zinc-600">Loading…</p>}
-      {list.isError && (
-        <p role="alert" className="text-sm text-red-700">
-          Could not load members: {list.error.message}
-        </p>
-      )}
+      <ErrorText error={list.error} prefix="Could not load members: " />
       <ul className="mt-2 divide-y text-sm">
         {list.data?.map((m) => (
           <li key={m.id} className="flex flex-wrap items-center justify-between gap-2 py-2">
@@ -109,11 +106,7 @@ function Invitations({ workspace }: { workspace: string }) {
           Create invitation link
         </button>
       </form>
-      {invite.isError && (
-        <p role="alert" className="text-sm text-red-700">
-          {invite.error.message}
-        </p>
-      )}
+      <ErrorText error={invite.error} />
       {link !== null && (
         <p role="status" className="mt-2 break-all rounded border border-amber-300 bg-amber-50 p-2 text-sm">
           Send this link to them: <code data-testid="invite-link">{link}</code>

@@ -2,6 +2,8 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ConfirmDialog } from "@/components/confirm-dialog";
+import { MoreButton, TextField } from "@/components/fields";
+import { ErrorText } from "@/components/status";
 import { useTRPC } from "@/lib/trpc";
 import { PrimitivePanel } from "./primitive-panel";
 import { FsBrowser, MemoryBrowser, QueueBrowser, StorageBrowser, VaultBrowser } from "./type-browsers";
@@ -33,11 +35,7 @@ export function DataBrowser({ workspace, admin }: { workspace: string; admin: bo
           Groups
         </h2>
         {groups.isPending && <p className="text-sm text-zinc-600">Loading…</p>}
-        {groups.isError && (
-          <p role="alert" className="text-sm text-red-700">
-            {groups.error.message}
-          </p>
-        )}
+        <ErrorText error={groups.error} />
         {groups.data?.length === 0 && <p className="text-sm text-zinc-600">No groups yet.</p>}
         <ul className="mt-2 text-sm">
           {groups.data?.map((g) => (
@@ -67,11 +65,7 @@ export function DataBrowser({ workspace, admin }: { workspace: string; admin: bo
             </button>
           </form>
         )}
-        {createGroup.isError && (
-          <p role="alert" className="text-sm text-red-700">
-            {createGroup.error.message}
-          </p>
-        )}
+        <ErrorText error={createGroup.error} />
       </section>
       <section aria-labelledby="primitives-title" className="rounded-lg border bg-white p-4 sm:col-span-2">
         <h2 id="primitives-title" className="font-semibold">
@@ -127,11 +121,7 @@ function Primitives(props: { workspace: string; group: string; admin: boolean; o
   return (
     <div>
       {list.isPending && <p className="text-sm text-zinc-600">Loading…</p>}
-      {list.isError && (
-        <p role="alert" className="text-sm text-red-700">
-          {list.error.message}
-        </p>
-      )}
+      <ErrorText error={list.error} />
       {list.isSuccess && items.length === 0 && <p className="text-sm text-zinc-600">No primitives in this group.</p>}
       <ul className="mt-2 divide-y text-sm">
         {items.map((p) => (
@@ -163,20 +153,8 @@ function Primitives(props: { workspace: string; group: string; admin: boolean; o
           </li>
         ))}
       </ul>
-      {list.hasNextPage && (
-        <button
-          type="button"
-          className="mt-2 rounded border px-2 py-1 text-sm"
-          onClick={() => void list.fetchNextPage()}
-        >
-          More
-        </button>
-      )}
-      {remove.isError && (
-        <p role="alert" className="text-sm text-red-700">
-          {remove.error.message}
-        </p>
-      )}
+      <MoreButton query={list} />
+      <ErrorText error={remove.error} />
       <form onSubmit={submit} className="mt-4 flex flex-wrap items-end gap-2 text-sm">
         <label>
           Name
@@ -193,11 +171,7 @@ function Primitives(props: { workspace: string; group: string; admin: boolean; o
         <button type="submit" className="rounded bg-zinc-900 px-3 py-1 text-white">
           Create
         </button>
-        {create.isError && (
-          <p role="alert" className="w-full text-red-700">
-            {create.error.message}
-          </p>
-        )}
+        <ErrorText error={create.error} className="w-full" />
       </form>
     </div>
   );
@@ -216,20 +190,9 @@ function KvBrowser({ workspace, primitive }: { workspace: string; primitive: { i
   return (
     <div className="mt-4">
       <h3 className="font-medium">Keys</h3>
-      <label className="mt-2 block text-sm">
-        Prefix
-        <input
-          value={prefix}
-          onChange={(e) => setPrefix(e.target.value)}
-          className="mt-1 block w-full rounded border p-1 font-mono"
-        />
-      </label>
+      <TextField label="Prefix" value={prefix} onChange={setPrefix} mono className="mt-2" />
       {keys.isPending && <p className="text-sm text-zinc-600">Loading…</p>}
-      {keys.isError && (
-        <p role="alert" className="text-sm text-red-700">
-          {keys.error.message}
-        </p>
-      )}
+      <ErrorText error={keys.error} />
       {keys.isSuccess && items.length === 0 && <p className="text-sm text-zinc-600">No keys.</p>}
       <table className="mt-2 w-full table-fixed text-left text-sm">
         <thead>
@@ -249,15 +212,7 @@ function KvBrowser({ workspace, primitive }: { workspace: string; primitive: { i
           ))}
         </tbody>
       </table>
-      {keys.hasNextPage && (
-        <button
-          type="button"
-          className="mt-2 rounded border px-2 py-1 text-sm"
-          onClick={() => void keys.fetchNextPage()}
-        >
-          More
-        </button>
-      )}
+      <MoreButton query={keys} />
     </div>
   );
 }

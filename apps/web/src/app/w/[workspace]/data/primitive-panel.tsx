@@ -1,6 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useState } from "react";
+import { ErrorText } from "@/components/status";
 import { useTRPC } from "@/lib/trpc";
 
 /**
@@ -149,11 +150,7 @@ function DbConsole({ workspace, primitive }: { workspace: string; primitive: str
           Run
         </button>
       </form>
-      {run.isError && (
-        <p role="alert" className="mt-2 text-sm text-red-700">
-          {run.error.message}
-        </p>
-      )}
+      <ErrorText error={run.error} className="mt-2" />
       {run.data !== undefined && (
         <div className="mt-2 overflow-x-auto">
           <table className="w-full text-left font-mono text-sm">

@@ -1,6 +1,8 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { TextField } from "@/components/fields";
+import { ErrorText, QueryState } from "@/components/status";
 import { useTRPC } from "@/lib/trpc";
 import type { BrowseView } from "@/server/trpc/primitive";
 
@@ -16,22 +18,17 @@ function useView<T>(props: Props, view: BrowseView, args: Record<string, unknown
   });
 }
 
-function State({
-  query,
-  empty,
-}: {
-  query: { isPending: boolean; isError: boolean; error: { message: string } | null; data?: { data: unknown[] } };
+function State(props: {
+  query: { isPending: boolean; error: { message: string } | null; data?: { data: unknown[] } };
   empty: string;
 }) {
-  if (query.isPending) return <p className="text-sm text-zinc-600">Loading…</p>;
-  if (query.isError)
-    return (
-      <p role="alert" className="text-sm text-red-700">
-        {query.error?.message}
-      </p>
-    );
-  if (query.data?.data.length === 0) return <p className="text-sm text-zinc-600">{empty}</p>;
-  return null;
+  const { query } = props;
+  return (
+    <QueryState
+      query={{ isPending: query.isPending, error: query.error, data: query.data?.data }}
+      empty={props.empty}
+    />
+  );
 }
 
 /** Queues with their counts by status; a queue's dead jobs, requeued one by one. */
@@ -141,14 +138,7 @@ export function MemoryBrowser(props: Props) {
   return (
     <div className="mt-4 text-sm">
       <form onSubmit={submit} className="flex items-end gap-2">
-        <label className="flex-1">
-          Recall
-          <input
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
-            className="mt-1 block w-full rounded border p-1"
-          />
-        </label>
+        <TextField label="Recall" value={query} onChange={setQuery} className="flex-1" />
         <button type="submit" className="rounded border px-2 py-1">
           Search
         </button>
@@ -228,14 +218,7 @@ export function StorageBrowser(props: Props) {
   }
   return (
     <div className="mt-4 text-sm">
-      <label className="block">
-        Prefix
-        <input
-          value={prefix}
-          onChange={(e) => setPrefix(e.target.value)}
-          className="mt-1 block w-full rounded border p-1 font-mono"
-        />
-      </label>
+      <TextField label="Prefix" value={prefix} onChange={setPrefix} mono />
       <State query={objects} empty="No objects." />
       <ul className="mt-2">
         {objects.data?.data.map((o) => (
@@ -259,11 +242,7 @@ export function StorageBrowser(props: Props) {
         </button>
       </form>
       {status !== null && <p role="status">{status}</p>}
-      {sign.isError && (
-        <p role="alert" className="text-red-700">
-          {sign.error.message}
-        </p>
-      )}
+      <ErrorText error={sign.error} />
     </div>
   );
 }

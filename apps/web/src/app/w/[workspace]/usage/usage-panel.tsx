@@ -1,6 +1,8 @@
 "use client";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { MoreButton } from "@/components/fields";
+import { ErrorText } from "@/components/status";
 import { useTRPC } from "@/lib/trpc";
 
 const bytes = (n: number) =>
@@ -112,11 +114,7 @@ function AuditPanel({ workspace }: { workspace: string }) {
         ))}
       </div>
       {audit.isPending && <p className="text-sm text-zinc-600">Loading…</p>}
-      {audit.isError && (
-        <p role="alert" className="mt-2 text-sm text-red-700">
-          {audit.error.message}
-        </p>
-      )}
+      <ErrorText error={audit.error} className="mt-2" />
       {audit.isSuccess && items.length === 0 && <p className="text-sm text-zinc-600">No entries.</p>}
       <ul className="mt-2 divide-y text-sm">
         {items.map((e) => (
@@ -127,15 +125,7 @@ function AuditPanel({ workspace }: { workspace: string }) {
           </li>
         ))}
       </ul>
-      {audit.hasNextPage && (
-        <button
-          type="button"
-          className="mt-2 rounded border px-2 py-1 text-sm"
-          onClick={() => void audit.fetchNextPage()}
-        >
-          More
-        </button>
-      )}
+      <MoreButton query={audit} />
     </section>
   );
 }
