@@ -241,7 +241,7 @@ describe("the dashboard's consent screen", () => {
     await shoot(page, "workspace");
 
     // A key for group app with kv_get: shown once, then it works on REST, then revoked it fails.
-    await page.getByLabel("Name").fill("ci key");
+    await page.getByLabel("Name", { exact: true }).fill("ci key");
     await page.getByLabel(/^Group/).fill("app");
     await page.getByLabel(/^Tools/).fill("kv_get");
     await page.getByRole("button", { name: "Create key" }).click();
@@ -352,6 +352,11 @@ describe("the dashboard's consent screen", () => {
     await invited.waitForURL(`${web}/w/${workspace}`);
     await invited.getByText("you are member").waitFor();
     await carol.close();
+
+    await page.getByLabel("Workspace name").fill("Acme Corp");
+    await page.getByRole("button", { name: "Rename" }).click();
+    await page.getByRole("heading", { name: "Acme Corp" }).waitFor();
+    await pool.query("UPDATE workspaces SET name = 'Acme' WHERE id = $1", [workspace]);
     await page.close();
   });
 

@@ -5,6 +5,7 @@ import { db } from "@/server/db";
 import { ConnectionsPanel } from "./connections-panel";
 import { KeysPanel } from "./keys-panel";
 import { MembersPanel } from "./members-panel";
+import { RenameWorkspace } from "./rename-workspace";
 
 export const dynamic = "force-dynamic";
 
@@ -34,6 +35,7 @@ export default async function WorkspacePage({ params }: Props) {
         <p className="text-sm text-zinc-600">
           {ws.plan} plan · you are {ws.role}
         </p>
+        {admin && <RenameWorkspace workspace={workspace} name={ws.name} />}
         <nav aria-label="Workspace" className="mt-2 flex gap-2 text-sm">
           {data && (
             <Link href={`/w/${workspace}/data`} className="rounded border px-3 py-1">
