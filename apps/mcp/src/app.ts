@@ -3,8 +3,9 @@ import { createBaseServer, requestPath } from "@prim/http";
 import { type McpMountOptions, mountMcp } from "@prim/mcp";
 import { invalid, type Principal, ServiceError } from "@prim/wire";
 import { RemoteInvoker } from "@prim/wire/invoke";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { McpEnv } from "./env.js";
+import { OriginPolicy } from "./origin.js";
 
 /** Who asks for an open path (health, the resource metadata): nobody; no operation accepts it. */
 const ANONYMOUS: Principal = { kind: "scoped", workspace: "", actor: "anonymous", groupId: null, tools: [] };
@@ -74,12 +75,16 @@ export async function createMcpApp(
   const unauthorized = (error: string | undefined, message: string) =>
     new ServiceError("invalid_token", message, { headers: { "WWW-Authenticate": challenge(error) } });
 
+  const origins = new OriginPolicy([env.publicMcpUrl, ...env.PRIM_MCP_ALLOWED_ORIGINS]);
+
   const app = createBaseServer({
     logger: options.logger,
     publicUrl: env.publicMcpUrl,
     authenticate: async (req) => {
       const path = requestPath(req.url);
       if (path === "/health" || path.startsWith("/.well-known/")) return ANONYMOUS;
+      origins.check(req);
+      if (req.method === "OPTIONS") return ANONYMOUS; // a CORS preflight carries no credential
       const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
       if (token === undefined)
         throw unauthorized(undefined, "this resource needs a Bearer token (an API key or an OAuth token)");
@@ -93,8 +98,14 @@ export async function createMcpApp(
       }
     },
   });
-  app.get("/.well-known/oauth-protected-resource/mcp", async () => metadata);
-  app.get("/.well-known/oauth-protected-resource", async () => metadata);
+  // Public documents: readable from any origin.
+  const open = (_req: FastifyRequest, reply: FastifyReply) => {
+    reply.header("Access-Control-Allow-Origin", "*");
+    return metadata;
+  };
+  app.get("/.well-known/oauth-protected-resource/mcp", async (req, reply) => open(req, reply));
+  app.get("/.well-known/oauth-protected-resource", async (req, reply) => open(req, reply));
+  origins.install(app, "/mcp");
   mountMcp(app, invoker, { ...options.sessions, url: "/mcp", groupOf: selectGroup });
   return {
     app,

@@ -13,6 +13,22 @@ const schema = z.object({
   PRIM_API_PORT: portNumber.default(8787),
   /** The cell's internal listener (apps/api `PRIM_INTERNAL_PORT`). */
   PRIM_INTERNAL_URL: urlString("PRIM_INTERNAL_URL").default("http://127.0.0.1:8789"),
+  /**
+   * Browser origins allowed to call `/mcp` (comma-separated; `*` for any). Requests without an
+   * `Origin` header (non-browser clients) are not affected. The app's own origin is always in.
+   */
+  PRIM_MCP_ALLOWED_ORIGINS: z
+    .string()
+    .default("")
+    .transform((raw) =>
+      raw
+        .split(",")
+        .map((o) => o.trim())
+        .filter((o) => o !== ""),
+    )
+    .refine((list) => list.every((o) => o === "*" || URL.canParse(o)), {
+      message: "PRIM_MCP_ALLOWED_ORIGINS must be a comma-separated list of origins (https://app.example.com) or *",
+    }),
   PRIM_INTERNAL_SECRET: z
     .string({ error: "PRIM_INTERNAL_SECRET is required" })
     .min(32, "PRIM_INTERNAL_SECRET must be at least 32 characters"),

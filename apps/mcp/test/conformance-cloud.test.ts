@@ -20,9 +20,10 @@ let mcp: McpApp;
 let proxy: Server;
 let proxyUrl: string;
 
-/** Forwards every request to `target`, with `Authorization: Bearer <key>` added. */
-function authProxy(target: URL, key: string): Server {
+/** Forwards every request to `to.target`, with `Authorization: Bearer <to.key>` added. */
+function authProxy(to: { target?: URL; key?: string }): Server {
   return createServer((req, res) => {
+    const { target, key } = to as { target: URL; key: string };
     const upstream = request(
       {
         host: target.hostname,
@@ -45,16 +46,25 @@ function authProxy(target: URL, key: string): Server {
 beforeAll(async () => {
   cloud = await startCloud("mcpconf", { PRIM_INTERNAL_SECRET: SECRET });
   const internalUrl = await listenInternal(cloud.api.internal as NonNullable<typeof cloud.api.internal>);
+  const upstream: { target?: URL; key?: string } = {};
+  proxy = authProxy(upstream);
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const proxyOrigin = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxyUrl = `${proxyOrigin}/mcp`;
+  // The suite's rebinding scenario sends `Origin: <the URL it was given>` and expects it
+  // accepted, and `Origin: http://evil.example.com` and expects a 4xx.
   mcp = await createMcpApp(
-    readMcpEnv({ DATABASE_URL: cloud.databaseUrl, PRIM_INTERNAL_URL: internalUrl, PRIM_INTERNAL_SECRET: SECRET }),
+    readMcpEnv({
+      DATABASE_URL: cloud.databaseUrl,
+      PRIM_INTERNAL_URL: internalUrl,
+      PRIM_INTERNAL_SECRET: SECRET,
+      PRIM_MCP_ALLOWED_ORIGINS: proxyOrigin,
+    }),
   );
-  const target = new URL(await mcp.app.listen({ port: 0, host: "127.0.0.1" }));
+  upstream.target = new URL(await mcp.app.listen({ port: 0, host: "127.0.0.1" }));
   const ws = await createWorkspace(cloud.api.hub.pool, { name: "Conformance", plan: "pro" });
   await call(cloud.url, ws.key, "POST", "/v1/groups", { name: "conformance" });
-  const key = await createKey(cloud.api.hub.pool, { workspace: ws.workspace.id, group: "conformance" });
-  proxy = authProxy(target, key.key);
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
+  upstream.key = (await createKey(cloud.api.hub.pool, { workspace: ws.workspace.id, group: "conformance" })).key;
 }, 60_000);
 
 afterAll(async () => {
@@ -65,16 +75,10 @@ afterAll(async () => {
 
 describe("MCP conformance of the cloud endpoint (server scenarios)", () => {
   it.skipIf(!CONFORMANCE_INSTALLED)(
-    "passes every scenario of what it serves with a key; the rest fail only for what it does not serve",
+    "passes every scenario of what it serves with a key (Origin checks included); the rest fail only for what it does not serve",
     { timeout: 180_000 },
     async () => {
-      await expectConformance(proxyUrl, {
-        ...NOT_SERVED,
-        // The cloud is reached by its public name, with a Bearer credential on every request
-        // (no ambient authority a rebinding page could borrow), so it does not pin the Host
-        // to localhost as `prim dev` does.
-        "dns-rebinding-protection": /Expected HTTP 4xx for invalid Host\/Origin headers/,
-      });
+      await expectConformance(proxyUrl, NOT_SERVED);
     },
   );
 });

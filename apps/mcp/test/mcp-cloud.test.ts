@@ -30,6 +30,7 @@ beforeAll(async () => {
       PRIM_INTERNAL_SECRET: SECRET,
       PRIM_PUBLIC_MCP_URL: PUBLIC,
       PRIM_AUTH_URL: "https://api.prim.test/oauth",
+      PRIM_MCP_ALLOWED_ORIGINS: "https://app.example.com, https://inspector.example.com:8443",
     }),
   );
   url = `${await mcp.app.listen({ port: 0, host: "127.0.0.1" })}/mcp`;
@@ -90,6 +91,76 @@ describe("protected resource", () => {
       expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
       expect(((await res.json()) as { error: { code: string; message: string } }).error.code).toBe("invalid_token");
     }
+  });
+});
+
+describe("browser origins (MCP transport: Origin validated)", () => {
+  const good = { "x-service-group": "app" };
+  it("refuses an Origin not on the list with 403 before looking at the credential", async () => {
+    for (const origin of [
+      "http://evil.example.com",
+      "https://app.example.com.evil.test",
+      "null",
+      "https://app.example.com:444",
+    ]) {
+      const res = await initialize({ ...good, authorization: `Bearer ${key}`, origin });
+      expect(res.status, origin).toBe(403);
+      expect(((await res.json()) as { error: { code: string; message: string } }).error.code).toBe("forbidden");
+      expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    }
+    // Even without a credential: the origin answers first.
+    expect((await initialize({ origin: "http://evil.example.com" })).status).toBe(403);
+  });
+
+  it("accepts no Origin, its own origin and the configured ones, with CORS headers for browsers", async () => {
+    expect((await initialize({ ...good, authorization: `Bearer ${key}` })).status).toBe(200);
+    for (const origin of [PUBLIC, "https://app.example.com", "https://inspector.example.com:8443"]) {
+      const res = await initialize({ ...good, authorization: `Bearer ${key}`, origin });
+      expect(res.status, origin).toBe(200);
+      expect(res.headers.get("access-control-allow-origin")).toBe(origin);
+      expect(res.headers.get("access-control-expose-headers")).toContain("mcp-session-id");
+    }
+    // A 401 to an allowed browser is readable by it (the challenge names the metadata).
+    const challenge = await initialize({ origin: "https://app.example.com" });
+    expect(challenge.status).toBe(401);
+    expect(challenge.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+  });
+
+  it("answers the CORS preflight of an allowed origin, and refuses another's", async () => {
+    const preflight = (origin: string) =>
+      fetch(url, {
+        method: "OPTIONS",
+        headers: {
+          origin,
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "authorization, content-type, mcp-session-id",
+        },
+      });
+    const ok = await preflight("https://app.example.com");
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
+    expect(ok.headers.get("access-control-allow-headers")).toContain("mcp-session-id");
+    expect(ok.headers.get("access-control-allow-methods")).toContain("POST");
+    expect((await preflight("http://evil.example.com")).status).toBe(403);
+  });
+
+  it("serves the resource metadata to any origin", async () => {
+    const origin = url.slice(0, -"/mcp".length);
+    const res = await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`, {
+      headers: { origin: "http://anywhere.example.com" },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("refuses a start with an allow-list that is not origins", () => {
+    expect(() =>
+      readMcpEnv({
+        DATABASE_URL: cloud.databaseUrl,
+        PRIM_INTERNAL_SECRET: SECRET,
+        PRIM_MCP_ALLOWED_ORIGINS: "not a url",
+      }),
+    ).toThrow(/PRIM_MCP_ALLOWED_ORIGINS/);
   });
 });
 

@@ -35,6 +35,8 @@ let web: string;
 let server: ChildProcess;
 let browser: Browser;
 let context: BrowserContext;
+/** The Acme workspace's key (made with the workspace in the first test). */
+let acmeKey: string;
 const email = "ada@acme.test";
 const password = "correct horse battery";
 
@@ -160,10 +162,11 @@ describe("the dashboard's consent screen", () => {
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Create account" }).click();
     await page.waitForURL(`${web}/`);
-    await expect(page.getByRole("heading", { name: "Workspaces" }).isVisible()).resolves.toBe(true);
+    await page.getByRole("heading", { name: "Workspaces" }).waitFor();
 
     const pool = stack.cloud.api.hub.pool;
     const ws = await createWorkspace(pool, { name: "Acme", plan: "pro", owner: email });
+    acmeKey = ws.key;
     await call(stack.cloud.url, ws.key, "POST", "/v1/groups", { name: "app" });
     await call(stack.cloud.url, ws.key, "POST", "/v1/groups", { name: "ops" });
     const kv = await call(stack.cloud.url, ws.key, "POST", "/v1/primitives", {
@@ -306,6 +309,24 @@ describe("the dashboard's consent screen", () => {
     await page.getByText("Uploaded hello.txt").waitFor();
     await page.getByText("hello.txt", { exact: false }).first().waitFor();
     await shoot(page, "storage");
+    // An fs primitive: a file written over REST, previewed in the tree.
+    await page.getByLabel("Name", { exact: true }).fill("docs");
+    await page.getByLabel("Type").selectOption("fs");
+    await page.getByRole("button", { name: "Create" }).click();
+    await page.getByRole("button", { name: "docs", exact: true }).waitFor();
+    const fsList = await call(stack.cloud.url, acmeKey, "GET", "/v1/primitives?type=fs");
+    const docsId = fsList.body.data.find((p: { name: string }) => p.name === "docs").id as string;
+    const written = await fetch(`${stack.cloud.url}/v1/primitives/${docsId}/files/guide/intro.md`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${acmeKey}` },
+      body: "# Intro\nWelcome.",
+    });
+    expect(written.status).toBe(201);
+    await page.getByRole("button", { name: "docs", exact: true }).click();
+    await page.getByRole("button", { name: "Open folder guide" }).click();
+    await page.getByRole("button", { name: "Preview intro.md" }).click();
+    await expect(page.getByTestId("file-text").textContent()).resolves.toBe("# Intro\nWelcome.");
+    await shoot(page, "fs-preview");
     // Deleting asks for the name, in a dialog.
     await page.getByRole("button", { name: "Delete scratch" }).click();
     const dialog = page.getByRole("dialog", { name: "Delete scratch?" });
@@ -329,6 +350,25 @@ describe("the dashboard's consent screen", () => {
     await page.getByText("primitive.create").first().waitFor();
     await shoot(page, "usage");
     await page.goBack();
+
+    // Billing: the plan, for owners (and billing admins); a member's link is not there and the page is not found.
+    await page.getByRole("link", { name: "Billing" }).click();
+    await page.getByRole("heading", { name: "Acme: pro plan" }).waitFor();
+    await shoot(page, "billing");
+    await page.goBack();
+    const bobs = await browser.newContext();
+    const bobPage = await bobs.newPage();
+    await bobPage.goto(`${web}/sign-in?next=${encodeURIComponent(`/w/${workspace}`)}`);
+    await bobPage.getByLabel("Email").fill("bob@acme.test");
+    await bobPage.getByLabel("Password").fill("password123");
+    await bobPage.getByRole("button", { name: "Sign in" }).click();
+    await bobPage.getByText("you are member").waitFor();
+    expect(await bobPage.getByRole("link", { name: "Billing" }).count()).toBe(0);
+    const refused = await bobPage.goto(`${web}/w/${workspace}/billing`);
+    expect(refused?.status()).toBe(404);
+    await bobPage.getByRole("heading", { name: "Not found" }).waitFor();
+    await shoot(bobPage, "not-found");
+    await bobs.close();
 
     await page.getByRole("button", { name: "Remove bob@acme.test" }).click();
     await page.getByText("bob@acme.test").waitFor({ state: "detached" });

@@ -4,6 +4,7 @@
 // do: keys shown once and revoked, members removed with their OAuth connections, the last owner
 // kept.
 import { randomBytes } from "node:crypto";
+import { Readable } from "node:stream";
 import * as PrimDb from "@prim/db";
 import { createUser, createWorkspace, Revocations } from "@prim/db";
 import { listenInternal } from "@prim/http";
@@ -21,6 +22,7 @@ let kvId: string;
 let dbId: string;
 let queueId: string;
 let storageId: string;
+let fsId: string;
 let pool: pg.Pool;
 let revocations: Revocations;
 const users: Record<Role | "outsider", { id: string; email: string }> = {} as never;
@@ -91,6 +93,15 @@ beforeAll(async () => {
       group: "app",
     })
   ).id;
+  fsId = (
+    await invoker.invoke<{ id: string }>(owner, "primitive.create", null, { name: "docs", type: "fs", group: "app" })
+  ).id;
+  const write = (path: string, bytes: Buffer) =>
+    invoker.invoke(owner, "fs.write", fsId, { path, body: Readable.from([bytes]), content_length: bytes.length });
+  await write("/notes/readme.md", Buffer.from("# Hello\nünïcode ok\n"));
+  await write("/bin/blob", Buffer.from([0, 1, 2, 255, 254]));
+  await write("/img/dot.png", Buffer.from("89504e470d0a1a0a", "hex"));
+  await write("/big.txt", Buffer.alloc(300 * 1024, "a"));
   await invoker.invoke(owner, "db.batch", dbId, {
     statements: [{ sql: "CREATE TABLE t (n INTEGER)" }, { sql: "INSERT INTO t VALUES (7)" }],
   });
@@ -185,6 +196,7 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
   },
   "primitive.dbQuery": (c) => c.primitive.dbQuery({ workspace, primitive: dbId, sql: "SELECT n FROM t" }),
   "primitive.browse": (c) => c.primitive.browse({ workspace, primitive: queueId, view: "queue.queues" }),
+  "primitive.preview": (c) => c.primitive.preview({ workspace, primitive: fsId, path: "/notes/readme.md" }),
   "primitive.requeue": async (c) => {
     const sent = await invoker.invoke<{ id: string }>(
       userPrincipal(users.owner, workspace, "owner"),
@@ -353,6 +365,25 @@ describe("what the procedures do", () => {
     await expect(
       member.primitive.browse({ workspace, primitive: queueId, view: "queue.purge" as "queue.queues" }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("previews an fs file: text as text, an image as base64, binary and large files only described", async () => {
+    const member = callerFor("member");
+    const preview = (path: string) => member.primitive.preview({ workspace, primitive: fsId, path });
+    expect(await preview("/notes/readme.md")).toMatchObject({
+      kind: "text",
+      size: Buffer.byteLength("# Hello\nünïcode ok\n"),
+      text: "# Hello\nünïcode ok\n",
+    });
+    expect(await preview("/bin/blob")).toMatchObject({ kind: "binary", size: 5 });
+    expect(await preview("/bin/blob")).not.toHaveProperty("text");
+    const image = await preview("/img/dot.png");
+    expect(image).toMatchObject({ kind: "image", content_type: "image/png", base64: "iVBORw0KGgo=" });
+    const big = await preview("/big.txt");
+    expect(big).toMatchObject({ kind: "too_large", size: 300 * 1024 });
+    expect(big).not.toHaveProperty("text");
+    expect(await preview("/notes")).toEqual({ kind: "directory", path: "/notes" });
+    await expect(preview("/missing.txt")).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("reports usage against the plan, and reads the audit trail by filters", async () => {

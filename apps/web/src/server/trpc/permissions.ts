@@ -37,6 +37,7 @@ export const PERMISSIONS = {
   "primitive.restore": DATA,
   "primitive.dbQuery": DATA,
   "primitive.browse": DATA,
+  "primitive.preview": DATA,
   "primitive.requeue": DATA,
   "primitive.sign": DATA,
   "usage.summary": ALL,

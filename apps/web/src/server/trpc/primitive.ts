@@ -1,4 +1,5 @@
-import { narrowTools, type PrimitiveInfo, type QueryResult, type SnapshotInfo } from "@prim/wire";
+import { Readable } from "node:stream";
+import { type FsRead, narrowTools, type PrimitiveInfo, type QueryResult, type SnapshotInfo } from "@prim/wire";
 import { z } from "zod";
 import { inWorkspace, router, userPrincipal } from "./init";
 import { PERMISSIONS } from "./permissions";
@@ -129,6 +130,22 @@ export const primitiveRouter = router({
         args,
       );
     }),
+  /**
+   * A file of an fs primitive, for the browser's preview: UTF-8 text as text, PNG/JPEG/GIF/WebP
+   * images as base64, anything else (or over PREVIEW_BYTES) only described.
+   */
+  preview: inWorkspace(PERMISSIONS["primitive.preview"])
+    .input(target.extend({ path: z.string().min(1).max(4096) }))
+    .query(async ({ ctx, input }) => {
+      const read = await ctx.invoker.invoke<FsRead>(
+        userPrincipal(ctx.user, input.workspace, ctx.role),
+        "fs.read",
+        input.primitive,
+        { path: input.path },
+      );
+      if (read.kind !== "file") return { kind: "directory" as const, path: input.path };
+      return previewOf(read);
+    }),
   /** A dead (or any) job back to ready. */
   requeue: inWorkspace(PERMISSIONS["primitive.requeue"])
     .input(target.extend({ queue: z.string().min(1), job: z.string().min(1) }))
@@ -166,3 +183,37 @@ export const primitiveRouter = router({
       );
     }),
 });
+
+/** Files up to this size are previewed (larger ones are described, never read whole). */
+export const PREVIEW_BYTES = 256 * 1024;
+const IMAGES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+export type Preview =
+  | { kind: "directory"; path: string }
+  | { kind: "text"; path: string; size: number; content_type: string; text: string }
+  | { kind: "image"; path: string; size: number; content_type: string; base64: string }
+  | { kind: "binary" | "too_large"; path: string; size: number; content_type: string };
+
+async function previewOf(read: Extract<FsRead, { kind: "file" }>): Promise<Preview> {
+  const { path, size } = read.entry;
+  const about = { path, size, content_type: read.content_type };
+  const body = read.body;
+  if (size > PREVIEW_BYTES || body === null) {
+    if (body instanceof Readable) body.destroy();
+    return { kind: "too_large", ...about };
+  }
+  const chunks: Buffer[] = [];
+  if (Buffer.isBuffer(body)) chunks.push(body);
+  else for await (const chunk of body) chunks.push(Buffer.from(chunk as Uint8Array));
+  const bytes = Buffer.concat(chunks);
+  const type = read.content_type.split(";")[0]?.trim().toLowerCase() ?? "";
+  if (IMAGES.has(type)) return { kind: "image", ...about, base64: bytes.toString("base64") };
+  if (!bytes.includes(0)) {
+    try {
+      return { kind: "text", ...about, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+    } catch {
+      // not UTF-8: described below
+    }
+  }
+  return { kind: "binary", ...about };
+}

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { currentUser } from "@/server/auth";
-import { db } from "@/server/db";
+import { membership } from "@/server/db";
 import { ConnectionsPanel } from "./connections-panel";
 import { KeysPanel } from "./keys-panel";
 import { MembersPanel } from "./members-panel";
@@ -16,15 +16,11 @@ export default async function WorkspacePage({ params }: Props) {
   const { workspace } = await params;
   const user = await currentUser();
   if (user === null) redirect(`/sign-in?next=${encodeURIComponent(`/w/${workspace}`)}`);
-  const { rows } = await db().query<{ name: string; plan: string; role: string }>(
-    `SELECT w.name, w.plan, m.role FROM members m JOIN workspaces w ON w.id = m.workspace_id
-      WHERE m.workspace_id = $1 AND m.user_id = $2`,
-    [workspace, user.id],
-  );
-  const ws = rows[0];
-  if (ws === undefined) notFound();
+  const ws = await membership(workspace, user.id);
+  if (ws === null) notFound();
   const admin = ws.role === "owner" || ws.role === "admin";
   const data = ws.role !== "billing";
+  const billing = ws.role === "owner" || ws.role === "billing";
   return (
     <div className="space-y-8">
       <header>
@@ -45,6 +41,11 @@ export default async function WorkspacePage({ params }: Props) {
           <Link href={`/w/${workspace}/usage`} className="rounded border px-3 py-1">
             Usage
           </Link>
+          {billing && (
+            <Link href={`/w/${workspace}/billing`} className="rounded border px-3 py-1">
+              Billing
+            </Link>
+          )}
         </nav>
       </header>
       {data && <KeysPanel workspace={workspace} canManage={admin} />}

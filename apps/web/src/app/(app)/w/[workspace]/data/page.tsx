@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { currentUser } from "@/server/auth";
-import { db } from "@/server/db";
+import { membership } from "@/server/db";
 import { DataBrowser } from "./data-browser";
 
 export const dynamic = "force-dynamic";
@@ -13,13 +13,8 @@ export default async function DataPage({ params }: Props) {
   const { workspace } = await params;
   const user = await currentUser();
   if (user === null) redirect(`/sign-in?next=${encodeURIComponent(`/w/${workspace}/data`)}`);
-  const { rows } = await db().query<{ name: string; role: string }>(
-    `SELECT w.name, m.role FROM members m JOIN workspaces w ON w.id = m.workspace_id
-      WHERE m.workspace_id = $1 AND m.user_id = $2`,
-    [workspace, user.id],
-  );
-  const ws = rows[0];
-  if (ws === undefined || ws.role === "billing") notFound();
+  const ws = await membership(workspace, user.id);
+  if (ws === null || ws.role === "billing") notFound();
   return (
     <div className="space-y-6">
       <header>
