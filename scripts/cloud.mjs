@@ -3,7 +3,9 @@
 // listener and the OAuth authorization server) and apps/mcp (over that listener) in this
 // process, and apps/web (`next start`, built by `npm run build`) as a child; prints their URLs.
 // Postgres or Redis down: one line naming it and how to start it, exit 1. Without
-// PRIM_INTERNAL_SECRET a random one is made for this run (all three apps get it).
+// PRIM_INTERNAL_SECRET a random one is made for this run (all three apps get it). Without
+// STRIPE_SECRET_KEY the Stripe stand-in (@prim/billing) serves billing locally: its products
+// and prices are synced, its webhooks go to the api.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -18,16 +20,28 @@ const env = { ...process.env };
 env.PRIM_INTERNAL_SECRET ??= randomBytes(32).toString("hex");
 let api;
 let mcp;
+let standin;
 try {
+  if (!env.STRIPE_SECRET_KEY) {
+    const billing = await import("@prim/billing");
+    env.STRIPE_WEBHOOK_SECRET = `whsec_${randomBytes(24).toString("hex")}`;
+    standin = await billing.startStripeStandIn({ webhookSecret: env.STRIPE_WEBHOOK_SECRET });
+    env.STRIPE_SECRET_KEY = "sk_test_prim_local";
+    env.STRIPE_API_URL = standin.url;
+    await billing.syncStripe(billing.createStripe({ secretKey: env.STRIPE_SECRET_KEY, apiUrl: standin.url }));
+  }
   api = await startApi(env);
+  standin?.setWebhookUrl(`${api.url}/v1/billing/webhook`);
   mcp = await startMcp({ ...env, PRIM_INTERNAL_URL: env.PRIM_INTERNAL_URL ?? api.internalUrl });
 } catch (err) {
   console.error(`prim cloud: ${err instanceof Error ? err.message : String(err)}`);
   await api?.api.close();
+  await standin?.close();
   process.exit(1);
 }
 console.log(`prim cloud: api ${api.url}`);
 console.log(`prim cloud: mcp ${mcp.url}/mcp`);
+if (standin !== undefined) console.log(`prim cloud: stripe stand-in ${standin.url} (STRIPE_SECRET_KEY unset)`);
 
 let web;
 const webPort = env.PRIM_WEB_PORT ?? "3000";
@@ -53,7 +67,7 @@ const stop = (signal) => {
       // already gone
     }
   }
-  Promise.all([mcp.mcp.close(), api.api.close()]).then(
+  Promise.all([mcp.mcp.close(), api.api.close(), standin?.close()]).then(
     () => process.exit(0),
     () => process.exit(1),
   );

@@ -11,6 +11,7 @@ import {
 import { createInternalServer, createServer, requestPath } from "@prim/http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type pg from "pg";
+import { type ApiBilling, type BillingOptions, mountBilling, WEBHOOK_PATH } from "./billing.js";
 import { blobStores, openCell } from "./cell.js";
 import type { ApiEnv } from "./env.js";
 import { RedisLimiter, type RedisLimiterOptions } from "./limits/limiter.js";
@@ -46,6 +47,8 @@ export interface ApiApp {
   /** Limits and metering (absent with PRIM_LIMITS=off). */
   limiter: RedisLimiter | undefined;
   metering: Metering | undefined;
+  /** Stripe billing (with `STRIPE_SECRET_KEY`): its client and the overage job. */
+  billing: ApiBilling | undefined;
   revocations: Revocations;
   /** The internal listener's app (`POST /internal/invoke`), when PRIM_INTERNAL_SECRET is set. */
   internal: FastifyInstance | undefined;
@@ -70,6 +73,8 @@ export interface ApiAppOptions {
   limits?: RedisLimiterOptions;
   /** How the authorization server fetches Client ID Metadata Documents (tests serve their own). */
   oauthFetch?: AuthServerOptions["fetch"];
+  /** The billing job's timing (tests run it by hand with `intervalMs: 0`). */
+  billing?: BillingOptions;
 }
 
 export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Promise<ApiApp> {
@@ -94,6 +99,7 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
     const oauth = env.PRIM_INTERNAL_SECRET !== undefined && oauthPrefix !== "";
     const isOAuthPath = (path: string) =>
       oauth && (path.startsWith(`${oauthPrefix}/`) || path === `/.well-known/oauth-authorization-server${oauthPrefix}`);
+    const billingHooks = env.STRIPE_SECRET_KEY !== undefined && env.STRIPE_WEBHOOK_SECRET !== undefined;
     const app = createServer({
       invoker: tenants,
       operation: (name) => operations.get(name),
@@ -104,7 +110,7 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       clientIpHeader: env.PRIM_CLIENT_IP_HEADER,
       authenticate: (req) => {
         const path = requestPath(req.url);
-        if (OPEN_PATHS.has(path) || isOAuthPath(path)) return ANONYMOUS;
+        if (OPEN_PATHS.has(path) || isOAuthPath(path) || (billingHooks && path === WEBHOOK_PATH)) return ANONYMOUS;
         if (path.startsWith(SIGNED_PREFIX)) return signedUrlPrincipal(path);
         return resolver.resolve(bearer(req));
       },
@@ -128,6 +134,7 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
         pool,
       });
     }
+    const billing = mountBilling(app, env, { pool, revocations }, options.billing);
     const opened = cell;
     const internal =
       env.PRIM_INTERNAL_SECRET === undefined
@@ -142,8 +149,10 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       metering,
       revocations,
       internal,
+      billing,
       close: async () => {
         stopOAuth();
+        await billing?.stop();
         await app.close();
         await internal?.close();
         metering?.stop();

@@ -1,3 +1,4 @@
+import { stripeEnv } from "@prim/billing";
 import { configurationError, controlPlaneEnv, portNumber, urlString } from "@prim/db";
 import { z } from "zod";
 
@@ -8,6 +9,7 @@ import { z } from "zod";
  */
 const schema = z.object({
   ...controlPlaneEnv,
+  ...stripeEnv,
   PRIM_BLOBS: z
     .string()
     .default("local:.prim-cloud/blobs")

@@ -101,7 +101,10 @@ function consentRoute(stack: () => OAuthStack): Server {
  * The stack; `options.dashboard` names a real dashboard's origin (apps/web's e2e test), else the
  * consent route here stands in for it.
  */
-export async function startOAuthStack(label: string, options: { dashboard?: string } = {}): Promise<OAuthStack> {
+export async function startOAuthStack(
+  label: string,
+  options: { dashboard?: string; env?: Record<string, string> } = {},
+): Promise<OAuthStack> {
   const secret = randomBytes(24).toString("hex");
   const [apiPort, mcpPort] = [await freePort(), await freePort()];
   const documents = new Map<string, unknown>();
@@ -121,6 +124,7 @@ export async function startOAuthStack(label: string, options: { dashboard?: stri
       PRIM_AUTH_URL: issuer,
       PRIM_PUBLIC_MCP_URL: mcpOrigin,
       PRIM_DASHBOARD_URL: dashboard,
+      ...options.env,
     },
     {
       port: apiPort,

@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createWorkspace } from "@prim/db";
+import { createStripe, type StripeStandIn, startStripeStandIn, syncStripe } from "@prim/billing";
+import { createUser, createWorkspace } from "@prim/db";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -31,6 +32,8 @@ const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const NEXT_BIN = fileURLToPath(new URL("../../../node_modules/next/dist/bin/next", import.meta.url));
 
 let stack: OAuthStack;
+let standin: StripeStandIn;
+const WEBHOOK_SECRET = "whsec_e2e_dashboard_billing";
 let web: string;
 let server: ChildProcess;
 let browser: Browser;
@@ -98,7 +101,14 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   const port = await freePort();
   web = `http://127.0.0.1:${port}`;
-  stack = await startOAuthStack("webconsent", { dashboard: web });
+  standin = await startStripeStandIn({ webhookSecret: WEBHOOK_SECRET });
+  const stripeEnv = { STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_API_URL: standin.url };
+  stack = await startOAuthStack("webconsent", {
+    dashboard: web,
+    env: { ...stripeEnv, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },
+  });
+  standin.setWebhookUrl(`${stack.cloud.url}/v1/billing/webhook`);
+  await syncStripe(createStripe({ secretKey: stripeEnv.STRIPE_SECRET_KEY, apiUrl: standin.url }));
   server = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: WEB_DIR,
     detached: true, // its own process group: next start leaves next-server otherwise
@@ -112,6 +122,7 @@ beforeAll(async () => {
       PRIM_DASHBOARD_URL: web,
       PRIM_INTERNAL_URL: stack.internalUrl,
       PRIM_PUBLIC_API_URL: stack.cloud.url,
+      ...stripeEnv,
     },
   });
   await waitFor(`${web}/sign-in`, 60_000);
@@ -138,6 +149,7 @@ afterAll(async () => {
     }
   }
   await stack?.stop();
+  await standin?.close();
 });
 
 /** Where the client's redirect lands (nothing listens there): the URL, captured in the page. */
@@ -398,6 +410,48 @@ describe("the dashboard's consent screen", () => {
     await page.getByRole("heading", { name: "Acme Corp" }).waitFor();
     await pool.query("UPDATE workspaces SET name = 'Acme' WHERE id = $1", [workspace]);
     await page.close();
+  });
+
+  it("a billing admin upgrades through Stripe's checkout page and sees Pro at once", { timeout: 60_000 }, async () => {
+    const pool = stack.cloud.api.hub.pool;
+    const made = await createWorkspace(pool, { name: "Startup", plan: "starter" });
+    const ws = made.workspace.id;
+    await createUser(pool, {
+      email: "billing@startup.test",
+      password: "billing password",
+      workspace: ws,
+      role: "billing",
+    });
+    const billing = await browser.newContext();
+    const page = await billing.newPage();
+    await page.goto(`${web}/sign-in?next=${encodeURIComponent(`/w/${ws}`)}`);
+    await page.getByLabel("Email").fill("billing@startup.test");
+    await page.getByLabel("Password").fill("billing password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("you are billing").waitFor();
+    // The billing role sees no data, no keys: the workspace page offers usage and billing only.
+    expect(await page.getByRole("link", { name: "Data" }).count()).toBe(0);
+    await page.getByRole("link", { name: "Billing" }).click();
+    await page.getByRole("heading", { name: "Startup: starter plan" }).waitFor();
+    await shoot(page, "billing-starter");
+    await page.getByRole("button", { name: "Upgrade to Pro" }).click();
+    await page.waitForURL(`${standin.url}/checkout/**`);
+    await shoot(page, "stripe-checkout", { axe: false });
+    await page.getByRole("button", { name: "Pay and subscribe" }).click();
+    await page.waitForURL(new RegExp(`^${web}/w/${ws}/billing\\?checkout=success`));
+    await page.getByRole("heading", { name: "Startup: pro plan" }).waitFor();
+    await page.getByText("Subscription active").waitFor();
+    await page.getByText("$25.00 paid").waitFor();
+    await shoot(page, "billing-pro");
+    const plan = await pool.query("SELECT plan FROM workspaces WHERE id = $1", [ws]);
+    expect(plan.rows[0]?.plan).toBe("pro");
+    // Pro's features at once: a snapshot (Starter's 403) works with the workspace's key.
+    await call(stack.cloud.url, made.key, "POST", "/v1/groups", { name: "app" });
+    const kv = await call(stack.cloud.url, made.key, "POST", "/v1/primitives", { name: "c", type: "kv", group: "app" });
+    expect((await call(stack.cloud.url, made.key, "POST", `/v1/primitives/${kv.body.id}/snapshots`, {})).status).toBe(
+      201,
+    );
+    await billing.close();
   });
 
   it("sends a browser without a session to sign in first, then back to the screen", { timeout: 60_000 }, async () => {

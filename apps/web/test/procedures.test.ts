@@ -43,6 +43,7 @@ function callerFor(who: Role | "outsider" | null) {
     dashboardUrl: "https://dash.prim.test",
     apiUrl: cloud.url,
     operations: (ws, month) => revocations.operations(ws, month),
+    billing: null, // Stripe is apps/api's billing test and the e2e's (with the stand-in)
   };
   return createCaller(ctx);
 }
@@ -196,6 +197,10 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
   },
   "primitive.dbQuery": (c) => c.primitive.dbQuery({ workspace, primitive: dbId, sql: "SELECT n FROM t" }),
   "primitive.browse": (c) => c.primitive.browse({ workspace, primitive: queueId, view: "queue.queues" }),
+  "billing.summary": (c) => c.billing.summary({ workspace }),
+  // Without Stripe configured an allowed caller gets PRECONDITION_FAILED (past the role check).
+  "billing.checkout": (c) => c.billing.checkout({ workspace }),
+  "billing.portal": (c) => c.billing.portal({ workspace }),
   "primitive.preview": (c) => c.primitive.preview({ workspace, primitive: fsId, path: "/notes/readme.md" }),
   "primitive.requeue": async (c) => {
     const sent = await invoker.invoke<{ id: string }>(
@@ -262,6 +267,7 @@ async function standIn(role: Role): Promise<Caller> {
     dashboardUrl: "https://dash.prim.test",
     apiUrl: cloud.url,
     operations: async () => null,
+    billing: null,
   });
 }
 
@@ -417,6 +423,7 @@ describe("what the procedures do", () => {
       dashboardUrl: "https://dash.prim.test",
       apiUrl: cloud.url,
       operations: async () => null,
+      billing: null,
     });
     expect(await as.invitation.accept({ token })).toEqual({ workspace, role: "member" });
     expect((await as.workspace.list()).map((w) => w.id)).toContain(workspace);

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { databaseUrl, redisUrl } from "./env.js";
+import { databaseUrl, redisUrl, stripeConfig } from "./env.js";
 
 /**
  * `prim admin <noun> <verb> … --json` (CLOUD.md, Commands): the operator's commands against the
@@ -7,6 +7,7 @@ import { databaseUrl, redisUrl } from "./env.js";
  */
 export async function adminCommand(args: string[]): Promise<void> {
   if (args[0] === "fsck") return fsckCommand(args.slice(1));
+  if (args[0] === "stripe" && args[1] === "sync") return stripeSyncCommand(args.slice(2));
   // `usage` is a noun without a verb; every other command is `<noun> <verb>`.
   const words = args[0] === "usage" ? 1 : 2;
   const [noun, verb] = args;
@@ -108,7 +109,7 @@ export async function adminCommand(args: string[]): Promise<void> {
         break;
       default:
         throw new Error(
-          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, key create, key revoke, plan set, usage, user create, fsck)`,
+          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, key create, key revoke, plan set, usage, user create, fsck, stripe sync)`,
         );
     }
     console.log(JSON.stringify(out));
@@ -132,4 +133,17 @@ async function fsckCommand(args: string[]): Promise<void> {
   const report = await api.fsckWorkspace(env, values.workspace);
   console.log(JSON.stringify(report));
   if (!report.ok) process.exitCode = 1;
+}
+
+/**
+ * `prim admin stripe sync --json`: makes Stripe hold Pro's product, meters and prices
+ * (@prim/billing `syncStripe`; idempotent), with `STRIPE_SECRET_KEY` and, for a stand-in,
+ * `STRIPE_API_URL`. Prints what Stripe holds and what this run created.
+ */
+async function stripeSyncCommand(args: string[]): Promise<void> {
+  parseArgs({ args, options: { json: { type: "boolean" } } });
+  const config = stripeConfig();
+  const billing = await import("@prim/billing");
+  const stripe = billing.createStripe(config);
+  console.log(JSON.stringify(await billing.syncStripe(stripe)));
 }

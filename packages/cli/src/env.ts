@@ -48,3 +48,10 @@ export function databaseUrl(source: NodeJS.ProcessEnv = process.env): string {
 export function redisUrl(source: NodeJS.ProcessEnv = process.env): string {
   return source.REDIS_URL ?? "redis://localhost:6379";
 }
+
+/** Stripe for `prim admin stripe sync`: the secret key (required there) and a stand-in's URL. */
+export function stripeConfig(source: NodeJS.ProcessEnv = process.env): { secretKey: string; apiUrl?: string } {
+  const secretKey = source.STRIPE_SECRET_KEY;
+  if (secretKey === undefined || secretKey === "") throw new Error("STRIPE_SECRET_KEY is required");
+  return { secretKey, ...(source.STRIPE_API_URL ? { apiUrl: source.STRIPE_API_URL } : {}) };
+}

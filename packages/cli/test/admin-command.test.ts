@@ -152,3 +152,37 @@ describe("prim admin", () => {
     }
   });
 });
+
+describe("prim admin stripe sync", () => {
+  it("creates Pro's product, meters and prices once; a rerun creates nothing; no key is one clear line", async () => {
+    const { startStripeStandIn } = await import("@prim/billing");
+    const standin = await startStripeStandIn({ webhookSecret: "whsec_cli" });
+    try {
+      const env = { ...process.env, STRIPE_SECRET_KEY: "sk_test_cli", STRIPE_API_URL: standin.url };
+      const sync = () => runPrimCommand(["admin", "stripe", "sync", "--json"], env);
+      const first = await sync();
+      expect(first).toMatchObject({ code: 0, stderr: "" });
+      const made = JSON.parse(first.stdout);
+      expect(made).toEqual({
+        product: expect.stringMatching(/^prod_/),
+        meters: { operations: expect.stringMatching(/^mtr_/), storage: expect.stringMatching(/^mtr_/) },
+        prices: {
+          base: expect.stringMatching(/^price_/),
+          operations: expect.stringMatching(/^price_/),
+          storage: expect.stringMatching(/^price_/),
+        },
+        created: expect.arrayContaining([made.product, made.meters.operations, made.prices.base]),
+      });
+      expect(made.created).toHaveLength(6);
+      const again = JSON.parse((await sync()).stdout);
+      expect(again).toEqual({ ...made, created: [] });
+
+      const { STRIPE_SECRET_KEY: _, ...without } = env;
+      const refused = await runPrimCommand(["admin", "stripe", "sync", "--json"], without);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim().split("\n")).toEqual([expect.stringContaining("STRIPE_SECRET_KEY is required")]);
+    } finally {
+      await standin.close();
+    }
+  });
+});

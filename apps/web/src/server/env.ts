@@ -22,6 +22,10 @@ const schema = z.object({
   PRIM_INTERNAL_SECRET: z
     .string({ error: "PRIM_INTERNAL_SECRET is required" })
     .min(32, "PRIM_INTERNAL_SECRET must be at least 32 characters"),
+  /** Stripe (CLOUD.md, "Billing"): without a secret key the billing page says billing is off. */
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  /** A Stripe stand-in's address (tests and local development). */
+  STRIPE_API_URL: url("STRIPE_API_URL").optional(),
   /** Sign-in attempts per address per minute (on in production; tests may raise it). */
   PRIM_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
 });

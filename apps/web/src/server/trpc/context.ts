@@ -1,11 +1,22 @@
 import { currentUser } from "../auth";
 import { db } from "../db";
 import { webEnv } from "../env";
-import { primDb, primInvoke } from "../prim";
+import { primBilling, primDb, primInvoke } from "../prim";
 import type { Context } from "./init";
 
 let revocations: InstanceType<Awaited<ReturnType<typeof primDb>>["Revocations"]> | undefined;
 let invoker: Context["invoker"] | undefined;
+let billing: Promise<Context["billing"]> | undefined;
+
+/** Stripe billing when configured (the SDK and @prim/billing loaded once). */
+function billingOf(env: ReturnType<typeof webEnv>): Promise<Context["billing"]> {
+  billing ??= (async () => {
+    if (env.STRIPE_SECRET_KEY === undefined) return null;
+    const lib = await primBilling();
+    return { lib, stripe: lib.createStripe({ secretKey: env.STRIPE_SECRET_KEY, apiUrl: env.STRIPE_API_URL }) };
+  })();
+  return billing;
+}
 
 /** The request's context: its signed-in user, the pool, @prim/db, the revocation fan-out, the invoker. */
 export async function createContext(): Promise<Context> {
@@ -23,5 +34,6 @@ export async function createContext(): Promise<Context> {
     dashboardUrl: env.dashboardUrl,
     apiUrl: env.apiUrl,
     operations: (workspace, month) => publisher.operations(workspace, month),
+    billing: await billingOf(env),
   };
 }

@@ -1,3 +1,4 @@
+import type * as PrimBilling from "@prim/billing";
 import type * as PrimDb from "@prim/db";
 import type { Invoker, Principal } from "@prim/wire";
 import { initTRPC, TRPCError } from "@trpc/server";
@@ -21,6 +22,8 @@ export interface Context {
   apiUrl: string;
   /** The live operation count of a UTC month (`YYYYMM`) from Redis, or null when it does not answer. */
   operations: (workspace: string, month: string) => Promise<number | null>;
+  /** Stripe billing (with `STRIPE_SECRET_KEY`), else null: the billing page says it is off. */
+  billing: { stripe: PrimBilling.Stripe; lib: typeof PrimBilling } | null;
 }
 
 /**

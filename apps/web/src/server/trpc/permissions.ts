@@ -3,6 +3,7 @@ import type { Role } from "./init";
 const ALL: readonly Role[] = ["owner", "admin", "member", "billing"];
 const DATA: readonly Role[] = ["owner", "admin", "member"];
 const ADMINS: readonly Role[] = ["owner", "admin"];
+const BILLING: readonly Role[] = ["owner", "billing"];
 
 /**
  * Who may call what (CLOUD.md, Credentials: `owner`, `admin` — keys, members, groups —,
@@ -42,4 +43,7 @@ export const PERMISSIONS = {
   "primitive.sign": DATA,
   "usage.summary": ALL,
   "audit.list": ADMINS,
+  "billing.summary": BILLING,
+  "billing.checkout": BILLING,
+  "billing.portal": BILLING,
 } as const satisfies Record<string, readonly Role[]>;

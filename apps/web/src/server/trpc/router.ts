@@ -1,5 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { billingRouter } from "./billing";
 import { auditRouter, dataRouter, usageRouter } from "./data";
 import { authed, inWorkspace, type Role, router } from "./init";
 import { PERMISSIONS } from "./permissions";
@@ -30,6 +31,7 @@ export const appRouter = router({
   primitive: primitiveRouter,
   usage: usageRouter,
   audit: auditRouter,
+  billing: billingRouter,
   workspace: router({
     list: authed.query(async ({ ctx }) => {
       const { rows } = await ctx.pool.query<{ id: string; name: string; plan: string; role: Role }>(

@@ -1,0 +1,417 @@
+import {
+  absoluteUrl,
+  bool,
+  invalid,
+  list,
+  metadata,
+  missing,
+  newId,
+  type Obj,
+  opt,
+  type Params,
+  plusMonth,
+  type Store,
+  str,
+} from "./resources.js";
+
+/** What a route may do besides answering: emit webhook events (delivered in order). */
+export interface ApiContext {
+  store: Store;
+  baseUrl: string;
+  emit(type: string, object: Obj): Promise<void>;
+}
+
+type Handler = (ctx: ApiContext, params: Params, id: string) => Obj | Promise<Obj>;
+
+const copy = <T>(o: T): T => structuredClone(o);
+
+function product(ctx: ApiContext, params: Params): Obj {
+  const p = {
+    id: newId("prod"),
+    object: "product",
+    name: str(params, "name"),
+    active: bool(params.active) ?? true,
+    metadata: metadata(params),
+    created: ctx.store.now(),
+    livemode: false,
+  };
+  ctx.store.products.set(p.id, p);
+  return p;
+}
+
+function meter(ctx: ApiContext, params: Params): Obj {
+  const event_name = str(params, "event_name");
+  const display_name = str(params, "display_name");
+  const formula = (params.default_aggregation as Params | undefined)?.formula;
+  if (formula === undefined) throw missing("default_aggregation[formula]");
+  if (!["sum", "count", "last"].includes(formula as string))
+    throw invalid("default_aggregation[formula]", "must be sum, count or last");
+  if ([...ctx.store.meters.values()].some((m) => m.event_name === event_name && m.status === "active")) {
+    throw invalid("event_name", `an active meter with event_name '${event_name}' already exists`);
+  }
+  const mapping = (params.customer_mapping as Params | undefined) ?? {};
+  const value = (params.value_settings as Params | undefined) ?? {};
+  const m = {
+    id: newId("mtr"),
+    object: "billing.meter",
+    display_name,
+    event_name,
+    status: "active",
+    default_aggregation: { formula },
+    customer_mapping: {
+      event_payload_key: mapping.event_payload_key ?? "stripe_customer_id",
+      type: mapping.type ?? "by_id",
+    },
+    value_settings: { event_payload_key: value.event_payload_key ?? "value" },
+    created: ctx.store.now(),
+    livemode: false,
+  };
+  ctx.store.meters.set(m.id, m);
+  return m;
+}
+
+function price(ctx: ApiContext, params: Params): Obj {
+  const productId = str(params, "product");
+  ctx.store.get(ctx.store.products, "product", productId);
+  const currency = str(params, "currency");
+  const recurring = (params.recurring as Params | undefined) ?? null;
+  const unitAmount = opt(params, "unit_amount");
+  const decimal = opt(params, "unit_amount_decimal");
+  if (unitAmount === undefined && decimal === undefined) throw missing("unit_amount");
+  if (unitAmount !== undefined && !/^\d+$/.test(unitAmount))
+    throw invalid("unit_amount", "must be a non-negative integer");
+  if (decimal !== undefined && !/^\d+(\.\d{1,12})?$/.test(decimal))
+    throw invalid("unit_amount_decimal", "must be a decimal");
+  if (recurring !== null) {
+    if (!["month", "year", "week", "day"].includes(recurring.interval as string))
+      throw invalid("recurring[interval]", "must be day, week, month or year");
+    const usage = (recurring.usage_type as string | undefined) ?? "licensed";
+    if (!["licensed", "metered"].includes(usage)) throw invalid("recurring[usage_type]", "must be licensed or metered");
+    if (usage === "metered") {
+      if (recurring.meter === undefined) throw missing("recurring[meter]");
+      ctx.store.get(ctx.store.meters, "billing.meter", recurring.meter as string);
+    }
+  }
+  const lookupKey = opt(params, "lookup_key");
+  if (lookupKey !== undefined) {
+    const holder = [...ctx.store.prices.values()].find((p) => p.lookup_key === lookupKey && p.active);
+    if (holder !== undefined) {
+      if (bool(params.transfer_lookup_key) !== true) {
+        throw invalid("lookup_key", `A price (\`${holder.id}\`) already uses that lookup key.`);
+      }
+      holder.lookup_key = null;
+    }
+  }
+  const p = {
+    id: newId("price"),
+    object: "price",
+    active: true,
+    product: productId,
+    currency,
+    type: recurring === null ? "one_time" : "recurring",
+    unit_amount: unitAmount === undefined ? null : Number(unitAmount),
+    unit_amount_decimal: decimal ?? unitAmount ?? null,
+    recurring:
+      recurring === null
+        ? null
+        : {
+            interval: recurring.interval,
+            interval_count: 1,
+            usage_type: recurring.usage_type ?? "licensed",
+            meter: recurring.meter ?? null,
+          },
+    lookup_key: lookupKey ?? null,
+    nickname: opt(params, "nickname") ?? null,
+    metadata: metadata(params),
+    created: ctx.store.now(),
+    livemode: false,
+  };
+  ctx.store.prices.set(p.id, p);
+  return p;
+}
+
+function meterEvent(ctx: ApiContext, params: Params): Obj {
+  const event_name = str(params, "event_name");
+  const m = [...ctx.store.meters.values()].find((x) => x.event_name === event_name && x.status === "active");
+  if (m === undefined) throw invalid("event_name", `no active meter has event_name '${event_name}'`);
+  const payload = (params.payload as Record<string, string> | undefined) ?? {};
+  const customerKey = m.customer_mapping.event_payload_key as string;
+  const valueKey = m.value_settings.event_payload_key as string;
+  const customer = payload[customerKey];
+  if (customer === undefined) throw missing(`payload[${customerKey}]`);
+  ctx.store.customer(customer, `payload[${customerKey}]`);
+  const raw = payload[valueKey];
+  if (raw === undefined) throw missing(`payload[${valueKey}]`);
+  if (!/^\d+$/.test(raw)) throw invalid(`payload[${valueKey}]`, "must be a non-negative whole number");
+  const now = ctx.store.now();
+  const timestamp = params.timestamp === undefined ? now : Number(params.timestamp);
+  if (!Number.isInteger(timestamp) || timestamp < now - 35 * 86_400 || timestamp > now + 300) {
+    throw invalid("timestamp", "must be within the past 35 calendar days or up to 5 minutes in the future");
+  }
+  const identifier = opt(params, "identifier") ?? newId("mev");
+  // Stripe checks uniqueness asynchronously: a duplicate is answered like any event, not counted.
+  if (ctx.store.meterEvents.some((e) => e.identifier === identifier)) ctx.store.duplicates.push(identifier);
+  else ctx.store.meterEvents.push({ event_name, identifier, customer, value: Number(raw), timestamp });
+  return { object: "billing.meter_event", created: now, event_name, identifier, livemode: false, payload, timestamp };
+}
+
+function checkoutSession(ctx: ApiContext, params: Params): Obj {
+  if (params.mode === undefined) throw missing("mode");
+  if (params.mode !== "subscription") throw invalid("mode", "this stand-in serves mode=subscription only");
+  const customer = str(params, "customer");
+  ctx.store.customer(customer);
+  const success_url = absoluteUrl(params, "success_url");
+  const cancel_url = absoluteUrl(params, "cancel_url");
+  const items = params.line_items as Params[] | undefined;
+  if (!Array.isArray(items) || items.length === 0) throw missing("line_items");
+  const line_items_internal = items.map((item, i) => {
+    const priceId = item.price as string | undefined;
+    if (priceId === undefined) throw missing(`line_items[${i}][price]`);
+    const p = ctx.store.prices.get(priceId);
+    if (p === undefined || !p.active) throw invalid(`line_items[${i}][price]`, `No such active price: '${priceId}'`);
+    const metered = p.recurring?.usage_type === "metered";
+    if (metered && item.quantity !== undefined) {
+      throw invalid(`line_items[${i}][quantity]`, "Quantity should not be specified where usage_type is `metered`.");
+    }
+    if (!metered && (item.quantity === undefined || Number(item.quantity) < 1))
+      throw missing(`line_items[${i}][quantity]`);
+    return { price: priceId, ...(metered ? {} : { quantity: Number(item.quantity) }) };
+  });
+  const id = newId("cs_test");
+  const session = {
+    id,
+    object: "checkout.session",
+    url: `${ctx.baseUrl}/checkout/${id}`,
+    status: "open",
+    payment_status: "unpaid",
+    mode: "subscription",
+    customer,
+    client_reference_id: opt(params, "client_reference_id") ?? null,
+    metadata: metadata(params),
+    subscription_data_metadata:
+      ((params.subscription_data as Params | undefined)?.metadata as Record<string, string>) ?? {},
+    subscription: null,
+    success_url,
+    cancel_url,
+    created: ctx.store.now(),
+    livemode: false,
+    line_items_internal,
+  };
+  ctx.store.sessions.set(id, session);
+  return publicSession(session);
+}
+
+export const publicSession = (s: Obj): Obj => {
+  const { line_items_internal: _, subscription_data_metadata: __, ...rest } = s;
+  return copy(rest);
+};
+
+/** Completing a session (the hosted page's button): subscription, paid invoice, three events. */
+export async function completeCheckout(ctx: ApiContext, id: string): Promise<Obj> {
+  const session = ctx.store.get(ctx.store.sessions, "checkout.session", id);
+  if (session.status !== "open") throw invalid("session", "this Checkout Session is not open");
+  const now = ctx.store.now();
+  const end = plusMonth(now);
+  const subId = newId("sub");
+  const sub: Obj = {
+    id: subId,
+    object: "subscription",
+    customer: session.customer,
+    status: "active",
+    cancel_at_period_end: false,
+    canceled_at: null,
+    ended_at: null,
+    created: now,
+    start_date: now,
+    metadata: session.subscription_data_metadata,
+    livemode: false,
+    items: {
+      object: "list",
+      has_more: false,
+      url: `/v1/subscription_items?subscription=${subId}`,
+      data: session.line_items_internal.map((li) => ({
+        id: newId("si"),
+        object: "subscription_item",
+        price: copy(ctx.store.prices.get(li.price)),
+        ...(li.quantity === undefined ? {} : { quantity: li.quantity }),
+        current_period_start: now,
+        current_period_end: end,
+        subscription: subId,
+      })),
+    },
+  };
+  ctx.store.subscriptions.set(subId, sub);
+  const invoice = ctx.store.makeInvoice(sub, "paid", now, end, ctx.baseUrl);
+  Object.assign(session, { status: "complete", payment_status: "paid", subscription: subId });
+  await ctx.emit("checkout.session.completed", publicSession(session));
+  await ctx.emit("customer.subscription.created", sub);
+  await ctx.emit("invoice.paid", invoice);
+  return sub;
+}
+
+async function updateSubscription(ctx: ApiContext, params: Params, id: string): Promise<Obj> {
+  const sub = ctx.store.get(ctx.store.subscriptions, "subscription", id);
+  if (sub.status === "canceled") throw invalid("subscription", "A canceled subscription can only update its metadata");
+  const cancel = bool(params.cancel_at_period_end);
+  if (cancel !== undefined) sub.cancel_at_period_end = cancel;
+  if (params.metadata !== undefined) sub.metadata = { ...sub.metadata, ...metadata(params) };
+  await ctx.emit("customer.subscription.updated", sub);
+  return sub;
+}
+
+export async function cancelSubscription(ctx: ApiContext, _params: Params, id: string): Promise<Obj> {
+  const sub = ctx.store.get(ctx.store.subscriptions, "subscription", id);
+  if (sub.status === "canceled") throw invalid("subscription", "this subscription is already canceled");
+  Object.assign(sub, { status: "canceled", canceled_at: ctx.store.now(), ended_at: ctx.store.now() });
+  await ctx.emit("customer.subscription.deleted", sub);
+  return sub;
+}
+
+function byFilter(items: Iterable<Obj>, query: Params, fields: string[]): Obj[] {
+  return [...items].filter((o) => fields.every((f) => query[f] === undefined || String(o[f]) === String(query[f])));
+}
+
+/** The routes: `METHOD /path` with `:id`, each a handler; POSTs that create need an Idempotency-Key. */
+export const ROUTES: { method: string; path: string; handler: Handler; creates?: boolean }[] = [
+  {
+    method: "POST",
+    path: "/v1/customers",
+    creates: true,
+    handler: (ctx, p) => {
+      const c = {
+        id: newId("cus"),
+        object: "customer",
+        name: opt(p, "name") ?? null,
+        email: opt(p, "email") ?? null,
+        metadata: metadata(p),
+        created: ctx.store.now(),
+        livemode: false,
+      };
+      ctx.store.customers.set(c.id, c);
+      return c;
+    },
+  },
+  {
+    method: "GET",
+    path: "/v1/customers/:id",
+    handler: (ctx, _p, id) => ctx.store.get(ctx.store.customers, "customer", id),
+  },
+  {
+    method: "POST",
+    path: "/v1/customers/:id",
+    handler: (ctx, p, id) => {
+      const c = ctx.store.get(ctx.store.customers, "customer", id);
+      if (p.metadata !== undefined) c.metadata = { ...c.metadata, ...metadata(p) };
+      for (const f of ["name", "email"]) if (opt(p, f) !== undefined) c[f] = opt(p, f);
+      return c;
+    },
+  },
+  { method: "POST", path: "/v1/products", creates: true, handler: product },
+  {
+    method: "GET",
+    path: "/v1/products",
+    handler: (ctx, q) =>
+      list(byFilter(ctx.store.products.values(), { active: q.active }, ["active"]), q, "/v1/products"),
+  },
+  {
+    method: "GET",
+    path: "/v1/products/:id",
+    handler: (ctx, _p, id) => ctx.store.get(ctx.store.products, "product", id),
+  },
+  { method: "POST", path: "/v1/prices", creates: true, handler: price },
+  {
+    method: "GET",
+    path: "/v1/prices",
+    handler: (ctx, q) => {
+      const keys = q.lookup_keys as string[] | undefined;
+      const found = byFilter(ctx.store.prices.values(), q, ["product", "active"]).filter(
+        (p) => keys === undefined || keys.includes(p.lookup_key),
+      );
+      return list(found, q, "/v1/prices");
+    },
+  },
+  { method: "GET", path: "/v1/prices/:id", handler: (ctx, _p, id) => ctx.store.get(ctx.store.prices, "price", id) },
+  {
+    method: "POST",
+    path: "/v1/prices/:id",
+    handler: (ctx, p, id) => {
+      const found = ctx.store.get(ctx.store.prices, "price", id);
+      const active = bool(p.active);
+      if (active !== undefined) found.active = active;
+      if (p.metadata !== undefined) found.metadata = { ...found.metadata, ...metadata(p) };
+      return found;
+    },
+  },
+  { method: "POST", path: "/v1/billing/meters", creates: true, handler: meter },
+  {
+    method: "GET",
+    path: "/v1/billing/meters",
+    handler: (ctx, q) => list(byFilter(ctx.store.meters.values(), q, ["status"]), q, "/v1/billing/meters"),
+  },
+  {
+    method: "GET",
+    path: "/v1/billing/meters/:id",
+    handler: (ctx, _p, id) => ctx.store.get(ctx.store.meters, "billing.meter", id),
+  },
+  { method: "POST", path: "/v1/billing/meter_events", creates: true, handler: meterEvent },
+  { method: "POST", path: "/v1/checkout/sessions", creates: true, handler: checkoutSession },
+  {
+    method: "GET",
+    path: "/v1/checkout/sessions/:id",
+    handler: (ctx, _p, id) => publicSession(ctx.store.get(ctx.store.sessions, "checkout.session", id)),
+  },
+  {
+    method: "POST",
+    path: "/v1/billing_portal/sessions",
+    creates: true,
+    handler: (ctx, p) => {
+      const customer = str(p, "customer");
+      ctx.store.customer(customer);
+      const id = newId("bps");
+      const session = {
+        id,
+        object: "billing_portal.session",
+        customer,
+        return_url: opt(p, "return_url") ?? null,
+        url: `${ctx.baseUrl}/portal/${id}`,
+        created: ctx.store.now(),
+        livemode: false,
+      };
+      ctx.store.portals.set(id, session);
+      return session;
+    },
+  },
+  {
+    method: "GET",
+    path: "/v1/subscriptions",
+    handler: (ctx, q) => {
+      const status = (q.status as string | undefined) ?? "active_or_past";
+      const subs = byFilter(ctx.store.subscriptions.values(), q, ["customer"]).filter((s) =>
+        status === "all" ? true : status === "active_or_past" ? s.status !== "canceled" : s.status === status,
+      );
+      return list(subs, q, "/v1/subscriptions");
+    },
+  },
+  {
+    method: "GET",
+    path: "/v1/subscriptions/:id",
+    handler: (ctx, _p, id) => ctx.store.get(ctx.store.subscriptions, "subscription", id),
+  },
+  { method: "POST", path: "/v1/subscriptions/:id", handler: updateSubscription },
+  { method: "DELETE", path: "/v1/subscriptions/:id", handler: cancelSubscription },
+  {
+    method: "GET",
+    path: "/v1/invoices",
+    handler: (ctx, q) => {
+      const found = byFilter(ctx.store.invoices.values(), q, ["customer", "status"]).filter(
+        (i) => q.subscription === undefined || i.parent.subscription_details.subscription === q.subscription,
+      );
+      return list(found, q, "/v1/invoices");
+    },
+  },
+  {
+    method: "GET",
+    path: "/v1/invoices/:id",
+    handler: (ctx, _p, id) => ctx.store.get(ctx.store.invoices, "invoice", id),
+  },
+];

@@ -1,0 +1,1 @@
+export { type StripeStandIn, type StripeStandInOptions, startStripeStandIn } from "./server.js";
