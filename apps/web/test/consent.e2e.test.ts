@@ -1,41 +1,22 @@
-// The dashboard's consent screen in a real browser (Debian's Chromium through Playwright) over
-// the built app (`next start`, built by `npm run build`), with apps/api's authorization server
-// and apps/mcp: sign up → a workspace with data → the official SDK client's OAuth flow, consent
-// given on the page → the agent's tools are exactly the ones ticked; the same form without
-// JavaScript; no session sends the browser to sign in first. Screenshots at 375 and 1440 px go
-// to apps/web/test-results/screenshots.
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+// The dashboard in a real browser (Debian's Chromium through Playwright) over the built app
+// (`next start`, built by `npm run build`), with apps/api's authorization server and apps/mcp
+// (`dashboard-harness.ts`): sign up → a workspace with data → the official SDK client's OAuth
+// flow, consent given on the page → the agent's tools are exactly the ones ticked; the same form
+// without JavaScript; the workspace page (keys, connected apps, members, data browser, usage);
+// no session sends the browser to sign in first. Screenshots at 375 and 1440 px go to
+// apps/web/test-results/screenshots.
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createStripe, type StripeStandIn, startStripeStandIn, syncStripe } from "@prim/billing";
-import { createUser, createWorkspace } from "@prim/db";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright";
+import { createWorkspace } from "@prim/db";
+import type { Browser, BrowserContext, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  call,
-  freePort,
-  MemoryProvider,
-  type OAuthStack,
-  REDIRECT,
-  startOAuthStack,
-} from "../../mcp/test/oauth-harness.js";
+import { call, MemoryProvider, type OAuthStack, REDIRECT } from "../../mcp/test/oauth-harness.js";
+import { type Dashboard, shoot, startDashboard } from "./dashboard-harness.js";
 
-const WEB_DIR = fileURLToPath(new URL("..", import.meta.url));
-const SHOTS = join(WEB_DIR, "test-results", "screenshots");
-const CHROMIUM = process.env.PRIM_CHROMIUM ?? "/usr/bin/chromium";
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-const NEXT_BIN = fileURLToPath(new URL("../../../node_modules/next/dist/bin/next", import.meta.url));
-
+let dashboard: Dashboard;
 let stack: OAuthStack;
-let standin: StripeStandIn;
-const WEBHOOK_SECRET = "whsec_e2e_dashboard_billing";
 let web: string;
-let server: ChildProcess;
 let browser: Browser;
 let context: BrowserContext;
 /** The Acme workspace's key (made with the workspace in the first test). */
@@ -43,114 +24,18 @@ let acmeKey: string;
 const email = "ada@acme.test";
 const password = "correct horse battery";
 
-async function waitFor(url: string, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > until) throw new Error(`${url} did not answer within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-/**
- * Screenshots at both widths, and axe-core's checks of the page: no serious or critical
- * violation (labels, names, contrast, landmarks). A page without JavaScript is not checked.
- */
-async function shoot(page: Page, name: string, options: { axe?: boolean } = {}): Promise<void> {
-  if (options.axe !== false) {
-    await page.addScriptTag({ path: AXE });
-    const found = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string }[] }> } }
-      ).axe;
-      return (await axe.run()).violations;
-    });
-    const serious = found.filter((v) => v.impact === "serious" || v.impact === "critical");
-    expect(
-      serious.map((v) => `${v.id}: ${v.help}`),
-      `axe on ${name}`,
-    ).toEqual([]);
-  }
-  for (const width of [375, 1440]) {
-    await page.setViewportSize({ width, height: 900 });
-    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-    const wide = await page.evaluate(() => {
-      const w = document.documentElement.clientWidth;
-      return [...document.querySelectorAll("body *")]
-        .filter((e) => e.getBoundingClientRect().right > w + 1)
-        .slice(0, 3)
-        .map((e) => `${e.tagName.toLowerCase()} ${e.textContent?.slice(0, 40) ?? ""}`);
-    });
-    expect(scrollWidth, `${name} at ${width} px is wider than the screen: ${wide.join(" | ")}`).toBeLessThanOrEqual(
-      width,
-    );
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
 beforeAll(async () => {
-  if (!existsSync(join(WEB_DIR, ".next", "BUILD_ID"))) {
-    throw new Error("apps/web is not built: run `npm run build` (npm test does it first)");
-  }
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install -y chromium`);
-  mkdirSync(SHOTS, { recursive: true });
-  const port = await freePort();
-  web = `http://127.0.0.1:${port}`;
-  standin = await startStripeStandIn({ webhookSecret: WEBHOOK_SECRET });
-  const stripeEnv = { STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_API_URL: standin.url };
-  stack = await startOAuthStack("webconsent", {
-    dashboard: web,
-    env: { ...stripeEnv, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },
-  });
-  standin.setWebhookUrl(`${stack.cloud.url}/v1/billing/webhook`);
-  await syncStripe(createStripe({ secretKey: stripeEnv.STRIPE_SECRET_KEY, apiUrl: standin.url }));
-  server = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: WEB_DIR,
-    detached: true, // its own process group: next start leaves next-server otherwise
-    stdio: ["ignore", "ignore", "inherit"],
-    env: {
-      ...process.env,
-      NEXT_TELEMETRY_DISABLED: "1",
-      DATABASE_URL: stack.cloud.databaseUrl,
-      PRIM_INTERNAL_SECRET: stack.secret,
-      PRIM_AUTH_URL: stack.issuer,
-      PRIM_DASHBOARD_URL: web,
-      PRIM_INTERNAL_URL: stack.internalUrl,
-      PRIM_PUBLIC_API_URL: stack.cloud.url,
-      ...stripeEnv,
-    },
-  });
-  await waitFor(`${web}/sign-in`, 60_000);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run",
-    ],
-  });
+  dashboard = await startDashboard("webconsent");
+  ({ stack, web, browser } = dashboard);
   context = await browser.newContext();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  if (server?.pid !== undefined) {
-    try {
-      process.kill(-server.pid, "SIGTERM");
-    } catch {
-      // gone
-    }
-  }
-  await stack?.stop();
-  await standin?.close();
+  await dashboard?.stop();
 });
+
+const signedIn = (ctx: BrowserContext, who: string, secret: string, workspace: string) =>
+  dashboard.signedIn(ctx, who, secret, workspace);
 
 /** Where the client's redirect lands (nothing listens there): the URL, captured in the page. */
 async function captureRedirect(page: Page): Promise<{ landed: Promise<URL> }> {
@@ -369,11 +254,7 @@ describe("the dashboard's consent screen", () => {
     await shoot(page, "billing");
     await page.goBack();
     const bobs = await browser.newContext();
-    const bobPage = await bobs.newPage();
-    await bobPage.goto(`${web}/sign-in?next=${encodeURIComponent(`/w/${workspace}`)}`);
-    await bobPage.getByLabel("Email").fill("bob@acme.test");
-    await bobPage.getByLabel("Password").fill("password123");
-    await bobPage.getByRole("button", { name: "Sign in" }).click();
+    const bobPage = await signedIn(bobs, "bob@acme.test", "password123", workspace);
     await bobPage.getByText("you are member").waitFor();
     expect(await bobPage.getByRole("link", { name: "Billing" }).count()).toBe(0);
     const refused = await bobPage.goto(`${web}/w/${workspace}/billing`);
@@ -410,48 +291,6 @@ describe("the dashboard's consent screen", () => {
     await page.getByRole("heading", { name: "Acme Corp" }).waitFor();
     await pool.query("UPDATE workspaces SET name = 'Acme' WHERE id = $1", [workspace]);
     await page.close();
-  });
-
-  it("a billing admin upgrades through Stripe's checkout page and sees Pro at once", { timeout: 60_000 }, async () => {
-    const pool = stack.cloud.api.hub.pool;
-    const made = await createWorkspace(pool, { name: "Startup", plan: "starter" });
-    const ws = made.workspace.id;
-    await createUser(pool, {
-      email: "billing@startup.test",
-      password: "billing password",
-      workspace: ws,
-      role: "billing",
-    });
-    const billing = await browser.newContext();
-    const page = await billing.newPage();
-    await page.goto(`${web}/sign-in?next=${encodeURIComponent(`/w/${ws}`)}`);
-    await page.getByLabel("Email").fill("billing@startup.test");
-    await page.getByLabel("Password").fill("billing password");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByText("you are billing").waitFor();
-    // The billing role sees no data, no keys: the workspace page offers usage and billing only.
-    expect(await page.getByRole("link", { name: "Data" }).count()).toBe(0);
-    await page.getByRole("link", { name: "Billing" }).click();
-    await page.getByRole("heading", { name: "Startup: starter plan" }).waitFor();
-    await shoot(page, "billing-starter");
-    await page.getByRole("button", { name: "Upgrade to Pro" }).click();
-    await page.waitForURL(`${standin.url}/checkout/**`);
-    await shoot(page, "stripe-checkout", { axe: false });
-    await page.getByRole("button", { name: "Pay and subscribe" }).click();
-    await page.waitForURL(new RegExp(`^${web}/w/${ws}/billing\\?checkout=success`));
-    await page.getByRole("heading", { name: "Startup: pro plan" }).waitFor();
-    await page.getByText("Subscription active").waitFor();
-    await page.getByText("$25.00 paid").waitFor();
-    await shoot(page, "billing-pro");
-    const plan = await pool.query("SELECT plan FROM workspaces WHERE id = $1", [ws]);
-    expect(plan.rows[0]?.plan).toBe("pro");
-    // Pro's features at once: a snapshot (Starter's 403) works with the workspace's key.
-    await call(stack.cloud.url, made.key, "POST", "/v1/groups", { name: "app" });
-    const kv = await call(stack.cloud.url, made.key, "POST", "/v1/primitives", { name: "c", type: "kv", group: "app" });
-    expect((await call(stack.cloud.url, made.key, "POST", `/v1/primitives/${kv.body.id}/snapshots`, {})).status).toBe(
-      201,
-    );
-    await billing.close();
   });
 
   it("sends a browser without a session to sign in first, then back to the screen", { timeout: 60_000 }, async () => {

@@ -1,4 +1,6 @@
+import { cancelSubscription, updateSubscription } from "./lifecycle.js";
 import {
+  type ApiContext,
   absoluteUrl,
   bool,
   invalid,
@@ -9,21 +11,11 @@ import {
   type Obj,
   opt,
   type Params,
-  plusMonth,
-  type Store,
+  publicSession,
   str,
 } from "./resources.js";
 
-/** What a route may do besides answering: emit webhook events (delivered in order). */
-export interface ApiContext {
-  store: Store;
-  baseUrl: string;
-  emit(type: string, object: Obj): Promise<void>;
-}
-
 type Handler = (ctx: ApiContext, params: Params, id: string) => Obj | Promise<Obj>;
-
-const copy = <T>(o: T): T => structuredClone(o);
 
 function product(ctx: ApiContext, params: Params): Obj {
   const p = {
@@ -199,72 +191,6 @@ function checkoutSession(ctx: ApiContext, params: Params): Obj {
   };
   ctx.store.sessions.set(id, session);
   return publicSession(session);
-}
-
-export const publicSession = (s: Obj): Obj => {
-  const { line_items_internal: _, subscription_data_metadata: __, ...rest } = s;
-  return copy(rest);
-};
-
-/** Completing a session (the hosted page's button): subscription, paid invoice, three events. */
-export async function completeCheckout(ctx: ApiContext, id: string): Promise<Obj> {
-  const session = ctx.store.get(ctx.store.sessions, "checkout.session", id);
-  if (session.status !== "open") throw invalid("session", "this Checkout Session is not open");
-  const now = ctx.store.now();
-  const end = plusMonth(now);
-  const subId = newId("sub");
-  const sub: Obj = {
-    id: subId,
-    object: "subscription",
-    customer: session.customer,
-    status: "active",
-    cancel_at_period_end: false,
-    canceled_at: null,
-    ended_at: null,
-    created: now,
-    start_date: now,
-    metadata: session.subscription_data_metadata,
-    livemode: false,
-    items: {
-      object: "list",
-      has_more: false,
-      url: `/v1/subscription_items?subscription=${subId}`,
-      data: session.line_items_internal.map((li) => ({
-        id: newId("si"),
-        object: "subscription_item",
-        price: copy(ctx.store.prices.get(li.price)),
-        ...(li.quantity === undefined ? {} : { quantity: li.quantity }),
-        current_period_start: now,
-        current_period_end: end,
-        subscription: subId,
-      })),
-    },
-  };
-  ctx.store.subscriptions.set(subId, sub);
-  const invoice = ctx.store.makeInvoice(sub, "paid", now, end, ctx.baseUrl);
-  Object.assign(session, { status: "complete", payment_status: "paid", subscription: subId });
-  await ctx.emit("checkout.session.completed", publicSession(session));
-  await ctx.emit("customer.subscription.created", sub);
-  await ctx.emit("invoice.paid", invoice);
-  return sub;
-}
-
-async function updateSubscription(ctx: ApiContext, params: Params, id: string): Promise<Obj> {
-  const sub = ctx.store.get(ctx.store.subscriptions, "subscription", id);
-  if (sub.status === "canceled") throw invalid("subscription", "A canceled subscription can only update its metadata");
-  const cancel = bool(params.cancel_at_period_end);
-  if (cancel !== undefined) sub.cancel_at_period_end = cancel;
-  if (params.metadata !== undefined) sub.metadata = { ...sub.metadata, ...metadata(params) };
-  await ctx.emit("customer.subscription.updated", sub);
-  return sub;
-}
-
-export async function cancelSubscription(ctx: ApiContext, _params: Params, id: string): Promise<Obj> {
-  const sub = ctx.store.get(ctx.store.subscriptions, "subscription", id);
-  if (sub.status === "canceled") throw invalid("subscription", "this subscription is already canceled");
-  Object.assign(sub, { status: "canceled", canceled_at: ctx.store.now(), ended_at: ctx.store.now() });
-  await ctx.emit("customer.subscription.deleted", sub);
-  return sub;
 }
 
 function byFilter(items: Iterable<Obj>, query: Params, fields: string[]): Obj[] {

@@ -190,3 +190,15 @@ export class Store {
     return invoice;
   }
 }
+
+/** What a route may do besides answering: emit webhook events (delivered in order). */
+export interface ApiContext {
+  store: Store;
+  baseUrl: string;
+  emit(type: string, object: Obj): Promise<void>;
+}
+
+export const publicSession = (s: Obj): Obj => {
+  const { line_items_internal: _, subscription_data_metadata: __, ...rest } = s;
+  return structuredClone(rest);
+};

@@ -2,11 +2,11 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
-import { type ApiContext, completeCheckout, ROUTES } from "./api.js";
+import { ROUTES } from "./api.js";
 import { parseForm } from "./form.js";
-import { endPeriod, failPayment, payInvoice } from "./lifecycle.js";
+import { completeCheckout, endPeriod, failPayment, payInvoice } from "./lifecycle.js";
 import { checkoutPage, invoicePage, portalPage } from "./pages.js";
-import { newId, type Obj, Store, StripeFault } from "./resources.js";
+import { type ApiContext, newId, type Obj, Store, StripeFault } from "./resources.js";
 
 export interface StripeStandInOptions {
   /** Where signed webhook events are POSTed (can be set later with setWebhookUrl). */

@@ -1,0 +1,152 @@
+// The dashboard's browser tests' stack: apps/api (with its authorization server and billing
+// against the Stripe stand-in) and apps/mcp, the built dashboard (`next start`), Debian's
+// Chromium through Playwright; screenshots at 375 and 1440 px with axe-core's checks, saved
+// under apps/web/test-results/screenshots.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createStripe, type StripeStandIn, startStripeStandIn, syncStripe } from "@prim/billing";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright";
+import { expect } from "vitest";
+import { freePort, type OAuthStack, startOAuthStack } from "../../mcp/test/oauth-harness.js";
+
+const WEB_DIR = fileURLToPath(new URL("..", import.meta.url));
+const SHOTS = join(WEB_DIR, "test-results", "screenshots");
+const CHROMIUM = process.env.PRIM_CHROMIUM ?? "/usr/bin/chromium";
+const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
+const NEXT_BIN = fileURLToPath(new URL("../../../node_modules/next/dist/bin/next", import.meta.url));
+const WEBHOOK_SECRET = "whsec_e2e_dashboard_billing";
+
+export interface Dashboard {
+  web: string;
+  stack: OAuthStack;
+  standin: StripeStandIn;
+  browser: Browser;
+  /** A page in a new context signed in as `email`, sent on to the workspace's page. */
+  signedIn(context: BrowserContext, email: string, password: string, workspace: string): Promise<Page>;
+  stop(): Promise<void>;
+}
+
+async function waitFor(url: string, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > until) throw new Error(`${url} did not answer within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Screenshots at both widths, and axe-core's checks of the page: no serious or critical
+ * violation (labels, names, contrast, landmarks). A page without JavaScript is not checked.
+ */
+export async function shoot(page: Page, name: string, options: { axe?: boolean } = {}): Promise<void> {
+  if (options.axe !== false) {
+    await page.addScriptTag({ path: AXE });
+    const found = await page.evaluate(async () => {
+      const axe = (
+        window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string }[] }> } }
+      ).axe;
+      return (await axe.run()).violations;
+    });
+    const serious = found.filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(
+      serious.map((v) => `${v.id}: ${v.help}`),
+      `axe on ${name}`,
+    ).toEqual([]);
+  }
+  for (const width of [375, 1440]) {
+    await page.setViewportSize({ width, height: 900 });
+    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    const wide = await page.evaluate(() => {
+      const w = document.documentElement.clientWidth;
+      return [...document.querySelectorAll("body *")]
+        .filter((e) => e.getBoundingClientRect().right > w + 1)
+        .slice(0, 3)
+        .map((e) => `${e.tagName.toLowerCase()} ${e.textContent?.slice(0, 40) ?? ""}`);
+    });
+    expect(scrollWidth, `${name} at ${width} px is wider than the screen: ${wide.join(" | ")}`).toBeLessThanOrEqual(
+      width,
+    );
+    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** Starts the whole stack (label: the test file's database name). */
+export async function startDashboard(label: string): Promise<Dashboard> {
+  if (!existsSync(join(WEB_DIR, ".next", "BUILD_ID"))) {
+    throw new Error("apps/web is not built: run `npm run build` (npm test does it first)");
+  }
+  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install -y chromium`);
+  mkdirSync(SHOTS, { recursive: true });
+  const port = await freePort();
+  const web = `http://127.0.0.1:${port}`;
+  const standin = await startStripeStandIn({ webhookSecret: WEBHOOK_SECRET });
+  const stripeEnv = { STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_API_URL: standin.url };
+  const stack = await startOAuthStack(label, {
+    dashboard: web,
+    env: { ...stripeEnv, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },
+  });
+  standin.setWebhookUrl(`${stack.cloud.url}/v1/billing/webhook`);
+  await syncStripe(createStripe({ secretKey: stripeEnv.STRIPE_SECRET_KEY, apiUrl: standin.url }));
+  const server: ChildProcess = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: WEB_DIR,
+    detached: true, // its own process group: next start leaves next-server otherwise
+    stdio: ["ignore", "ignore", "inherit"],
+    env: {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: "1",
+      DATABASE_URL: stack.cloud.databaseUrl,
+      PRIM_INTERNAL_SECRET: stack.secret,
+      PRIM_AUTH_URL: stack.issuer,
+      PRIM_DASHBOARD_URL: web,
+      PRIM_INTERNAL_URL: stack.internalUrl,
+      PRIM_PUBLIC_API_URL: stack.cloud.url,
+      ...stripeEnv,
+    },
+  });
+  await waitFor(`${web}/sign-in`, 60_000);
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
+  });
+  return {
+    web,
+    stack,
+    standin,
+    browser,
+    signedIn: async (context, email, password, workspace) => {
+      const page = await context.newPage();
+      await page.goto(`${web}/sign-in?next=${encodeURIComponent(`/w/${workspace}`)}`);
+      await page.getByLabel("Email").fill(email);
+      await page.getByLabel("Password").fill(password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      return page;
+    },
+    stop: async () => {
+      await browser.close();
+      if (server.pid !== undefined) {
+        try {
+          process.kill(-server.pid, "SIGTERM");
+        } catch {
+          // gone
+        }
+      }
+      await stack.stop();
+      await standin.close();
+    },
+  };
+}
