@@ -194,4 +194,24 @@ describe("metering", () => {
     ]);
     expect(Number(rows[0].storage_bytes)).toBeGreaterThan(0);
   });
+
+  it("closes the day at the first roll-up after midnight: calls after the day's last roll-up count", async () => {
+    now = Date.UTC(2026, 11, 14, 23, 58, 0); // 2026-12-14 23:58 UTC
+    const w = await workspace("pro");
+    await call(cloud.url, w.key, "PUT", `/v1/primitives/${w.kv}/keys/a`, { value: 1 });
+    await cloud.api.metering?.rollUp(); // 23:58:10: one write so far
+    now += 60_000;
+    for (let i = 0; i < 3; i++) await call(cloud.url, w.key, "PUT", `/v1/primitives/${w.kv}/keys/b${i}`, { value: i });
+    now = Date.UTC(2026, 11, 15, 0, 0, 30); // the next roll-up is after midnight
+    await call(cloud.url, w.key, "GET", `/v1/primitives/${w.kv}/keys/a`);
+    await cloud.api.metering?.rollUp();
+    const { rows } = await cloud.api.hub.pool.query(
+      "SELECT to_char(day, 'YYYY-MM-DD') AS day, operations FROM usage_daily WHERE workspace_id = $1 ORDER BY day",
+      [w.id],
+    );
+    expect(rows).toEqual([
+      { day: "2026-12-14", operations: "4" },
+      { day: "2026-12-15", operations: "1" },
+    ]);
+  });
 });

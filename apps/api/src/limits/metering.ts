@@ -13,6 +13,8 @@ import type { RedisLimiter } from "./limiter.js";
 export class Metering {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly storage = new Map<string, number>();
+  /** When the last roll-up ran: the first one of a new UTC day also closes the day before. */
+  private lastRollUp: number | null = null;
 
   constructor(
     private readonly limiter: RedisLimiter,
@@ -40,19 +42,31 @@ export class Metering {
     }
   }
 
-  /** Writes today's figures of every workspace seen here to `usage_daily`. */
+  /**
+   * Writes today's figures of every workspace seen here to `usage_daily`. The first roll-up of
+   * a UTC day also writes the previous day's final counts (the calls between that day's last
+   * roll-up and midnight), so a completed day in `usage_daily` is whole — billing reads it.
+   */
   async rollUp(): Promise<void> {
     const now = this.options.now?.() ?? Date.now();
-    const { day } = utcPeriods(now);
+    const previous = this.lastRollUp;
+    const days = [now];
+    if (previous !== null && now - previous < 86_400_000 && utcPeriods(previous).day !== utcPeriods(now).day) {
+      days.unshift(previous);
+    }
     const rows: DayUsage[] = [];
     for (const ws of new Set([...this.limiter.active, ...this.storage.keys()])) {
-      const ops = await this.limiter.operations(ws, now);
-      if (ops === null) return; // Redis is away: the next minute writes what it has then
-      const iso = `${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6, 8)}`;
-      rows.push({ workspace: ws, day: iso, operations: ops.day, storageBytes: this.storage.get(ws) ?? 0 });
+      for (const at of days) {
+        const ops = await this.limiter.operations(ws, at);
+        if (ops === null) return; // Redis is away: the next minute writes what it has then
+        const { day } = utcPeriods(at);
+        const iso = `${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6, 8)}`;
+        rows.push({ workspace: ws, day: iso, operations: ops.day, storageBytes: this.storage.get(ws) ?? 0 });
+      }
     }
     await rollUpUsage(this.pool, rows);
     this.limiter.active.clear();
+    this.lastRollUp = now;
   }
 
   stop(): void {
