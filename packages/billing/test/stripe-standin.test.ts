@@ -14,7 +14,9 @@ let receiver: Server;
 const received: Stripe.Event[] = [];
 
 beforeAll(async () => {
-  standin = await startStripeStandIn({ webhookSecret: SECRET });
+  // These tests make objects without keys of their own; the rule that Prim's creates carry
+  // their own keys is tested on its own below.
+  standin = await startStripeStandIn({ webhookSecret: SECRET, ownIdempotencyKeys: false });
   stripe = createStripe({ secretKey: "sk_test_standin", apiUrl: standin.url });
   receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -152,6 +154,19 @@ describe("the stand-in refuses what Stripe refuses", () => {
 });
 
 describe("idempotency", () => {
+  it("refuses a create that must not be duplicated without the caller's own key", async () => {
+    const strict = await startStripeStandIn({ webhookSecret: SECRET });
+    try {
+      const client = createStripe({ secretKey: "sk_test_strict", apiUrl: strict.url });
+      // The SDK keys every POST itself (stripe-node-retry-…): not good enough for a customer.
+      await expect(client.customers.create({ name: "Unkeyed" })).rejects.toMatchObject({ param: "Idempotency-Key" });
+      const made = await client.customers.create({ name: "Keyed" }, { idempotencyKey: "prim-customer-ws_1" });
+      expect(made.id).toMatch(/^cus_/);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it("replays the same request and refuses a key reused with other parameters", async () => {
     const first = await stripe.customers.create({ name: "Once" }, { idempotencyKey: "same-key" });
     const again = await stripe.customers.create({ name: "Once" }, { idempotencyKey: "same-key" });

@@ -197,12 +197,17 @@ function byFilter(items: Iterable<Obj>, query: Params, fields: string[]): Obj[] 
   return [...items].filter((o) => fields.every((f) => query[f] === undefined || String(o[f]) === String(query[f])));
 }
 
-/** The routes: `METHOD /path` with `:id`, each a handler; POSTs that create need an Idempotency-Key. */
-export const ROUTES: { method: string; path: string; handler: Handler; creates?: boolean }[] = [
+/**
+ * The routes: `METHOD /path` with `:id`, each a handler. POSTs that create need an
+ * Idempotency-Key; `keyed` ones (a duplicate would bill or confuse) need the caller's own key,
+ * not one the SDK made up for its retries.
+ */
+export const ROUTES: { method: string; path: string; handler: Handler; creates?: boolean; keyed?: boolean }[] = [
   {
     method: "POST",
     path: "/v1/customers",
     creates: true,
+    keyed: true,
     handler: (ctx, p) => {
       const c = {
         id: newId("cus"),
@@ -232,7 +237,7 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
       return c;
     },
   },
-  { method: "POST", path: "/v1/products", creates: true, handler: product },
+  { method: "POST", path: "/v1/products", creates: true, keyed: true, handler: product },
   {
     method: "GET",
     path: "/v1/products",
@@ -244,7 +249,7 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
     path: "/v1/products/:id",
     handler: (ctx, _p, id) => ctx.store.get(ctx.store.products, "product", id),
   },
-  { method: "POST", path: "/v1/prices", creates: true, handler: price },
+  { method: "POST", path: "/v1/prices", creates: true, keyed: true, handler: price },
   {
     method: "GET",
     path: "/v1/prices",
@@ -268,7 +273,7 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
       return found;
     },
   },
-  { method: "POST", path: "/v1/billing/meters", creates: true, handler: meter },
+  { method: "POST", path: "/v1/billing/meters", creates: true, keyed: true, handler: meter },
   {
     method: "GET",
     path: "/v1/billing/meters",
@@ -279,8 +284,8 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
     path: "/v1/billing/meters/:id",
     handler: (ctx, _p, id) => ctx.store.get(ctx.store.meters, "billing.meter", id),
   },
-  { method: "POST", path: "/v1/billing/meter_events", creates: true, handler: meterEvent },
-  { method: "POST", path: "/v1/checkout/sessions", creates: true, handler: checkoutSession },
+  { method: "POST", path: "/v1/billing/meter_events", creates: true, keyed: true, handler: meterEvent },
+  { method: "POST", path: "/v1/checkout/sessions", creates: true, keyed: true, handler: checkoutSession },
   {
     method: "GET",
     path: "/v1/checkout/sessions/:id",
