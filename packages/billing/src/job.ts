@@ -2,6 +2,7 @@ import type pg from "pg";
 import type Stripe from "stripe";
 import { planMeterEvents, type SendHooks, sendMeterEvents } from "./overage.js";
 import { expireGrace } from "./subscriptions.js";
+import { tellPlanChanged } from "./webhooks.js";
 
 /** The advisory lock that makes one process at a time the billing job's leader. */
 export const BILLING_LOCK = 7_146_093_271;
@@ -38,7 +39,7 @@ export async function runBillingOnce(deps: BillingJobDeps): Promise<BillingRun |
     try {
       const now = deps.now?.() ?? new Date();
       const demoted = await expireGrace(deps.pool, now);
-      for (const ws of demoted) await deps.onPlanChanged(ws);
+      await tellPlanChanged(deps.onPlanChanged, demoted);
       const planned = await planMeterEvents(deps.pool, now);
       const { sent, failed } = await sendMeterEvents(deps.pool, deps.stripe, now, deps.hooks);
       return { planned, sent, failed, demoted };

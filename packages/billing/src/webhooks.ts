@@ -61,7 +61,7 @@ export async function handleWebhook(
     await db.query("UPDATE billing_events SET workspace_id = $2 WHERE id = $1", [event.id, ws]);
     return ws;
   });
-  for (const ws of changed) await deps.onPlanChanged(ws);
+  await tellPlanChanged(deps.onPlanChanged, changed);
   return { id: event.id, type: event.type, workspace };
 }
 
@@ -80,3 +80,23 @@ async function subscriptionOf(stripe: Stripe, event: Stripe.Event): Promise<Stri
 
 const refId = (v: unknown): string | null =>
   typeof v === "string" ? v : typeof v === "object" && v !== null && "id" in v ? String(v.id) : null;
+
+/**
+ * Drops the changed workspaces' cached plans. The change is committed already: if Redis does
+ * not answer, the cached plan still expires within its TTL (1 h), so this never fails the
+ * caller (a failed webhook would be retried by Stripe and refused as a replay).
+ */
+export async function tellPlanChanged(
+  onPlanChanged: (workspace: string) => Promise<void>,
+  workspaces: readonly string[],
+): Promise<void> {
+  for (const ws of workspaces) {
+    try {
+      await onPlanChanged(ws);
+    } catch (err) {
+      console.warn(
+        `billing: the cached plan of ${ws} was not dropped (${(err as Error).message}); it expires within 1 h`,
+      );
+    }
+  }
+}
