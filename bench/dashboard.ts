@@ -181,6 +181,8 @@ export async function run(): Promise<void> {
       ["sign_in", "/sign-in"],
       ["workspace", `/w/${workspace.id}`],
       ["data", `/w/${workspace.id}/data`],
+      ["usage", `/w/${workspace.id}/usage`],
+      ["billing", `/w/${workspace.id}/billing`],
     ] as const) {
       console.log(`RESULT web_first_load_js_${name} ${(await firstLoadJs(webUrl, path, session)).toFixed(1)} KiB`);
     }
