@@ -27,6 +27,7 @@ const CLOUD_REST_SUITES = [
   "memory-records",
   "memory-supersede",
   "queue-basic",
+  "queue-batch",
   "queue-leases",
   "queue-status-lists",
   "response-caps",

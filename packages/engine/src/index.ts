@@ -63,6 +63,7 @@ export {
   DEFAULT_MAX_ATTEMPTS,
   type Job,
   type JobStatus,
+  MAX_BATCH,
   MAX_BODY_BYTES,
   MAX_LEASE_MS,
   MAX_RECEIVE,

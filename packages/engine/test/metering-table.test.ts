@@ -35,6 +35,27 @@ describe("metering table", () => {
     }
   });
 
+  it("counts each entry of a batch as one operation, and every other call as one", () => {
+    const batches: Record<string, [string, number][]> = {
+      "queue.send_batch": [["messages", 100]],
+      "queue.publish_batch": [["messages", 7]],
+      "queue.ack_batch": [["acks", 1]],
+    };
+    for (const op of OPERATIONS) {
+      const cases = batches[op.name];
+      if (cases === undefined) {
+        expect({ op: op.name, units: op.units }).toEqual({ op: op.name, units: undefined });
+        continue;
+      }
+      for (const [field, n] of cases) {
+        expect(op.units?.({ [field]: Array.from({ length: n }, () => ({})) })).toBe(n);
+      }
+      // A call that is not a batch (it fails validation) counts one; more than 100 counts 100.
+      expect(op.units?.({})).toBe(1);
+      expect(op.units?.({ [cases[0]?.[0] ?? ""]: Array.from({ length: 500 }) })).toBe(100);
+    }
+  });
+
   it("counts every route under /primitives/{id}/ (snapshots, fork, restore, pause, export, stats) and signed URLs", () => {
     const counted = new Set(OPERATIONS.filter((op) => op.metered).map((op) => op.name));
     for (const name of [

@@ -42,6 +42,17 @@ export interface SettleOptions {
   error?: string;
 }
 
+/** One job of `sendBatch`: its body and the options of a single send. */
+export interface BatchMessage extends SendOptions {
+  body: unknown;
+}
+
+/** One settle of `ackBatch`: a leased job, the action (default `ack`) and its options. */
+export interface BatchAck extends SettleOptions {
+  job: Lease;
+  action?: SettleAction;
+}
+
 /** A leased job, or its id and lease token. */
 export type Lease = Pick<Job, "id"> & { lease_token?: string };
 
@@ -75,6 +86,54 @@ export class QueueClient extends PrimitiveClient {
         max_attempts: options.maxAttempts,
       },
     });
+  }
+
+  /**
+   * Sends up to 100 jobs in one transaction. Each entry answers in order: its job (without
+   * `body`; `deduplicated` as for one send) or its own `{ error, status }` — an invalid entry or
+   * a body over the limit fails only itself. Each entry counts as one operation.
+   */
+  async sendBatch(
+    queue: string,
+    messages: readonly BatchMessage[],
+  ): Promise<OperationResult<"queue.send_batch">["data"]> {
+    const body = {
+      messages: messages.map((m) => ({
+        body: m.body,
+        delay: m.delay,
+        dedupe_key: m.dedupeKey,
+        priority: m.priority,
+        max_attempts: m.maxAttempts,
+      })),
+    };
+    const answer = await this.transport.request<OperationResult<"queue.send_batch">>(
+      "POST",
+      `${this.q(queue)}/messages/batch`,
+      { body },
+    );
+    return answer.data;
+  }
+
+  /**
+   * Settles up to 100 leased jobs, each on its own: every entry answers in order, the settled
+   * job (without `body`) or its own `{ error, status }` (410 lease_expired, 409 conflict, 404).
+   */
+  async ackBatch(queue: string, acks: readonly BatchAck[]): Promise<OperationResult<"queue.ack_batch">["data"]> {
+    const body = {
+      acks: acks.map((a) => ({
+        job: a.job.id,
+        lease_token: tokenOf(a.job),
+        action: a.action,
+        in: a.in,
+        error: a.error,
+      })),
+    };
+    const answer = await this.transport.request<OperationResult<"queue.ack_batch">>(
+      "POST",
+      `${this.q(queue)}/ack/batch`,
+      { body },
+    );
+    return answer.data;
   }
 
   /** Leases ready jobs (each with its `lease_token`); empty when none came within `wait`. */
@@ -175,5 +234,18 @@ export class QueueClient extends PrimitiveClient {
   /** One job in each subscribed queue. */
   publish(topic: string, body: unknown): Promise<OperationResult<"queue.publish">> {
     return this.transport.request("POST", `${this.base}/topics/${seg(topic)}/publish`, { body: { body } });
+  }
+
+  /** Publishes up to 100 bodies in one transaction; each entry answers `{ delivered }` or its error. */
+  async publishBatch(
+    topic: string,
+    bodies: readonly unknown[],
+  ): Promise<OperationResult<"queue.publish_batch">["data"]> {
+    const answer = await this.transport.request<OperationResult<"queue.publish_batch">>(
+      "POST",
+      `${this.base}/topics/${seg(topic)}/publish/batch`,
+      { body: { messages: bodies.map((body) => ({ body })) } },
+    );
+    return answer.data;
   }
 }

@@ -1,3 +1,4 @@
+import type { ErrorCode } from "./errors.js";
 import type { ObjectInfo } from "./types.js";
 
 /**
@@ -82,6 +83,20 @@ export interface Job {
 
 /** A send's answer: the job, and whether `dedupe_key` matched a pending one (then 200). */
 export type SentJob = Job & { deduplicated: boolean };
+
+/**
+ * One entry of a batch that failed on its own (the others went on): the error the single
+ * route would have answered, with its HTTP status (400, 404, 409, 410, 413).
+ */
+export interface BatchEntryError {
+  error: { code: ErrorCode; message: string };
+  status: number;
+}
+
+/** A batch's answer: one entry per item sent, in the order sent. */
+export interface BatchResults<T> {
+  data: (T | BatchEntryError)[];
+}
 
 export interface QueueCounts {
   name: string;

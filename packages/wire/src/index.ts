@@ -3,6 +3,8 @@
 // engine. The Node-only HTTP client of the Invoker is `@prim/wire/invoke`.
 
 export type {
+  BatchEntryError,
+  BatchResults,
   BranchInfo,
   ColumnInfo,
   ConsolidateResult,

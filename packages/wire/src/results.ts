@@ -1,4 +1,5 @@
 import type {
+  BatchResults,
   BranchInfo,
   ConsolidateResult,
   FetchResult,
@@ -112,6 +113,9 @@ export interface OperationResults {
   "queue.subscribe": Subscription & { created: boolean };
   "queue.unsubscribe": void;
   "queue.publish": { delivered: number };
+  "queue.send_batch": BatchResults<Omit<SentJob, "body">>;
+  "queue.ack_batch": BatchResults<Omit<Job, "body">>;
+  "queue.publish_batch": BatchResults<{ delivered: number }>;
   "memory.remember": MemoryRecord;
   "memory.list": Page<MemoryRecord>;
   "memory.get": MemoryRecord;

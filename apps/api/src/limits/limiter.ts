@@ -97,11 +97,13 @@ export class RedisLimiter implements Limiter {
     const storageWrite = isStorageWrite(op, call.input);
     const primitives = op.name === "primitive.create" ? await this.count("primitives", ws) : -1;
     const groups = op.name === "group.create" ? await this.count("groups", ws) : -1;
-    if (op.metered) this.active.add(ws);
+    // A batch counts each entry (spec: "What counts as an operation"; the queue's batch routes).
+    const units = op.metered ? (op.units?.(call.input) ?? 1) : 0;
+    if (units > 0) this.active.add(ws);
     const args = [
       this.options.now === undefined ? "" : String(this.now()),
       keys.ops,
-      op.metered ? 1 : 0,
+      units,
       storageWrite ? 1 : 0,
       isStarterFeature(op) ? 1 : 0,
       primitives,
@@ -123,7 +125,7 @@ export class RedisLimiter implements Limiter {
         return answer(reply);
       }
     }
-    return this.admitLocally(ws, who, op.metered, storageWrite, isStarterFeature(op), primitives, groups);
+    return this.admitLocally(ws, who, units, storageWrite, isStarterFeature(op), primitives, groups);
   }
 
   /** Runs Redis commands; any failure of theirs (down, refused, slower than the timeout) is an outage. */
@@ -172,7 +174,7 @@ export class RedisLimiter implements Limiter {
   private async admitLocally(
     ws: string,
     who: string,
-    metered: boolean,
+    units: number,
     storageWrite: boolean,
     feature: boolean,
     primitives: number,
@@ -186,16 +188,16 @@ export class RedisLimiter implements Limiter {
     if (plan.plan === "starter") {
       if (feature) answer([3, 1, 0, 0]);
       if (groups >= 1) answer([3, 2, 0, 0]);
-      if (metered && (this.monthOps.get(ws) ?? 0) >= STARTER_OPERATIONS) answer([2, 1, 0, 0]);
+      if (units > 0 && (this.monthOps.get(ws) ?? 0) + units > STARTER_OPERATIONS) answer([2, 1, 0, 0]);
       if (storageWrite && (this.gauges.get(ws) ?? 0) >= STARTER_STORAGE_BYTES) answer([2, 2, 0, 0]);
       if (primitives >= STARTER_PRIMITIVES) answer([2, 3, 0, 0]);
     }
-    if (metered) {
-      this.monthOps.set(ws, (this.monthOps.get(ws) ?? 0) + 1);
+    if (units > 0) {
+      this.monthOps.set(ws, (this.monthOps.get(ws) ?? 0) + units);
       const { month, day } = utcPeriods(this.now());
       const keys = limitKeys(ws);
-      this.pending.add(keys.ops + month);
-      this.pending.add(keys.ops + day);
+      this.pending.add(keys.ops + month, units);
+      this.pending.add(keys.ops + day, units);
     }
     return answer([0, taken.left, burst, rate]);
   }
@@ -263,7 +265,7 @@ function answer([status, a, burst, rate]: ScriptReply): Record<string, string> {
   if (status === 2) {
     const what = [
       "",
-      `the Starter plan's ${STARTER_OPERATIONS.toLocaleString("en")} operations this month are used up (they reset on the 1st, UTC)`,
+      `the Starter plan's ${STARTER_OPERATIONS.toLocaleString("en")} operations this month are used up, or fewer remain than the call's entries (they reset on the 1st, UTC)`,
       "the Starter plan's 5 GB of storage is full: writes are refused, reads and deletes work",
       `the Starter plan allows ${STARTER_PRIMITIVES} primitives`,
     ][a];

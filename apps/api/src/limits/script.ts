@@ -10,7 +10,8 @@
  *
  * KEYS: 1 bucket (`prim:{ws}:rl:<who>`: "<tokens> <ms>"), 2 plan hash (`prim:{ws}:plan`: plan, rps, burst),
  *       3 storage gauge (`prim:{ws}:storage`, bytes)
- * ARGV: 1 now ms ("" = Redis TIME), 2 counter prefix (`prim:{ws}:ops:`), 3 metered 0/1,
+ * ARGV: 1 now ms ("" = Redis TIME), 2 counter prefix (`prim:{ws}:ops:`), 3 operations the call
+ *       counts (0 = not metered; a batch counts each entry),
  *       4 storage write 0/1, 5 Starter feature 0/1, 6 primitive count (-1 = not a create),
  *       7 group count (-1 = not a group create)
  * Answers { status, a, b, c, d }:
@@ -44,6 +45,7 @@ local y, m, d = ymd(now)
 local monthKey = ARGV[2] .. string.format('%04d%02d', y, m)
 local dayKey = ARGV[2] .. string.format('%04d%02d%02d', y, m, d)
 local starter = plan[1] == 'starter'
+local units = tonumber(ARGV[3])
 local rate = tonumber(plan[2]) or 20
 local burst = tonumber(plan[3]) or 60
 
@@ -63,7 +65,7 @@ end
 if starter then
   if ARGV[5] == '1' then return {3, 1, 0, 0} end
   if tonumber(ARGV[7]) >= 1 then return {3, 2, 0, 0} end
-  if ARGV[3] == '1' and (tonumber(redis.call('GET', monthKey)) or 0) >= 1000000 then return {2, 1, 0, 0} end
+  if units > 0 and (tonumber(redis.call('GET', monthKey)) or 0) + units > 1000000 then return {2, 1, 0, 0} end
   if ARGV[4] == '1' and (tonumber(redis.call('GET', KEYS[3])) or 0) >= 5368709120 then return {2, 2, 0, 0} end
   if tonumber(ARGV[6]) >= 100 then return {2, 3, 0, 0} end
 end
@@ -72,10 +74,10 @@ end
 -- Expires once it would be full again anyway.
 redis.call('SET', KEYS[1], (tokens - 1) .. ' ' .. math.max(now, ts), 'PX', math.ceil(burst / rate * 1000) + 1000)
 local ops = -1
-if ARGV[3] == '1' then
-  ops = redis.call('INCR', monthKey)
-  if ops == 1 then redis.call('EXPIRE', monthKey, 40 * 86400) end
-  if redis.call('INCR', dayKey) == 1 then redis.call('EXPIRE', dayKey, 3 * 86400) end
+if units > 0 then
+  ops = redis.call('INCRBY', monthKey, units)
+  if ops == units then redis.call('EXPIRE', monthKey, 40 * 86400) end
+  if redis.call('INCRBY', dayKey, units) == units then redis.call('EXPIRE', dayKey, 3 * 86400) end
 end
 return {0, math.floor(tokens - 1), burst, rate, ops}
 `;

@@ -64,6 +64,11 @@ interface OperationBase<I> {
    * written and reviewed where the operation is, not in a list the cloud would have to keep.
    */
   metered: boolean;
+  /**
+   * How many operations one metered call counts, from its input as sent (default 1): a batch
+   * counts each entry (spec: "What counts as an operation"; the queue's batch routes).
+   */
+  units?: (input: unknown) => number;
   input: z.ZodType<I>;
 }
 

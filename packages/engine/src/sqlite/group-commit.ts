@@ -37,13 +37,17 @@ export class GroupCommit {
           try {
             job.value = job.work();
           } catch (err) {
+            // SQLite rolled the whole transaction back itself (SQLITE_FULL, an I/O error):
+            // nothing of this batch is written; every job fails with the real cause.
+            if (!this.db.inTransaction) throw err;
             job.failed = true;
             job.error = err;
           }
         }
       })();
     } catch (err) {
-      // The commit itself failed (disk full, I/O error): nothing of this batch was written.
+      // The commit failed (disk full, I/O error), here or inside a job: nothing of this batch
+      // was written.
       for (const job of jobs) job.reject(err);
       return;
     }

@@ -1,5 +1,5 @@
 import type * as W from "@prim/wire";
-import { PRIMITIVE_TYPES } from "@prim/wire";
+import { ERROR_STATUS, PRIMITIVE_TYPES } from "@prim/wire";
 import { z } from "zod";
 
 /**
@@ -204,6 +204,25 @@ export const job = same<W.Job>()(
 );
 
 export const sentJob = same<W.SentJob>()(z.object({ ...job.shape, deduplicated: z.boolean() }));
+
+/** A batch entry that failed on its own: the single route's error, and its status. */
+export const batchEntryError = same<W.BatchEntryError>()(
+  z.object({
+    error: z.object({
+      code: z.enum(Object.keys(ERROR_STATUS) as [W.ErrorCode, ...W.ErrorCode[]]),
+      message: z.string(),
+    }),
+    status: z.number().int(),
+  }),
+);
+
+/** `{ data }`: one entry per item sent, in order: its result or its error. */
+export const batch = <T extends z.ZodType>(item: T) => z.object({ data: z.array(z.union([item, batchEntryError])) });
+
+const { body: _body, ...jobFields } = job.shape;
+/** A job in a batch's answer: every field but `body`. */
+export const batchJob = same<Omit<W.Job, "body">>()(z.object(jobFields));
+export const batchSentJob = same<Omit<W.SentJob, "body">>()(z.object({ ...jobFields, deduplicated: z.boolean() }));
 
 export const queueCounts = same<W.QueueCounts>()(
   z.object({

@@ -1,3 +1,4 @@
+import { MAX_BATCH, MAX_BODY_BYTES } from "@prim/engine";
 import type { FastifyReply } from "fastify";
 import { sentJob, subscription } from "../responses/shapes.js";
 import type { RestRoute } from "../route.js";
@@ -17,6 +18,16 @@ function respondSend(reply: FastifyReply, result: unknown): FastifyReply {
 function respondSubscribe(reply: FastifyReply, result: unknown): FastifyReply {
   const { created, ...subscription } = result as { created: boolean };
   return reply.code(created ? 201 : 200).send(subscription);
+}
+
+/** What every batch route's OpenAPI text says of its entries, its answer and its metering. */
+function batchRules(what: string, single: string): string {
+  return [
+    `At most ${MAX_BATCH} entries (an empty or longer array, or a bad ${what === "acks" ? "queue" : "queue or topic"} name, is 400 for the whole call; so is a request body over the JSON limit, 413).`,
+    `Each entry is checked with ${single}'s rules on its own: an invalid entry (400), a body over ${MAX_BODY_BYTES / 1024} KiB of JSON (413) or, for acks, a lease that ran out (410 lease_expired), a wrong or stale token (409 conflict) or a missing job (404 not_found) fails only itself, answered in its place as \`{ error: { code, message }, status }\`; the others go on.`,
+    "The answer is 200 with `data`: one entry per entry sent, in order. Jobs in it carry every field but `body`.",
+    `Metering (cloud): each entry counts as one operation (a batch of ${MAX_BATCH} counts ${MAX_BATCH}); the rate limit takes one request. On Starter a batch is refused (429 plan_limit) when its entries would pass the month's cap.`,
+  ].join(" ");
 }
 
 export const QUEUE_ROUTES: readonly RestRoute[] = [
@@ -42,6 +53,17 @@ export const QUEUE_ROUTES: readonly RestRoute[] = [
       200: { description: "A pending job had this dedupe_key (deduplicated: true)", json: sentJob },
     },
     summary: "Send a job (201, or 200 with deduplicated: true)",
+    tag,
+  },
+  {
+    method: "POST",
+    url: `${q}/messages/batch`,
+    op: "queue.send_batch",
+    target: "id",
+    pathInput: { queue: "queue" },
+    from: "body",
+    summary: "Send up to 100 jobs in one transaction, each answered in order",
+    description: `${batchRules("messages", "a single send")} The jobs that pass their checks are written in one transaction: all of them or, if the call fails, none. A dedupe_key that matches a pending job (or an earlier entry of the same batch) answers that job with deduplicated: true.`,
     tag,
   },
   {
@@ -83,6 +105,17 @@ export const QUEUE_ROUTES: readonly RestRoute[] = [
     pathInput: job,
     from: "body",
     summary: "Settle a leased job: ack, retry, fail or dead",
+    tag,
+  },
+  {
+    method: "POST",
+    url: `${q}/ack/batch`,
+    op: "queue.ack_batch",
+    target: "id",
+    pathInput: { queue: "queue" },
+    from: "body",
+    summary: "Settle up to 100 leased jobs, each on its own",
+    description: `Entries are \`{ job, lease_token, action?, in?, error? }\` as for a single ack. ${batchRules("acks", "a single ack")} Entries are settled in one commit, each independently: a failed entry wrote nothing, the others are settled.`,
     tag,
   },
   {
@@ -149,6 +182,17 @@ export const QUEUE_ROUTES: readonly RestRoute[] = [
     pathInput: { topic: "topic" },
     from: "body",
     summary: "Publish: one job in each subscribed queue",
+    tag,
+  },
+  {
+    method: "POST",
+    url: `${base}/topics/:topic/publish/batch`,
+    op: "queue.publish_batch",
+    target: "id",
+    pathInput: { topic: "topic" },
+    from: "body",
+    summary: "Publish up to 100 messages, each to every subscribed queue",
+    description: `Entries are \`{ body }\`; each answers \`{ delivered }\` as a single publish does. ${batchRules("messages", "a single publish")} Every job of the call is written in one transaction.`,
     tag,
   },
 ];

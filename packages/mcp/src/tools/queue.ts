@@ -8,16 +8,37 @@ const topic = z.string().describe("Topic name.");
 const job = z.string().describe("Job id (job_…).");
 const token = z.string().describe("The lease_token the job was received with.");
 
+/** Batch entries are checked one by one by the engine (a bad entry fails only itself). */
+const sendEntry = z
+  .looseObject({
+    body: z.unknown().describe("The job's payload: any JSON value (at most 256 KiB)."),
+    delay: z.union([z.string(), z.number()]).optional(),
+    priority: z.number().int().optional(),
+    max_attempts: z.number().int().optional(),
+    dedupe_key: z.string().optional(),
+  })
+  .describe("One job: `body`, and optionally `delay`, `priority`, `max_attempts`, `dedupe_key` as for a send.");
+const ackEntry = z
+  .looseObject({
+    job: z.string(),
+    lease_token: z.string(),
+    action: z.enum(["ack", "retry", "fail", "dead"]).optional(),
+    in: z.union([z.string(), z.number()]).optional(),
+    error: z.string().optional(),
+  })
+  .describe("One settle: `job` and its `lease_token`, optionally `action` (default ack), `in`, `error`.");
+const batchNote =
+  "At most 100 entries; each is answered in order, as its job or its own `{ error, status }` (a bad entry fails only itself). Each entry counts as one operation.";
+
 export const QUEUE_TOOLS: ToolSpec[] = [
   {
     name: "queue_send",
     title: "Send jobs",
-    description:
-      '"send" (default): adds a job with JSON `body` to `queue`; optional `delay`, `priority` (higher first), `max_attempts` (default 5) and `dedupe_key` (a pending job with the same key is returned instead, with deduplicated: true). "publish": sends `body` to every queue subscribed to `topic`.',
+    description: `"send" (default): adds a job with JSON \`body\` to \`queue\`; optional \`delay\`, \`priority\` (higher first), \`max_attempts\` (default 5) and \`dedupe_key\` (a pending job with the same key is returned instead, with deduplicated: true). "publish": sends \`body\` to every queue subscribed to \`topic\`. "send_batch": sends \`messages\` to \`queue\` in one transaction; "publish_batch": publishes each of \`messages\` to \`topic\`. ${batchNote}`,
     type: "queue",
     shape: {
       primitive: p,
-      action: z.enum(["send", "publish"]).optional().describe('Default "send".'),
+      action: z.enum(["send", "publish", "send_batch", "publish_batch"]).optional().describe('Default "send".'),
       queue: queue.optional(),
       topic: topic.optional(),
       body: z.unknown().describe("The job's payload: any JSON value (at most 256 KiB)."),
@@ -25,10 +46,13 @@ export const QUEUE_TOOLS: ToolSpec[] = [
       priority: z.number().int().min(-1000).max(1000).optional().describe("Higher is received first (default 0)."),
       max_attempts: z.number().int().min(1).optional().describe("Deliveries before the job is dead (default 5)."),
       dedupe_key: z.string().optional().describe("Skip the send if a pending job has this key."),
+      messages: z.array(sendEntry).optional().describe('"send_batch" and "publish_batch": the entries (1 to 100).'),
     },
     actions: {
       send: { op: "queue.send", fields: ["queue", "body", "delay", "priority", "max_attempts", "dedupe_key"] },
       publish: { op: "queue.publish", fields: ["topic", "body"] },
+      send_batch: { op: "queue.send_batch", fields: ["queue", "messages"] },
+      publish_batch: { op: "queue.publish_batch", fields: ["topic", "messages"] },
     },
   },
   {
@@ -65,13 +89,12 @@ export const QUEUE_TOOLS: ToolSpec[] = [
   {
     name: "queue_ack",
     title: "Settle jobs",
-    description:
-      'Settles a received job with its `lease_token`: "ack" (done), "retry" (ready again after `in`, or a backoff), "fail" (retry while attempts remain, else dead; record `error`), "dead". Also "heartbeat" (extend the lease by `extend`), "requeue" (a dead job back to ready), "purge" (delete done or dead jobs of `queue`, optionally `older_than`). A lease that ran out answers lease_expired.',
+    description: `Settles a received job with its \`lease_token\`: "ack" (done), "retry" (ready again after \`in\`, or a backoff), "fail" (retry while attempts remain, else dead; record \`error\`), "dead". Also "heartbeat" (extend the lease by \`extend\`), "requeue" (a dead job back to ready), "purge" (delete done or dead jobs of \`queue\`, optionally \`older_than\`), "ack_batch" (settle each of \`acks\` on its own). A lease that ran out answers lease_expired. ${batchNote}`,
     type: "queue",
     shape: {
       primitive: p,
       action: z
-        .enum(["ack", "retry", "fail", "dead", "heartbeat", "requeue", "purge"])
+        .enum(["ack", "retry", "fail", "dead", "heartbeat", "requeue", "purge", "ack_batch"])
         .optional()
         .describe('Default "ack".'),
       queue,
@@ -82,6 +105,7 @@ export const QUEUE_TOOLS: ToolSpec[] = [
       extend: durationArg("heartbeat: new lease length from now"),
       status: z.enum(["done", "dead"]).optional().describe('"purge": which finished jobs to delete.'),
       older_than: durationArg("purge: only jobs finished at least this long ago"),
+      acks: z.array(ackEntry).optional().describe('"ack_batch": the settles (1 to 100).'),
     },
     actions: {
       ack: { op: "queue.ack", fields: ["queue", "job", "lease_token", "error"], input: () => ({ action: "ack" }) },
@@ -99,6 +123,7 @@ export const QUEUE_TOOLS: ToolSpec[] = [
       heartbeat: { op: "queue.heartbeat", fields: ["queue", "job", "lease_token", "extend"] },
       requeue: { op: "queue.requeue", fields: ["queue", "job"] },
       purge: { op: "queue.purge", fields: ["queue", "status", "older_than"] },
+      ack_batch: { op: "queue.ack_batch", fields: ["queue", "acks"] },
     },
   },
 ];

@@ -1,5 +1,8 @@
 import type { PrimitiveDefinition } from "../definition.js";
+import type { AnyOperation } from "../operation.js";
+import { QUEUE_BATCH_OPERATIONS } from "./batch.js";
 import type { QueueHandle } from "./handle.js";
+import { SINGLE_OPERATIONS } from "./ops.js";
 import { QueueStore } from "./store.js";
 import { Waiters } from "./waiters.js";
 
@@ -20,10 +23,12 @@ export type { QueueHandle } from "./handle.js";
 export {
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_ATTEMPTS,
+  MAX_BATCH,
   MAX_BODY_BYTES,
   MAX_LEASE_MS,
   MAX_RECEIVE,
   MAX_WAIT_MS,
 } from "./limits.js";
-export { QUEUE_OPERATIONS } from "./ops.js";
+
+export const QUEUE_OPERATIONS: readonly AnyOperation[] = [...SINGLE_OPERATIONS, ...QUEUE_BATCH_OPERATIONS];
 export type { Job, JobStatus, QueueCounts } from "./store.js";

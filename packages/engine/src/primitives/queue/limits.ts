@@ -15,6 +15,8 @@ export const DEFAULT_LEASE_MS = 30_000;
 export const MAX_LEASE_MS = 12 * 3_600_000;
 /** Longest long poll (`wait`) of a receive. */
 export const MAX_WAIT_MS = 30_000;
+/** Entries per batch send, ack or publish. */
+export const MAX_BATCH = 100;
 /** Jobs per receive. */
 export const MAX_RECEIVE = 100;
 export const DEFAULT_MAX_ATTEMPTS = 5;

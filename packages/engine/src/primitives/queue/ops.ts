@@ -18,34 +18,60 @@ import {
   MAX_WAIT_MS,
   queueNameSchema,
 } from "./limits.js";
-import type { Job, QueueCounts } from "./store.js";
+import type { Job, QueueCounts, SendRequest, SettleRequest } from "./store.js";
 
 const queueOp = dataOp<QueueHandle>("queue");
 const jobIdSchema = z.string().min(1).max(64);
 const leaseToken = z.string().min(1, "required").max(128);
 const leaseDuration = boundedDuration(1, MAX_LEASE_MS, "lease");
 
+/** A send's fields besides the queue: one send, or one entry of a batch. */
+export const sendFields = {
+  body: bodySchema,
+  delay: boundedDuration(0, MAX_DELAY_MS, "delay").default(0),
+  dedupe_key: z.string().min(1).max(MAX_DEDUPE_KEY).optional(),
+  priority: z.number().int().min(-MAX_PRIORITY).max(MAX_PRIORITY).default(0),
+  max_attempts: z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT).default(DEFAULT_MAX_ATTEMPTS),
+};
+
+/** A settle's fields besides the queue: one ack, or one entry of a batch. */
+export const settleFields = {
+  job: jobIdSchema,
+  lease_token: leaseToken,
+  action: z.enum(["ack", "retry", "fail", "dead"]).default("ack"),
+  in: boundedDuration(0, MAX_DELAY_MS, "in").optional(),
+  error: z
+    .string()
+    .max(64 * 1024)
+    .optional(),
+};
+
+type SendFields = z.output<z.ZodObject<typeof sendFields>>;
+type SettleFields = z.output<z.ZodObject<typeof settleFields>>;
+
+/** The store's request for a validated send (the body encoded: 413 over its limit). */
+export function sendRequest(input: SendFields, field = "body"): SendRequest {
+  return {
+    body: encodeBody(input.body, field),
+    value: input.body,
+    delayMs: input.delay,
+    priority: input.priority,
+    maxAttempts: input.max_attempts,
+    dedupeKey: input.dedupe_key ?? null,
+  };
+}
+
+export function settleRequest(input: SettleFields): SettleRequest {
+  return { job: input.job, token: input.lease_token, action: input.action, inMs: input.in, error: input.error };
+}
+
 export const queueSend = queueOp({
   name: "queue.send",
   tool: "queue_send",
-  input: z.strictObject({
-    queue: queueNameSchema,
-    body: bodySchema,
-    delay: boundedDuration(0, MAX_DELAY_MS, "delay").default(0),
-    dedupe_key: z.string().min(1).max(MAX_DEDUPE_KEY).optional(),
-    priority: z.number().int().min(-MAX_PRIORITY).max(MAX_PRIORITY).default(0),
-    max_attempts: z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT).default(DEFAULT_MAX_ATTEMPTS),
-  }),
+  input: z.strictObject({ queue: queueNameSchema, ...sendFields }),
   async run(ctx, input): Promise<Job & { deduplicated: boolean }> {
     ctx.audit.target = input.queue;
-    const { job, deduplicated } = await ctx.store.store.send(input.queue, {
-      body: encodeBody(input.body),
-      value: input.body,
-      delayMs: input.delay,
-      priority: input.priority,
-      maxAttempts: input.max_attempts,
-      dedupeKey: input.dedupe_key ?? null,
-    });
+    const { job, deduplicated } = await ctx.store.store.send(input.queue, sendRequest(input));
     ctx.audit.target = `${input.queue}/${job.id}`;
     if (deduplicated) ctx.audit.detail = { deduplicated: true };
     return { ...job, deduplicated };
@@ -76,21 +102,11 @@ export const queueReceive = queueOp({
 export const queueSettle = queueOp({
   name: "queue.ack",
   tool: "queue_ack",
-  input: z.strictObject({
-    queue: queueNameSchema,
-    job: jobIdSchema,
-    lease_token: leaseToken,
-    action: z.enum(["ack", "retry", "fail", "dead"]).default("ack"),
-    in: boundedDuration(0, MAX_DELAY_MS, "in").optional(),
-    error: z
-      .string()
-      .max(64 * 1024)
-      .optional(),
-  }),
+  input: z.strictObject({ queue: queueNameSchema, ...settleFields }),
   run(ctx, input): Promise<Job> {
     ctx.audit.target = `${input.queue}/${input.job}`;
     ctx.audit.detail = { action: input.action };
-    return ctx.store.store.settle(input.queue, input.job, input.lease_token, input.action, input.in, input.error);
+    return ctx.store.store.settle(input.queue, settleRequest(input));
   },
 });
 
@@ -214,7 +230,8 @@ export const queuePublish = queueOp({
   },
 });
 
-export const QUEUE_OPERATIONS: readonly AnyOperation[] = [
+/** The single-job operations (batch.ts has the batch forms). */
+export const SINGLE_OPERATIONS: readonly AnyOperation[] = [
   queueSend,
   queueReceive,
   queueSettle,

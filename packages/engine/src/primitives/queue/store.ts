@@ -11,6 +11,19 @@ import { type JobRow, type JobStatus, prepareStatements, type QueueStatements, r
 
 export type { Job, JobStatus, QueueCounts, SettleAction };
 
+export interface SendResult {
+  job: Job;
+  deduplicated: boolean;
+}
+
+export interface SettleRequest {
+  job: string;
+  token: string;
+  action: SettleAction;
+  inMs?: number | undefined;
+  error?: string | undefined;
+}
+
 export interface SendRequest {
   /** The body as stored (JSON text). */
   body: string;
@@ -65,7 +78,7 @@ export class QueueStore {
   private readonly knownQueues = new Set<string>();
 
   constructor(
-    db: Database.Database,
+    private readonly db: Database.Database,
     readonly clock: Clock,
   ) {
     db.exec(SCHEMA);
@@ -97,20 +110,37 @@ export class QueueStore {
 
   /** Writes `work` in the next group commit, after reaping expired leases. */
   private write<T>(work: (now: number) => T): Promise<T> {
-    return this.commit.run(() => {
-      this.reap();
-      return work(this.clock.now());
-    });
+    return this.commit
+      .run(() => {
+        this.reap();
+        return work(this.clock.now());
+      })
+      .catch((err: unknown) => {
+        // A commit that failed took its queue rows with it: forget what the cache learnt.
+        if (!(err instanceof ServiceError)) this.knownQueues.clear();
+        throw err;
+      });
   }
 
-  send(queue: string, req: SendRequest): Promise<{ job: Job; deduplicated: boolean }> {
-    return this.write((now) => {
-      if (req.dedupeKey !== null) {
-        const existing = this.stmts.byDedupe.get(queue, req.dedupeKey);
-        if (existing !== undefined) return { job: toJob(existing), deduplicated: true };
-      }
-      return { job: this.insert(queue, req, now), deduplicated: false };
-    });
+  send(queue: string, req: SendRequest): Promise<SendResult> {
+    return this.write((now) => this.sendNow(queue, req, now));
+  }
+
+  /**
+   * Sends every request in one transaction, all or nothing: a savepoint inside the group
+   * commit, so a failure midway (or the process dying) leaves none of them. A dedupe key
+   * repeated within the batch answers the job its first use made.
+   */
+  sendMany(queue: string, reqs: readonly SendRequest[]): Promise<SendResult[]> {
+    return this.write((now) => this.atomically(() => reqs.map((req) => this.sendNow(queue, req, now))));
+  }
+
+  private sendNow(queue: string, req: SendRequest, now: number): SendResult {
+    if (req.dedupeKey !== null) {
+      const existing = this.stmts.byDedupe.get(queue, req.dedupeKey);
+      if (existing !== undefined) return { job: toJob(existing), deduplicated: true };
+    }
+    return { job: this.insert(queue, req, now), deduplicated: false };
   }
 
   /** Inserts a ready job and answers it as stored, without reading the row back. */
@@ -204,37 +234,50 @@ export class QueueStore {
     throw new ServiceError("conflict", `lease_token does not hold the lease on job '${jobId}'`);
   }
 
-  settle(
-    queue: string,
-    jobId: string,
-    token: string,
-    action: SettleAction,
-    inMs: number | undefined,
-    error: string | undefined,
-  ): Promise<Job> {
-    return this.write((now) => {
-      const row = this.leased(queue, jobId, token, now);
-      const lastError = error === undefined ? row.last_error : error.slice(0, MAX_ERROR_CHARS);
-      let status: JobStatus = "done";
-      let availableAt = row.available_at;
-      if (action === "dead") status = "dead";
-      else if (action === "retry" || action === "fail") {
-        status = row.attempts >= row.max_attempts ? "dead" : "ready";
-        availableAt = now + (inMs ?? backoffMs(row.attempts));
-      }
-      const settled: JobRow = {
-        ...row,
-        status,
-        available_at: availableAt,
-        last_error: lastError,
-        lease_token: null,
-        lease_expires_at: null,
-        updated_at: now,
-      };
-      this.stmts.settle.run({ status, available_at: availableAt, last_error: lastError, now, seq: row.seq });
-      if (status === "ready") this.notify(queue);
-      return toJob(settled);
-    });
+  settle(queue: string, req: SettleRequest): Promise<Job> {
+    return this.write((now) => this.settleNow(queue, req, now));
+  }
+
+  /**
+   * Settles each request on its own, in one commit: an entry that fails (its lease ran out, a
+   * wrong token, no such job) answers its error and wrote nothing; the others are settled.
+   */
+  settleMany(queue: string, reqs: readonly SettleRequest[]): Promise<(Job | Error)[]> {
+    return this.write((now) =>
+      reqs.map((req) => {
+        try {
+          return this.settleNow(queue, req, now);
+        } catch (err) {
+          return err instanceof Error ? err : new Error(String(err));
+        }
+      }),
+    );
+  }
+
+  /** Checks the lease before it writes anything, so a refused settle leaves no trace. */
+  private settleNow(queue: string, req: SettleRequest, now: number): Job {
+    const { action, inMs, error } = req;
+    const row = this.leased(queue, req.job, req.token, now);
+    const lastError = error === undefined ? row.last_error : error.slice(0, MAX_ERROR_CHARS);
+    let status: JobStatus = "done";
+    let availableAt = row.available_at;
+    if (action === "dead") status = "dead";
+    else if (action === "retry" || action === "fail") {
+      status = row.attempts >= row.max_attempts ? "dead" : "ready";
+      availableAt = now + (inMs ?? backoffMs(row.attempts));
+    }
+    const settled: JobRow = {
+      ...row,
+      status,
+      available_at: availableAt,
+      last_error: lastError,
+      lease_token: null,
+      lease_expires_at: null,
+      updated_at: now,
+    };
+    this.stmts.settle.run({ status, available_at: availableAt, last_error: lastError, now, seq: row.seq });
+    if (status === "ready") this.notify(queue);
+    return toJob(settled);
   }
 
   heartbeat(queue: string, jobId: string, token: string, extendMs: number | undefined): Promise<Job> {
@@ -350,12 +393,27 @@ export class QueueStore {
 
   /** One job in each subscribed queue, all in the same commit. */
   publish(topic: string, body: string): Promise<{ delivered: number; queues: string[] }> {
+    return this.publishMany(topic, [body]);
+  }
+
+  /** Each body to every subscribed queue, in one transaction (all or nothing). */
+  publishMany(topic: string, bodies: readonly string[]): Promise<{ delivered: number; queues: string[] }> {
     return this.write((now) => {
       const queues = this.stmts.subscribers.all(topic).map((s) => s.queue);
-      for (const queue of queues) {
-        this.insert(queue, { body, delayMs: 0, priority: 0, maxAttempts: DEFAULT_MAX_ATTEMPTS, dedupeKey: null }, now);
-      }
+      this.atomically(() => {
+        for (const body of bodies) {
+          for (const queue of queues) {
+            const req = { body, delayMs: 0, priority: 0, maxAttempts: DEFAULT_MAX_ATTEMPTS, dedupeKey: null };
+            this.insert(queue, req, now);
+          }
+        }
+      });
       return { delivered: queues.length, queues };
     });
+  }
+
+  /** Runs `work` in a savepoint of the current commit: it writes all of its rows or none. */
+  private atomically<T>(work: () => T): T {
+    return this.db.transaction(work)();
   }
 }
