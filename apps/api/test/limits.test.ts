@@ -111,6 +111,39 @@ describe("Starter caps and features", () => {
     expect(await redis.get(`${limitKeys(w.id).ops}202612`)).toBe("1");
   });
 
+  it("counts each entry of a queue batch as one operation; a batch that would pass the cap is refused whole", async () => {
+    now = Date.UTC(2026, 10, 15, 12, 0, 0);
+    const w = await workspace();
+    const queue = (await call(cloud.url, w.key, "POST", "/v1/primitives", { name: "q", type: "queue", group: "app" }))
+      .body.id as string;
+    now += 10_000;
+    const ops = limitKeys(w.id).ops;
+    const before = Number(await redis.get(`${ops}202611`));
+    const batch = (n: number) =>
+      call(cloud.url, w.key, "POST", `/v1/primitives/${queue}/queues/jobs/messages/batch`, {
+        messages: Array.from({ length: n }, (_, i) => ({ body: i })),
+      });
+    const sent = await batch(10);
+    expect([sent.status, sent.body.error]).toEqual([200, undefined]);
+    expect(await redis.get(`${ops}202611`)).toBe(String(before + 10));
+    expect(await redis.get(`${ops}20261115`)).toBe(String(before + 10));
+    // One request took one token of the rate limit, whatever its entries.
+    expect(sent.headers.get("ratelimit")).toMatch(/^"default";r=(58|59);/);
+
+    await redis.set(`${ops}202611`, 1_000_000 - 5);
+    const over = await batch(6);
+    expect([over.status, over.body.error?.code]).toEqual([429, "plan_limit"]);
+    expect(await redis.get(`${ops}202611`)).toBe(String(1_000_000 - 5)); // the refusal took nothing
+    expect(
+      (await call(cloud.url, w.key, "GET", `/v1/primitives/${queue}/queues/jobs/messages`)).body.data,
+    ).toHaveLength(10);
+    // The listing above counted one: four entries remain, and a batch of four fits exactly.
+    const upTo = await batch(4);
+    expect([upTo.status, upTo.body.error]).toEqual([200, undefined]);
+    expect(await redis.get(`${ops}202611`)).toBe("1000000");
+    expect((await batch(1)).status).toBe(429);
+  });
+
   it("a plan change applies to the very next request", async () => {
     const w = await workspace();
     expect((await call(cloud.url, w.key, "POST", `/v1/primitives/${w.kv}/snapshots`, {})).status).toBe(403);

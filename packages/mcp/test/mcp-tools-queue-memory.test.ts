@@ -120,6 +120,58 @@ forEachInvoker("MCP tools: queue", () => {
   });
 });
 
+forEachInvoker("MCP tools: queue batches", () => {
+  it("send_batch, publish_batch and ack_batch answer each entry in order, a bad one with its own error", async () => {
+    const { ok } = await withStore("queue");
+    const sent = await ok("queue_send", {
+      primitive: p,
+      action: "send_batch",
+      queue: "q",
+      messages: [{ body: 1 }, { body: 2, priority: 9 }, { priority: 1 }, { body: 4, dedupe_key: "k" }],
+    });
+    expect(sent.data).toHaveLength(4);
+    expect(sent.data[0]).toMatchObject({ queue: "q", status: "ready", deduplicated: false });
+    expect(sent.data[0].body).toBeUndefined();
+    expect(sent.data[1]).toMatchObject({ priority: 9 });
+    expect(sent.data[2]).toMatchObject({ status: 400, error: { code: "invalid_request" } });
+    expect(sent.data[3]).toMatchObject({ dedupe_key: "k", deduplicated: false });
+
+    await ok("queue_receive", { primitive: p, action: "subscribe", topic: "t", queue: "sub" });
+    const published = await ok("queue_send", {
+      primitive: p,
+      action: "publish_batch",
+      topic: "t",
+      messages: [{ body: "a" }, { body: "b" }],
+    });
+    expect(published.data).toEqual([{ delivered: 1 }, { delivered: 1 }]);
+
+    const leased = (await ok("queue_receive", { primitive: p, queue: "q", max: 3 })).data;
+    expect(leased.map((j: { body: unknown }) => j.body)).toEqual([2, 1, 4]);
+    const [x, y] = leased;
+    const acked = await ok("queue_ack", {
+      primitive: p,
+      action: "ack_batch",
+      queue: "q",
+      acks: [
+        { job: x.id, lease_token: x.lease_token },
+        { job: y.id, lease_token: y.lease_token, action: "dead", error: "poison" },
+        { job: x.id, lease_token: x.lease_token },
+      ],
+    });
+    expect(acked.data[0]).toMatchObject({ id: x.id, status: "done" });
+    expect(acked.data[1]).toMatchObject({ id: y.id, status: "dead", last_error: "poison" });
+    expect(acked.data[2]).toMatchObject({ status: 409, error: { code: "conflict" } });
+  });
+
+  it("refuses a batch of more than 100 entries as a whole", async () => {
+    const { s, client } = await withStore("queue");
+    const messages = Array.from({ length: 101 }, (_, i) => ({ body: i }));
+    const res = await s.call(client, "queue_send", { primitive: p, action: "send_batch", queue: "q", messages });
+    expect(res).toMatchObject({ isError: true, data: { error: { code: "invalid_request" } } });
+    expect(JSON.stringify(res)).toContain("at most 100");
+  });
+});
+
 forEachInvoker("MCP tools: memory", (mode) => {
   it("memory_remember stores; memory_recall recalls, lists and gets", async () => {
     const { s, client, ok } = await withStore("memory");

@@ -100,6 +100,30 @@ describe("queue", () => {
     ]);
   });
 
+  it("sends, acks and publishes in batches, each entry answered in order", async () => {
+    const { client, primitive } = await startSdkServer();
+    const q = client.queue(await primitive("queue"));
+    const sent = await q.sendBatch("jobs", [
+      { body: { n: 1 } },
+      { body: { n: 2 }, priority: 5, dedupeKey: "two" },
+      { body: { n: 3 }, delay: "1h" },
+      { body: "x".repeat(300 * 1024) },
+    ]);
+    expect(sent.map((e) => ("error" in e ? e.status : e.deduplicated))).toEqual([false, false, false, 413]);
+    const again = await q.sendBatch("jobs", [{ body: 0, dedupeKey: "two" }]);
+    expect(again[0]).toMatchObject({ id: (sent[1] as { id: string }).id, deduplicated: true });
+    const jobs = await q.receive("jobs", { max: 10 });
+    expect(jobs.map((j) => j.body)).toEqual([{ n: 2 }, { n: 1 }]);
+    const [two, one] = jobs as [(typeof jobs)[0], (typeof jobs)[0]];
+    const acked = await q.ackBatch("jobs", [{ job: two }, { job: one, action: "retry", in: "1m", error: "later" }]);
+    expect(acked.map((e) => ("error" in e ? e.error.code : e.status))).toEqual(["done", "ready"]);
+    const stale = await q.ackBatch("jobs", [{ job: two }]);
+    expect(stale[0]).toMatchObject({ status: 409, error: { code: "conflict" } });
+    await expect(q.ackBatch("jobs", [{ job: { id: "job_x" } }])).rejects.toThrow(TypeError);
+    await q.subscribe("news", "inbox");
+    expect(await q.publishBatch("news", ["a", "b"])).toEqual([{ delivered: 1 }, { delivered: 1 }]);
+  });
+
   it("aborts a long poll with its signal; jobs() ends quietly", async () => {
     const { client, primitive } = await startSdkServer();
     const q = client.queue(await primitive("queue"));

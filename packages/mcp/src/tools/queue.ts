@@ -11,7 +11,7 @@ const token = z.string().describe("The lease_token the job was received with.");
 /** Batch entries are checked one by one by the engine (a bad entry fails only itself). */
 const sendEntry = z
   .looseObject({
-    body: z.unknown().describe("The job's payload: any JSON value (at most 256 KiB)."),
+    body: z.unknown().optional().describe("The job's payload: any JSON value (at most 256 KiB)."),
     delay: z.union([z.string(), z.number()]).optional(),
     priority: z.number().int().optional(),
     max_attempts: z.number().int().optional(),
@@ -41,7 +41,7 @@ export const QUEUE_TOOLS: ToolSpec[] = [
       action: z.enum(["send", "publish", "send_batch", "publish_batch"]).optional().describe('Default "send".'),
       queue: queue.optional(),
       topic: topic.optional(),
-      body: z.unknown().describe("The job's payload: any JSON value (at most 256 KiB)."),
+      body: z.unknown().optional().describe("The job's payload: any JSON value (at most 256 KiB)."),
       delay: durationArg("Make the job ready only after this long (or integer ms)"),
       priority: z.number().int().min(-1000).max(1000).optional().describe("Higher is received first (default 0)."),
       max_attempts: z.number().int().min(1).optional().describe("Deliveries before the job is dead (default 5)."),
