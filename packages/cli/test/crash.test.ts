@@ -1,5 +1,5 @@
 // Crash safety: SIGKILL the real `prim dev` process in the middle of a stream of acknowledged
-// writes to kv, queue, db and storage, restart it on the same data directory, and check that
+// writes to kv, queue (single and batch sends), db and storage, restart it on the same data directory, and check that
 // every acknowledged write is there and every SQLite file is intact. Files are WAL with
 // synchronous=NORMAL, which loses nothing acknowledged when only the process dies.
 import type { ChildProcess } from "node:child_process";
@@ -72,6 +72,12 @@ function objectBytes(i: number): Uint8Array {
   return bytes;
 }
 
+const BATCH = 100; // entries per batch send
+/** Batch `b`'s messages: 100 bodies of about 1 KiB, so a batch's transaction takes a while. */
+function batchOf(b: number) {
+  return Array.from({ length: BATCH }, (_, i) => ({ body: { b, i, pad: "p".repeat(1000) } }));
+}
+
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 /** Runs `write(i)` in `LANES` loops until `stop()`; `onAck` only after a 2xx answer arrived. */
@@ -117,7 +123,7 @@ function sqliteFiles(dir: string): string[] {
 }
 
 describe("prim dev crash safety", () => {
-  it("keeps every acknowledged kv, queue, db and storage write across a SIGKILL", { timeout: 60_000 }, async () => {
+  it("keeps every acknowledged kv, queue, db and storage write across a SIGKILL, and no partial batch", { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "prim-crash-"));
     dirs.push(dir);
     const data = join(dir, "data");
@@ -137,6 +143,7 @@ describe("prim dev crash safety", () => {
     const acked = {
       kv: new Set<number>(),
       queue: new Map<string, number>(), // job id → index in its body
+      batches: new Map<number, string[]>(), // batch → its jobs' ids, in entry order
       db: new Set<number>(),
       storage: new Set<number>(),
     };
@@ -151,6 +158,11 @@ describe("prim dev crash safety", () => {
       writer(
         (i) => call(url, "POST", `/v1/primitives/${queue}/queues/jobs/messages`, { body: { i } }),
         (i, job) => acked.queue.set(job.id, i),
+        state,
+      ),
+      writer(
+        (b) => call(url, "POST", `/v1/primitives/${queue}/queues/batches/messages/batch`, { messages: batchOf(b) }),
+        (b, res) => acked.batches.set(b, res.data.map((job: { id: string }) => job.id)),
         state,
       ),
       writer(
@@ -169,7 +181,7 @@ describe("prim dev crash safety", () => {
       ),
     ]);
 
-    await new Promise((resolve) => setTimeout(resolve, 1500 + Math.random() * 1500));
+    await new Promise((resolve) => setTimeout(resolve, 3000 + Math.random() * 1500));
     const pid = first.child.pid as number;
     const hosts = childPids(pid); // the db SQL host process(es)
     pids.push(...hosts);
@@ -180,7 +192,13 @@ describe("prim dev crash safety", () => {
     await writers;
     expect(state.errors).toEqual([]);
     expect(inFlightAtKill).toBeGreaterThan(0); // the kill did land mid-stream
-    const counts = { kv: acked.kv.size, queue: acked.queue.size, db: acked.db.size, storage: acked.storage.size };
+    const counts = {
+      kv: acked.kv.size,
+      queue: acked.queue.size,
+      batches: acked.batches.size,
+      db: acked.db.size,
+      storage: acked.storage.size,
+    };
     console.log(`acknowledged before SIGKILL: ${JSON.stringify(counts)}, in flight: ${inFlightAtKill}`);
     for (const n of Object.values(counts)) expect(n).toBeGreaterThan(20);
     expect(acked.storage.has(1) && acked.storage.has(0)).toBe(true); // both inline and blob objects
@@ -201,6 +219,30 @@ describe("prim dev crash safety", () => {
       const got = await call(again, "GET", `/v1/primitives/${queue}/queues/jobs/messages/${job}`);
       expect(got).toMatchObject({ id: job, body: { i }, status: "ready" });
     });
+    // Batch sends are all or nothing: every batch is whole or absent (the ones in flight at the
+    // kill too), and every acknowledged one is there with its bodies in entry order.
+    const byBatch = new Map<number, { id: string; i: number }[]>();
+    let cursor: string | null = null;
+    do {
+      const page = await call(
+        again,
+        "GET",
+        `/v1/primitives/${queue}/queues/batches/messages?limit=200${cursor === null ? "" : `&cursor=${cursor}`}`,
+      );
+      for (const job of page.data) {
+        const list = byBatch.get(job.body.b) ?? [];
+        list.push({ id: job.id, i: job.body.i });
+        byBatch.set(job.body.b, list);
+      }
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    for (const [b, jobs] of byBatch) expect([b, jobs.length]).toEqual([b, BATCH]);
+    for (const [b, ids] of acked.batches) {
+      expect(byBatch.get(b)?.map((j) => j.id)).toEqual(ids);
+      expect(byBatch.get(b)?.map((j) => j.i)).toEqual(batchOf(b).map((m) => m.body.i));
+    }
+    expect(byBatch.size).toBeGreaterThanOrEqual(acked.batches.size);
+
     const rows = (await call(again, "POST", `/v1/primitives/${db}/query`, { sql: "SELECT id, v FROM t ORDER BY id" }))
       .rows as { id: number; v: string }[];
     const stored = new Map(rows.map((r) => [r.id, r.v]));
