@@ -123,7 +123,9 @@ function sqliteFiles(dir: string): string[] {
 }
 
 describe("prim dev crash safety", () => {
-  it("keeps every acknowledged kv, queue, db and storage write across a SIGKILL, and no partial batch", { timeout: 60_000 }, async () => {
+  it("keeps every acknowledged kv, queue, db and storage write across a SIGKILL, and no partial batch", {
+    timeout: 60_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "prim-crash-"));
     dirs.push(dir);
     const data = join(dir, "data");
@@ -162,7 +164,11 @@ describe("prim dev crash safety", () => {
       ),
       writer(
         (b) => call(url, "POST", `/v1/primitives/${queue}/queues/batches/messages/batch`, { messages: batchOf(b) }),
-        (b, res) => acked.batches.set(b, res.data.map((job: { id: string }) => job.id)),
+        (b, res) =>
+          acked.batches.set(
+            b,
+            res.data.map((job: { id: string }) => job.id),
+          ),
         state,
       ),
       writer(
