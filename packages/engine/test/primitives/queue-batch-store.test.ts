@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ServiceError } from "@prim/wire";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import { QueueStore, type SendRequest } from "../../src/primitives/queue/store.js";
+import { type Job, QueueStore, type SendRequest } from "../../src/primitives/queue/store.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -95,6 +96,22 @@ describe("QueueStore batch send", () => {
     db.pragma("max_page_count = 1073741823");
     await store.send("q", request({ again: true }));
     expect(store.counts()).toEqual([{ name: "q", ready: 1, delayed: 0, leased: 0, done: 0, dead: 0 }]);
+  });
+
+  it("settles none of an ack batch whose write fails in SQLite; refusals are per entry", async () => {
+    const { store, db } = open();
+    await store.sendMany("q", [request({ n: 1 }), request({ n: 2, poison: true }), request({ n: 3 })]);
+    const [a, b, c] = (await store.receive("q", 3, 60_000)) as [Job, Job, Job];
+    const settle = (job: Job, token = job.lease_token ?? "") => ({ job: job.id, token, action: "ack" as const });
+    db.exec(`CREATE TRIGGER poison BEFORE UPDATE ON jobs WHEN json_extract(OLD.body, '$.poison')
+             BEGIN SELECT RAISE(ABORT, 'poisoned settle'); END`);
+    await expect(store.settleMany("q", [settle(a), settle(b), settle(c)])).rejects.toThrow(/poisoned settle/);
+    expect([a, b, c].map((j) => store.get("q", j.id).status)).toEqual(["leased", "leased", "leased"]);
+
+    db.exec("DROP TRIGGER poison");
+    const out = await store.settleMany("q", [settle(a, "1.not-the-token"), settle(b), settle(c)]);
+    expect(out.map((r) => (r instanceof ServiceError ? r.code : r.status))).toEqual(["conflict", "done", "done"]);
+    expect(store.get("q", a.id).status).toBe("leased");
   });
 
   it("answers a dedupe key repeated within a batch with the job its first use made", async () => {

@@ -1,5 +1,5 @@
 import type { BatchEntryError, BatchResults, Job, SentJob } from "@prim/wire";
-import { toServiceError } from "@prim/wire";
+import { ServiceError, toServiceError } from "@prim/wire";
 import { z } from "zod";
 import { parseInput } from "../../core/validation.js";
 import { type AnyOperation, dataOp } from "../operation.js";
@@ -51,8 +51,10 @@ function prepareEach<S extends z.ZodType, R>(
   return list.map((entry, i) => {
     const name = `${field}[${i}]`;
     try {
-      const parsed = parseInput(z.strictObject({ [name]: schema }), { [name]: entry })[name] as z.output<S>;
-      return prepare(parsed, name);
+      const parsed = schema.safeParse(entry);
+      // A failure is parsed again under the entry's name, for messages naming its fields.
+      if (!parsed.success) parseInput(z.strictObject({ [name]: schema }), { [name]: entry });
+      return prepare(parsed.data as z.output<S>, name);
     } catch (err) {
       return entryError(err);
     }
@@ -113,7 +115,7 @@ export const queueAckBatch = queueOp({
     const settled = reqs.length === 0 ? [] : await ctx.store.store.settleMany(input.queue, reqs);
     const data = merge(
       prepared,
-      settled.map((s) => (s instanceof Error ? entryError(s) : withoutBody(s))),
+      settled.map((s) => (s instanceof ServiceError ? entryError(s) : withoutBody(s))),
     );
     ctx.audit.detail = batchDetail(data);
     return { data };

@@ -239,18 +239,22 @@ export class QueueStore {
   }
 
   /**
-   * Settles each request on its own, in one commit: an entry that fails (its lease ran out, a
-   * wrong token, no such job) answers its error and wrote nothing; the others are settled.
+   * Settles each request on its own, in one commit: an entry refused (its lease ran out, a
+   * wrong token, no such job) answers its error and wrote nothing; the others are settled. A
+   * system fault (SQLite failing) fails the whole call, with none of its settles written.
    */
-  settleMany(queue: string, reqs: readonly SettleRequest[]): Promise<(Job | Error)[]> {
+  settleMany(queue: string, reqs: readonly SettleRequest[]): Promise<(Job | ServiceError)[]> {
     return this.write((now) =>
-      reqs.map((req) => {
-        try {
-          return this.settleNow(queue, req, now);
-        } catch (err) {
-          return err instanceof Error ? err : new Error(String(err));
-        }
-      }),
+      this.atomically(() =>
+        reqs.map((req) => {
+          try {
+            return this.settleNow(queue, req, now);
+          } catch (err) {
+            if (err instanceof ServiceError) return err;
+            throw err;
+          }
+        }),
+      ),
     );
   }
 
