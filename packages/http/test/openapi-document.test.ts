@@ -120,6 +120,25 @@ describe("the OpenAPI document", () => {
     }
   });
 
+  it("documents each queue batch route's limits, per-entry answers and metering", async () => {
+    const { api } = await startServer();
+    const doc = (await api("GET", "/v1/openapi.json")).body as {
+      paths: Record<string, { post: { description: string; responses: Record<string, any> } }>;
+    };
+    for (const path of [
+      "/v1/primitives/{id}/queues/{queue}/messages/batch",
+      "/v1/primitives/{id}/queues/{queue}/ack/batch",
+      "/v1/primitives/{id}/topics/{topic}/publish/batch",
+    ]) {
+      const post = doc.paths[path]?.post;
+      expect(post?.description, path).toContain("each entry counts as one operation");
+      expect(post?.description, path).toContain("At most 100 entries");
+      const schema = JSON.stringify(post?.responses["200"]?.content["application/json"].schema);
+      expect(schema, path).toContain('"status"');
+      expect(schema, path).toContain("payload_too_large");
+    }
+  });
+
   it("names the configured public URL as its server, else the origin it was fetched from", async () => {
     const configured = await startServer({ publicUrl: "https://api.prim.example/" });
     expect((await configured.api("GET", "/v1/openapi.json")).body.servers).toEqual([
