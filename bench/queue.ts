@@ -1,261 +1,64 @@
 // queue benchmark: 8 producers send jobs and 8 consumers receive and ack them, over HTTP on the
 // real local engine (in a child process, bench/kv-server.ts), against the same loop on BullMQ
 // with two private Redis servers (no persistence; AOF with fsync every second), interleaved in
-// the same run. Throughput is completed jobs per second; latency is end to end, from the start
-// of the send until the job's completion has been acknowledged by the store.
-import { Agent, request } from "node:http";
+// the same run — once a message per call (send, ack) and once in batches of 10 (messages/batch,
+// ack/batch; BullMQ's addBulk). Throughput is completed jobs per second; latency is end to end,
+// from just before the send until the job's completion has been acknowledged by the store.
+// Then a backlog: one queue filled with BENCH_BACKLOG jobs and drained by the batch consumers,
+// against the same consumers draining a shallow queue. Loops: lib/queue-loops.ts; backlog:
+// lib/queue-backlog.ts.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Queue, Worker } from "bullmq";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
 import { childCpuMicros, forkTs } from "./lib/child.js";
-import { benchSeconds, cpuProfileDir } from "./lib/knobs.js";
+import { benchBacklog, benchSeconds, cpuProfileDir } from "./lib/knobs.js";
 import { ROUNDS } from "./lib/load.js";
+import {
+  addRuns,
+  drainQueue,
+  FILL_BATCH,
+  FILLERS,
+  fillQueue,
+  queueCounts,
+  type Run,
+  SHALLOW_JOBS,
+  shallowDrains,
+} from "./lib/queue-backlog.js";
+import {
+  CONSUMERS,
+  jsonClient,
+  mergeTallies,
+  type Outcome,
+  PRODUCERS,
+  primPrimitive,
+  type Slice,
+  type Tally,
+} from "./lib/queue-common.js";
+import { BATCH, bullmqSlice, primBatchSlice, primSlice } from "./lib/queue-loops.js";
 import { type RedisServer, startRedis } from "./lib/redis-server.js";
 import { printFail, printRatio } from "./lib/verdict.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
-const PRODUCERS = 8;
-const CONSUMERS = 8;
-/** Jobs a consumer leases per receive (the API's batch size; each job is still acked on its own). */
-const RECEIVE_MAX = 10;
-/** Prim's loop should keep up with BullMQ's, at either durability. */
-const TARGET = 1.0;
-
-interface Outcome {
-  jobsPerSec: number;
-  /** CPU (µs, all threads) per acknowledged job: the server (engine or Redis) and this process. */
-  serverCpuPerJob: number;
-  loadCpuPerJob: number;
-  p50: number;
-  p99: number;
-  jobs: number;
-  errors: number;
-}
-
-const sleepUntil = (t: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, t - performance.now())));
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
-
-interface Cpu {
-  server: number;
-  load: number;
-}
-
-function summarize(latencies: number[], seconds: number, errors: number, cpu: Cpu): Outcome {
-  latencies.sort((a, b) => a - b);
-  return {
-    jobsPerSec: latencies.length / seconds,
-    serverCpuPerJob: cpu.server / Math.max(1, latencies.length),
-    loadCpuPerJob: cpu.load / Math.max(1, latencies.length),
-    p50: percentile(latencies, 0.5),
-    p99: percentile(latencies, 0.99),
-    jobs: latencies.length,
-    errors,
-  };
-}
-
-/** A keep-alive JSON client over node:http (one socket per concurrent caller). */
-function jsonClient(port: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: PRODUCERS + CONSUMERS });
-  return (path: string, body: unknown) =>
-    new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const payload = JSON.stringify(body);
-      const req = request(
-        {
-          host: "127.0.0.1",
-          port,
-          path,
-          method: "POST",
-          agent,
-          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
-        },
-        (res) => {
-          let text = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => {
-            text += chunk;
-          });
-          res.on("end", () =>
-            resolve({ status: res.statusCode ?? 0, body: text === "" ? undefined : JSON.parse(text) }),
-          );
-        },
-      );
-      req.on("error", reject);
-      req.end(payload);
-    });
-}
-
-/** CPU used by this process and the server between `mark()` and `read()`. */
-function cpuMeter(serverMicros: () => Promise<number>) {
-  let load0 = 0;
-  let server0 = 0;
-  return {
-    async mark() {
-      server0 = await serverMicros();
-      const u = process.cpuUsage();
-      load0 = u.user + u.system;
-    },
-    async read(): Promise<Cpu> {
-      const u = process.cpuUsage();
-      return { server: (await serverMicros()) - server0, load: u.user + u.system - load0 };
-    },
-  };
-}
-
-/** Redis's own CPU time (µs) from INFO. */
-async function redisCpuMicros(client: { info(section: string): Promise<string> }): Promise<number> {
-  const info = await client.info("cpu");
-  const get = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
-  return (get("used_cpu_sys") + get("used_cpu_user")) * 1e6;
-}
-
-/** One measured slice of a loop: what `summarize` turns into an Outcome, summed over slices. */
-interface Tally {
-  latencies: number[];
-  seconds: number;
-  errors: number;
-  cpu: Cpu;
-}
-
-function mergeTallies(tallies: readonly Tally[]): Outcome {
-  const sum = (f: (t: Tally) => number) => tallies.reduce((n, t) => n + f(t), 0);
-  const cpu = { server: sum((t) => t.cpu.server), load: sum((t) => t.cpu.load) };
-  return summarize(
-    tallies.flatMap((t) => t.latencies),
-    sum((t) => t.seconds),
-    sum((t) => t.errors),
-    cpu,
-  );
-}
-
-/** Marks CPU at `measureFrom` and reads it at `end`. */
-function measureWindow(meter: ReturnType<typeof cpuMeter>, measureFrom: number, end: number): Promise<Cpu> {
-  return (async () => {
-    await sleepUntil(measureFrom);
-    await meter.mark();
-    await sleepUntil(end);
-    return meter.read();
-  })();
-}
-
-/** Creates group `bench` and queue primitive `jobs`; returns the primitive's path. */
-async function primSetup(post: ReturnType<typeof jsonClient>): Promise<string> {
-  const group = await post("/v1/groups", { name: "bench" });
-  if (group.status !== 201) throw new Error(`group create: ${group.status}`);
-  const created = await post("/v1/primitives", { name: "jobs", type: "queue", group: "bench" });
-  if (created.status !== 201) throw new Error(`primitive create: ${created.status}`);
-  return `/v1/primitives/${created.body.id}`;
-}
-
-/**
- * One slice of the Prim loop on its own queue (`work-<slice>`, so no backlog carries over).
- * A job counts once the answer to its ack has arrived: the engine has committed it as done.
- */
-async function primSlice(
-  post: ReturnType<typeof jsonClient>,
-  primitive: string,
-  slice: Slice,
-  serverMicros: () => Promise<number>,
-): Promise<Tally> {
-  const base = `${primitive}/queues/work-${slice.index}`;
-  const latencies: number[] = [];
-  let errors = 0;
-  const measureFrom = performance.now() + slice.warmup * 1000;
-  const end = measureFrom + slice.seconds * 1000;
-  const producer = async () => {
-    while (performance.now() < end) {
-      const res = await post(`${base}/messages`, { body: { t: performance.now() } });
-      if (res.status !== 201) errors++;
-    }
-  };
-  const consumer = async () => {
-    while (performance.now() < end) {
-      const got = await post(`${base}/receive`, { wait: "1s", lease: "30s", max: RECEIVE_MAX });
-      if (got.status !== 200) {
-        errors++;
-        continue;
-      }
-      for (const job of got.body.data as { id: string; lease_token: string; body: { t: number } }[]) {
-        const acked = await post(`${base}/messages/${job.id}/ack`, { lease_token: job.lease_token });
-        const now = performance.now();
-        if (acked.status !== 200) errors++;
-        else if (job.body.t >= measureFrom && now <= end) latencies.push(now - job.body.t);
-      }
-    }
-  };
-  const measured = measureWindow(cpuMeter(serverMicros), measureFrom, end);
-  await Promise.all([...Array.from({ length: PRODUCERS }, producer), ...Array.from({ length: CONSUMERS }, consumer)]);
-  return { latencies, seconds: slice.seconds, errors, cpu: await measured };
-}
-
-/**
- * One slice of the same loop on BullMQ: 8 producers calling `add`, 8 workers (concurrency 1)
- * with an empty processor, on a fresh queue. A job counts at the worker's `completed` event,
- * which BullMQ emits once `moveToCompleted` has answered: its completion has reached Redis.
- * Jobs are added with `removeOnComplete: true`, so that same call deletes them.
- */
-async function bullmqSlice(redis: RedisServer, slice: Slice): Promise<Tally> {
-  const connection = { host: "127.0.0.1", port: redis.port };
-  const name = `prim-bench-${slice.index}`;
-  const queue = new Queue(name, { connection });
-  const latencies: number[] = [];
-  let errors = 0;
-  const workers = Array.from(
-    { length: CONSUMERS },
-    () => new Worker(name, async () => {}, { connection, concurrency: 1, autorun: false }),
-  );
-  await Promise.all([queue.waitUntilReady(), ...workers.map((w) => w.waitUntilReady())]);
-  const measureFrom = performance.now() + slice.warmup * 1000;
-  const end = measureFrom + slice.seconds * 1000;
-  for (const worker of workers) {
-    worker.on("failed", () => errors++);
-    worker.on("completed", (job) => {
-      const now = performance.now();
-      const t = (job.data as { t: number }).t;
-      if (t >= measureFrom && now <= end) latencies.push(now - t);
-    });
-    void worker.run();
-  }
-  const producer = async () => {
-    while (performance.now() < end) {
-      try {
-        await queue.add("job", { t: performance.now() }, { removeOnComplete: true });
-      } catch {
-        errors++;
-      }
-    }
-  };
-  const client = await queue.client;
-  const measured = measureWindow(
-    cpuMeter(() => redisCpuMicros(client)),
-    measureFrom,
-    end,
-  );
-  await Promise.all(Array.from({ length: PRODUCERS }, producer));
-  const cpu = await measured;
-  await Promise.all(workers.map((w) => w.close()));
-  await queue.obliterate({ force: true });
-  await queue.close();
-  return { latencies, seconds: slice.seconds, errors, cpu };
-}
-
-/** Slice `index` of a loop: `warmup` seconds not measured, then `seconds` measured. */
-interface Slice {
-  index: number;
-  warmup: number;
-  seconds: number;
-}
+/** Single-message loop: Prim's jobs/s over BullMQ's `add` loop's. */
+const TARGET_SINGLE = 0.45;
+/** Batch loop: Prim's jobs/s over BullMQ's `addBulk` loop's. */
+const TARGET_BATCH = 1.5;
+/** Batch loop: BullMQ's end-to-end p99 over Prim's (higher is better: Prim's tail no longer). */
+const TARGET_BATCH_P99 = 1.0;
+/** Draining a deep backlog keeps at least this share of the shallow drain's jobs/s. */
+const TARGET_BACKLOG = 0.8;
 
 const LOOPS = [
-  { key: "prim", label: "prim (HTTP)" },
-  { key: "bullmq", label: "bullmq (no persistence)" },
-  { key: "bullmq_aof", label: "bullmq (AOF everysec)" },
+  { key: "prim", label: "prim (HTTP)", prefix: "queue", server: "server" },
+  { key: "bullmq", label: "bullmq (no persistence)", prefix: "bullmq", server: "redis" },
+  { key: "bullmq_aof", label: "bullmq (AOF everysec)", prefix: "bullmq_aof", server: "redis" },
+  { key: "prim_batch", label: "prim batch 10 (HTTP)", prefix: "queue_batch", server: "server" },
+  { key: "bullmq_bulk", label: "bullmq addBulk 10", prefix: "bullmq_bulk", server: "redis" },
+  { key: "bullmq_bulk_aof", label: "bullmq addBulk 10 (AOF)", prefix: "bullmq_bulk_aof", server: "redis" },
 ] as const;
 type LoopKey = (typeof LOOPS)[number]["key"];
 
-function printTableOf(outcomes: Record<LoopKey, Outcome>): void {
+function printLoopTable(outcomes: Record<LoopKey, Outcome>): void {
   const head = ["loop".padEnd(24), "jobs/s".padStart(9), "p50 ms".padStart(8), "p99 ms".padStart(8)];
   head.push("jobs".padStart(8), "server µs/job".padStart(14), "client µs/job".padStart(14), "errors");
   console.log(`\n${head.join(" ")}`);
@@ -269,46 +72,155 @@ function printTableOf(outcomes: Record<LoopKey, Outcome>): void {
   console.log("");
 }
 
-function printResultsOf(outcomes: Record<LoopKey, Outcome>): void {
-  const names: Record<LoopKey, [string, string]> = {
-    prim: ["queue", "server"],
-    bullmq: ["bullmq", "redis"],
-    bullmq_aof: ["bullmq_aof", "redis"],
-  };
-  for (const { key } of LOOPS) {
+function printLoopResults(outcomes: Record<LoopKey, Outcome>): void {
+  for (const { key, prefix, server } of LOOPS) {
     const o = outcomes[key];
-    const [prefix, server] = names[key];
     console.log(`RESULT ${prefix}_jobs_per_sec ${o.jobsPerSec.toFixed(0)} jobs/s`);
     console.log(`RESULT ${prefix}_e2e_p50 ${o.p50.toFixed(2)} ms`);
     console.log(`RESULT ${prefix}_e2e_p99 ${o.p99.toFixed(2)} ms`);
     console.log(`RESULT ${prefix}_${server}_cpu_per_job ${o.serverCpuPerJob.toFixed(0)} us`);
     console.log(`RESULT ${prefix}_client_cpu_per_job ${o.loadCpuPerJob.toFixed(0)} us`);
   }
-  const prim = outcomes.prim.jobsPerSec;
-  printRatio("queue_vs_bullmq", prim / outcomes.bullmq.jobsPerSec, TARGET);
-  printRatio("queue_vs_bullmq_aof", prim / outcomes.bullmq_aof.jobsPerSec, TARGET);
-  for (const { key, label } of LOOPS) {
-    if (outcomes[key].errors > 0) printFail(`${label}: ${outcomes[key].errors} failed requests or jobs`);
+}
+
+function printLoopRatios(outcomes: Record<LoopKey, Outcome>): void {
+  const { prim, bullmq, bullmq_aof, prim_batch, bullmq_bulk, bullmq_bulk_aof } = outcomes;
+  printRatio("queue_vs_bullmq", prim.jobsPerSec / bullmq.jobsPerSec, TARGET_SINGLE);
+  printRatio("queue_vs_bullmq_aof", prim.jobsPerSec / bullmq_aof.jobsPerSec, TARGET_SINGLE);
+  printRatio("queue_batch_vs_bullmq_bulk", prim_batch.jobsPerSec / bullmq_bulk.jobsPerSec, TARGET_BATCH);
+  printRatio("queue_batch_vs_bullmq_bulk_aof", prim_batch.jobsPerSec / bullmq_bulk_aof.jobsPerSec, TARGET_BATCH);
+  printRatio("queue_batch_p99_vs_bullmq_bulk", bullmq_bulk.p99 / prim_batch.p99, TARGET_BATCH_P99);
+  printRatio("queue_batch_p99_vs_bullmq_bulk_aof", bullmq_bulk_aof.p99 / prim_batch.p99, TARGET_BATCH_P99);
+  printRatio("queue_batch_vs_single", prim_batch.jobsPerSec / prim.jobsPerSec, null);
+}
+
+/** A backlog run's line for people: rate, CPU per job, what it covered. */
+function describeRun(label: string, run: Run, what: string): void {
+  const perJob = (us: number) => (us / Math.max(1, run.jobs)).toFixed(0);
+  const rate = (run.jobs / run.seconds).toFixed(0);
+  console.log(
+    `  ${label.padEnd(22)} ${rate.padStart(7)} jobs/s  ${String(run.jobs).padStart(8)} jobs in ${run.seconds.toFixed(1)} s` +
+      `  engine ${perJob(run.cpu.server)} µs/job, client ${perJob(run.cpu.load)} µs/job  (${what})`,
+  );
+}
+
+interface Backlog {
+  fill: Run;
+  drains: Run[];
+  shallow: Run[];
+}
+
+/**
+ * Fills queue `backlog` of its own primitive with `total` jobs, then drains it in ROUNDS parts,
+ * each after a slice of shallow drains on another primitive (A, B, A, B); the last part drains
+ * to empty. Checks the queue's counts after the fill and after the drain.
+ */
+async function backlogPhases(
+  post: ReturnType<typeof jsonClient>,
+  port: number,
+  total: number,
+  seconds: number,
+  serverMicros: () => Promise<number>,
+  phase: (name: string) => void,
+): Promise<Backlog> {
+  const deep = await primPrimitive(post, "backlog", false);
+  const shallowPrimitive = await primPrimitive(post, "shallow", false);
+  const base = `${deep}/queues/backlog`;
+  const fill = await fillQueue(post, base, total, serverMicros);
+  phase(`backlog fill (${total} jobs)`);
+  const filled = await queueCounts(port, deep, "backlog");
+  if (filled?.ready !== fill.jobs) {
+    printFail(`backlog: ${fill.jobs} jobs sent, the queue's counts after the fill: ${JSON.stringify(filled)}`);
   }
+  let n = 0;
+  const next = () => n++;
+  // Warm-up: the shallow primitive's store opens, one small fill and drain (not reported).
+  await shallowDrains(post, shallowPrimitive, 0.01, next, serverMicros, SHALLOW_JOBS / 10);
+  const drains: Run[] = [];
+  const shallow: Run[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    shallow.push(await shallowDrains(post, shallowPrimitive, seconds / ROUNDS, next, serverMicros));
+    const left = fill.jobs - drains.reduce((s, r) => s + r.jobs, 0);
+    const quota = round === ROUNDS - 1 ? left : Math.min(left, Math.ceil(fill.jobs / ROUNDS));
+    drains.push(await drainQueue(post, base, quota, serverMicros));
+    phase(`backlog drain part ${round + 1}/${ROUNDS} and shallow drains`);
+  }
+  const after = await queueCounts(port, deep, "backlog");
+  if (after?.done !== fill.jobs || after.ready !== 0 || after.leased !== 0) {
+    printFail(`backlog: ${fill.jobs} jobs sent, the queue's counts after the drain: ${JSON.stringify(after)}`);
+  }
+  return { fill, drains, shallow };
+}
+
+function printBacklogTable(backlog: Backlog): void {
+  console.log(
+    `backlog: filled with batches of ${FILL_BATCH} from ${FILLERS} callers; drains by ${CONSUMERS} consumers`,
+  );
+  describeRun("fill", backlog.fill, `${backlog.fill.jobs} jobs`);
+  let depth = backlog.fill.jobs;
+  backlog.drains.forEach((run, i) => {
+    describeRun(`drain part ${i + 1}`, run, `queue depth ${depth} → ${depth - run.jobs}`);
+    depth -= run.jobs;
+  });
+  backlog.shallow.forEach((run, i) => {
+    describeRun(`shallow drains ${i + 1}`, run, `queues of ${SHALLOW_JOBS} jobs, refilled untimed`);
+  });
+  console.log("");
+}
+
+/** Prints the backlog's RESULT lines and its failures; returns the printer of its RATIO lines. */
+function printBacklogResults(backlog: Backlog, batchLoop: Outcome): () => void {
+  const drain = addRuns(backlog.drains);
+  const shallow = addRuns(backlog.shallow);
+  const rate = (r: Run) => r.jobs / r.seconds;
+  const perJob = (us: number, r: Run) => (us / Math.max(1, r.jobs)).toFixed(0);
+  console.log(`RESULT queue_backlog_fill_jobs_per_sec ${rate(backlog.fill).toFixed(0)} jobs/s`);
+  console.log(`RESULT queue_backlog_fill_server_cpu_per_job ${perJob(backlog.fill.cpu.server, backlog.fill)} us`);
+  console.log(`RESULT queue_backlog_drain_jobs_per_sec ${rate(drain).toFixed(0)} jobs/s`);
+  console.log(`RESULT queue_backlog_drain_server_cpu_per_job ${perJob(drain.cpu.server, drain)} us`);
+  console.log(`RESULT queue_shallow_drain_jobs_per_sec ${rate(shallow).toFixed(0)} jobs/s`);
+  console.log(`RESULT queue_shallow_drain_server_cpu_per_job ${perJob(shallow.cpu.server, shallow)} us`);
+  for (const [name, run] of [["backlog fill", backlog.fill] as const, ["backlog drain", drain] as const]) {
+    if (run.errors > 0) printFail(`${name}: ${run.errors} failed requests or entries; first: ${run.notes.join(" | ")}`);
+  }
+  if (shallow.errors > 0) printFail(`shallow drains: ${shallow.errors} failures; first: ${shallow.notes.join(" | ")}`);
+  return () => {
+    printRatio("queue_backlog_drain_vs_shallow_drain", rate(drain) / rate(shallow), TARGET_BACKLOG);
+    printRatio("queue_backlog_drain_vs_batch_loop", rate(drain) / batchLoop.jobsPerSec, null);
+  };
 }
 
 export async function run(): Promise<void> {
   const seconds = benchSeconds(10);
   const warmup = Math.min(2, seconds);
+  const backlogJobs = benchBacklog(1_000_000);
   const child = forkTs<ParentMessage, ChildMessage>(join(benchDir, "kv-server.ts"), {
     cpuProfileDir: cpuProfileDir(),
   });
   const redis: RedisServer[] = [];
-  const tallies: Record<LoopKey, Tally[]> = { prim: [], bullmq: [], bullmq_aof: [] };
+  const tallies = Object.fromEntries(LOOPS.map(({ key }) => [key, [] as Tally[]])) as Record<LoopKey, Tally[]>;
+  const started = performance.now();
+  let lap = started;
+  const phase = (name: string) => {
+    const now = performance.now();
+    console.log(`phase ${name}: ${((now - lap) / 1000).toFixed(1)} s`);
+    lap = now;
+  };
+  let backlog: Backlog;
   try {
     redis.push(await startRedis(false), await startRedis(true));
     const [plain, aof] = redis as [RedisServer, RedisServer];
     const ready = await child.next("ready");
     const post = jsonClient(ready.enginePort);
-    const primitive = await primSetup(post);
+    // The single loop keeps its own primitive (SQLite file), as before the batch loop existed.
+    const primitive = await primPrimitive(post, "jobs", true);
+    const batchPrimitive = await primPrimitive(post, "batch", false);
     const serverMicros = () => childCpuMicros(child);
     console.log(`queue bench: ${PRODUCERS} producers, ${CONSUMERS} consumers; ${seconds}s measured per loop`);
-    console.log(`  in ${ROUNDS} interleaved slices (Prim, BullMQ, BullMQ with AOF, then again), warm-up before each`);
+    console.log(`  single (send, receive 10, ack each) and batch (send ${BATCH}, receive ${BATCH}, ack ${BATCH});`);
+    console.log(`  in ${ROUNDS} interleaved slices (${LOOPS.map((l) => l.key).join(", ")}, then again)`);
+    console.log(`  then a backlog of ${backlogJobs} jobs drained in ${ROUNDS} parts between shallow drains`);
+    phase("setup");
     for (let round = 0; round < ROUNDS; round++) {
       const slice = (k: number): Slice => ({
         index: round * LOOPS.length + k,
@@ -316,19 +228,34 @@ export async function run(): Promise<void> {
         seconds: seconds / ROUNDS,
       });
       tallies.prim.push(await primSlice(post, primitive, slice(0), serverMicros));
-      tallies.bullmq.push(await bullmqSlice(plain, slice(1)));
-      tallies.bullmq_aof.push(await bullmqSlice(aof, slice(2)));
-      console.log(`round ${round + 1}/${ROUNDS} done`);
+      tallies.bullmq.push(await bullmqSlice(plain, slice(1), false));
+      tallies.bullmq_aof.push(await bullmqSlice(aof, slice(2), false));
+      tallies.prim_batch.push(await primBatchSlice(post, batchPrimitive, slice(3), serverMicros));
+      tallies.bullmq_bulk.push(await bullmqSlice(plain, slice(4), true));
+      tallies.bullmq_bulk_aof.push(await bullmqSlice(aof, slice(5), true));
+      phase(`loops round ${round + 1}/${ROUNDS}`);
     }
+    backlog = await backlogPhases(post, ready.enginePort, backlogJobs, seconds, serverMicros, phase);
   } finally {
     await child.stop();
     await Promise.all(redis.map((r) => r.stop()));
   }
-  const outcomes = {
-    prim: mergeTallies(tallies.prim),
-    bullmq: mergeTallies(tallies.bullmq),
-    bullmq_aof: mergeTallies(tallies.bullmq_aof),
-  };
-  printTableOf(outcomes);
-  printResultsOf(outcomes);
+  console.log(`total: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const outcomes = Object.fromEntries(LOOPS.map(({ key }) => [key, mergeTallies(tallies[key])])) as Record<
+    LoopKey,
+    Outcome
+  >;
+  printLoopTable(outcomes);
+  printBacklogTable(backlog);
+  printLoopResults(outcomes);
+  const backlogRatios = printBacklogResults(backlog, outcomes.prim_batch);
+  printLoopRatios(outcomes);
+  backlogRatios();
+  for (const { key, label } of LOOPS) {
+    const o = outcomes[key];
+    if (o.errors > 0)
+      printFail(
+        `${label}: ${o.errors} failed requests or jobs${o.notes.length ? `; first: ${o.notes.join(" | ")}` : ""}`,
+      );
+  }
 }

@@ -14,3 +14,10 @@ export function cpuProfileDir(): string | undefined {
   // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
   return process.env.BENCH_CPU_PROF ? join(dirname(fileURLToPath(import.meta.url)), "..", "results") : undefined;
 }
+
+/** Jobs in the queue benchmark's backlog: `BENCH_BACKLOG`, or `fallback`. */
+export function benchBacklog(fallback: number): number {
+  // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
+  const jobs = Number(process.env.BENCH_BACKLOG);
+  return Number.isSafeInteger(jobs) && jobs > 0 ? jobs : fallback;
+}
