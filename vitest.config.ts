@@ -54,7 +54,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: "prim",
-          include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "bench/**/*.test.ts"],
+          include: [
+            "packages/*/test/**/*.test.ts",
+            "apps/*/test/**/*.test.ts",
+            "bench/**/*.test.ts",
+            "infra/test/**/*.test.ts",
+          ],
         },
       },
       {

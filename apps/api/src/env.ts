@@ -21,6 +21,8 @@ const schema = z.object({
   S3_REGION: z.string().min(1).default("us-east-1"),
   PRIM_DATA_DIR: z.string().min(1).default(".prim-cloud/data"),
   PRIM_API_PORT: portNumber.default(8787),
+  /** The address the public listener binds: loopback unless set (`0.0.0.0` in a container). */
+  PRIM_LISTEN_HOST: z.string().min(1).default("127.0.0.1"),
   PRIM_PUBLIC_API_URL: urlString("PRIM_PUBLIC_API_URL").optional(),
   /** The OAuth issuer (served under its path, `/oauth`), the MCP resource and the consent screen's host. */
   PRIM_AUTH_URL: urlString("PRIM_AUTH_URL").optional(),

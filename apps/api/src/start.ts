@@ -41,7 +41,7 @@ export async function startApi(
   }
   const api = await createApiApp(env);
   try {
-    const url = await api.app.listen({ port: env.PRIM_API_PORT, host: "127.0.0.1" });
+    const url = await api.app.listen({ port: env.PRIM_API_PORT, host: env.PRIM_LISTEN_HOST });
     const internalUrl =
       api.internal === undefined
         ? undefined

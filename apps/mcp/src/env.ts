@@ -8,6 +8,8 @@ import { z } from "zod";
 const schema = z.object({
   ...controlPlaneEnv,
   PRIM_MCP_PORT: portNumber.default(8788),
+  /** The address the listener binds: loopback unless set (`0.0.0.0` in a container). */
+  PRIM_LISTEN_HOST: z.string().min(1).default("127.0.0.1"),
   PRIM_PUBLIC_MCP_URL: urlString("PRIM_PUBLIC_MCP_URL").optional(),
   PRIM_AUTH_URL: urlString("PRIM_AUTH_URL").optional(),
   PRIM_API_PORT: portNumber.default(8787),

@@ -6,7 +6,7 @@ export async function startMcp(source: NodeJS.ProcessEnv = process.env): Promise
   const env = readMcpEnv(source);
   const mcp = await createMcpApp(env);
   try {
-    const url = await mcp.app.listen({ port: env.PRIM_MCP_PORT, host: "127.0.0.1" });
+    const url = await mcp.app.listen({ port: env.PRIM_MCP_PORT, host: env.PRIM_LISTEN_HOST });
     return { url, mcp };
   } catch (err) {
     await mcp.close();

@@ -1,0 +1,323 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, posix, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { type AppName, HEALTH_PATH, PORT_VARIABLE, readApp, STAND_INS, standIn, unknownNames } from "./lib/apps.js";
+import { copyPaths, ignorePatterns, imageName, isIgnored, isPinned, parseDockerfile, stageEnv } from "./lib/docker.js";
+import { appOf, byKind, checkApps, checkContainers, checkReferences, selected } from "./lib/k8s-checks.js";
+import { schemaProblems } from "./lib/k8s-schema.js";
+import { containersOf, kustomize } from "./lib/kustomize.js";
+
+/**
+ * infra/ checked offline (no Docker, no cluster here): the Dockerfiles, compose.yaml and the
+ * Kubernetes manifests against the repository, the apps' configuration schemas and Kubernetes'
+ * own schemas. infra/README.md lists what is checked and what cannot be.
+ */
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
+const exists = (path: string) => existsSync(join(ROOT, path));
+const APPS = ["api", "mcp", "web"] as const;
+type App = (typeof APPS)[number];
+
+const dockerfile = Object.fromEntries(APPS.map((a) => [a, parseDockerfile(read(`infra/docker/${a}.Dockerfile`))]));
+const finalStage = (app: App) => dockerfile[app].at(-1) as NonNullable<ReturnType<typeof parseDockerfile>[number]>;
+const imageEnv = (app: AppName) => (app === "migrate" ? {} : stageEnv(finalStage(app)));
+const ignore = ignorePatterns(read("infra/docker/api.Dockerfile.dockerignore"));
+const version = (app: App) => JSON.parse(read(`apps/${app}/package.json`)).version as string;
+const workspaces = (JSON.parse(read("package.json")).workspaces as string[]).flatMap((glob) => {
+  const dir = glob.replace(/\/\*$/, "");
+  return readdirSync(join(ROOT, dir))
+    .map((name) => `${dir}/${name}`)
+    .filter((path) => exists(`${path}/package.json`));
+});
+/** A required variable a schema needs whatever the file: the shared secret (a stand-in). */
+const secrets = { PRIM_INTERNAL_SECRET: standIn("PRIM_INTERNAL_SECRET") };
+const hostOf = (url: string) => new URL(url).host;
+
+describe("Dockerfiles", () => {
+  it("use the same .dockerignore list for the three images", () => {
+    for (const app of APPS)
+      expect(read(`infra/docker/${app}.Dockerfile.dockerignore`)).toBe(
+        read("infra/docker/api.Dockerfile.dockerignore"),
+      );
+    for (const path of ["node_modules", "apps/web/.next", "packages/db/dist", ".git", "infra/k8s/base"]) {
+      expect(isIgnored(ignore, path), path).toBe(true);
+    }
+  });
+
+  it.each(APPS)("%s: pins its images; Node is .ci/run's 24.18 (better-sqlite3 12 aborts on 24.19+)", (app) => {
+    const ci = /^node24_version=(\S+)$/m.exec(read(".ci/run"))?.[1];
+    const names = new Set<string>();
+    for (const stage of dockerfile[app]) {
+      if (!names.has(stage.image)) expect(isPinned(stage.image), stage.image).toBe(true);
+      if (stage.name !== undefined) names.add(stage.name);
+      if (imageName(stage.image) === "node") expect(stage.image).toBe(`node:${ci}-bookworm-slim`);
+    }
+    expect(ci).toMatch(/^24\.(\d|1[0-8])\.\d+$/);
+  });
+
+  it.each(APPS)("%s: copies files that exist and that the build context keeps", (app) => {
+    const stages = dockerfile[app];
+    const problems: string[] = [];
+    stages.forEach((stage, i) => {
+      for (const ins of stage.instructions.filter((x) => x.cmd === "COPY")) {
+        const from = ins.flags.from;
+        if (from !== undefined) {
+          if (!stages.slice(0, i).some((s) => s.name === from)) problems.push(`COPY --from=${from}: no earlier stage`);
+          continue;
+        }
+        for (const src of copyPaths(ins).sources.filter((s) => s !== ".")) {
+          if (!exists(src)) problems.push(`COPY ${src}: missing`);
+          else if (isIgnored(ignore, src)) problems.push(`COPY ${src}: left out by the .dockerignore`);
+        }
+      }
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it.each(APPS)("%s: installs from every workspace's manifest, then keeps production dependencies only", (app) => {
+    const [build, ...rest] = dockerfile[app];
+    const ci = build.instructions.findIndex((x) => x.cmd === "RUN" && /\bnpm ci\b/.test(x.args));
+    const copied = build.instructions
+      .slice(0, ci)
+      .filter((x) => x.cmd === "COPY")
+      .flatMap((x) => copyPaths(x).sources);
+    for (const m of ["package.json", "package-lock.json", ...workspaces.map((w) => `${w}/package.json`)]) {
+      expect(copied, `${m} before npm ci`).toContain(m);
+    }
+    const pruneAt = build.instructions.findIndex((x) => x.cmd === "RUN" && /npm prune --omit=dev/.test(x.args));
+    const buildAt = build.instructions.findIndex((x) => x.cmd === "RUN" && /turbo run build/.test(x.args));
+    expect(pruneAt).toBeGreaterThanOrEqual(buildAt);
+    expect(buildAt).toBeGreaterThan(ci);
+    const final = rest.at(-1);
+    expect(final?.instructions.some((x) => x.cmd === "COPY" && x.flags.from === build.name)).toBe(true);
+    expect(final?.instructions.some((x) => x.cmd === "RUN" && /npm (ci|install)/.test(x.args))).toBe(false);
+  });
+
+  it.each(APPS)("%s: runs as non-root, exposes the app's ports, checks its health route", (app) => {
+    const final = finalStage(app);
+    const user = final.instructions
+      .filter((x) => x.cmd === "USER")
+      .at(-1)
+      ?.args.split(":")[0];
+    expect(user).toBeDefined();
+    expect(["root", "0"]).not.toContain(user);
+    const config = readApp(app, { ...imageEnv(app), ...secrets });
+    expect(unknownNames(app, imageEnv(app), config)).toEqual([]);
+    const exposed = final.instructions
+      .filter((x) => x.cmd === "EXPOSE")
+      .flatMap((x) => x.args.split(/\s+/).map(Number));
+    const ports = [config.ports.public, config.ports.internal].filter((p) => p !== undefined);
+    expect(exposed.sort((a, b) => a - b)).toEqual(ports.sort((a, b) => a - b));
+    const health = final.instructions.find((x) => x.cmd === "HEALTHCHECK");
+    expect(health?.exec?.slice(-3)).toEqual([HEALTH_PATH[app], PORT_VARIABLE[app], String(config.ports.public)]);
+  });
+
+  it.each(APPS)("%s: the files CMD and HEALTHCHECK run are in the image", (app) => {
+    const final = finalStage(app);
+    const workdir = final.instructions.filter((x) => x.cmd === "WORKDIR").at(-1)?.args ?? "/";
+    const words = final.instructions
+      .filter((x) => x.cmd === "CMD" || x.cmd === "HEALTHCHECK")
+      .flatMap((x) => x.exec ?? [])
+      .flatMap((w) => w.split(/\s+/));
+    const files = words.filter((w) => /\.m?js$|\/bin\/[a-z]+$/.test(w) && !w.startsWith("-"));
+    expect(files.length).toBeGreaterThanOrEqual(2);
+    for (const file of files) {
+      const path = posix.relative("/app", posix.resolve(workdir, file));
+      expect(exists(path), path).toBe(true);
+      if (!path.startsWith("node_modules/")) expect(isIgnored(ignore, path), path).toBe(false);
+    }
+  });
+});
+
+describe("listen host", () => {
+  it("the api and mcp images bind every interface (the apps bind loopback unless PRIM_LISTEN_HOST says)", () => {
+    for (const app of ["api", "mcp"]) {
+      expect(read(`infra/docker/${app}.Dockerfile`), app).toMatch(/^ENV PRIM_LISTEN_HOST=0\.0\.0\.0$/m);
+      expect(read(`apps/${app}/src/start.ts`), app).toContain("host: env.PRIM_LISTEN_HOST");
+    }
+  });
+});
+
+describe("infra/compose.yaml", () => {
+  const interpolate = (v: unknown): unknown =>
+    typeof v === "string"
+      ? v.replace(/\$\$|\$\{([A-Z0-9_]+)(:?-([^}]*))?\}/g, (m, name, dflt, fallback) => {
+          if (m === "$$") return "$";
+          if (dflt === undefined) throw new Error(`\${${name}}: give it a default (\${${name}:-…})`);
+          return fallback;
+        })
+      : Array.isArray(v)
+        ? v.map(interpolate)
+        : typeof v === "object" && v !== null
+          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x)]))
+          : v;
+  const compose = interpolate(parseYaml(read("infra/compose.yaml"))) as Record<string, any>;
+  const services = compose.services as Record<string, any>;
+  const apps: Record<AppName, string> = { api: "api", mcp: "mcp", web: "web", migrate: "migrate" };
+  /** A service's variables; those passed through from the shell (no value) get stand-ins. */
+  const env = (service: string): Record<string, string> =>
+    Object.fromEntries(
+      Object.entries(services[service].environment ?? {}).map(([k, v]) => [k, v === null ? standIn(k) : String(v)]),
+    );
+  const config = Object.fromEntries(
+    (Object.keys(apps) as AppName[]).map((app) => [app, readApp(app, { ...imageEnv(app), ...env(apps[app]) })]),
+  ) as Record<AppName, ReturnType<typeof readApp>>;
+
+  it("pins every image, and builds ours from the repository with our Dockerfiles", () => {
+    for (const [name, s] of Object.entries(services)) {
+      expect(isPinned(s.image), `${name}: ${s.image}`).toBe(true);
+      if (s.build === undefined) continue;
+      expect(resolve(ROOT, "infra", s.build.context)).toBe(resolve(ROOT));
+      expect(exists(s.build.dockerfile), s.build.dockerfile).toBe(true);
+      const app = /^infra\/docker\/(api|mcp|web)\.Dockerfile$/.exec(s.build.dockerfile)?.[1] as App;
+      expect(s.image, name).toBe(`prim/${app}:${version(app)}`);
+    }
+  });
+
+  it.each(["api", "mcp", "web", "migrate"] as AppName[])("%s: sets only variables its schema knows", (app) => {
+    expect(unknownNames(app, env(apps[app]), config[app])).toEqual([]);
+  });
+
+  it.each(APPS)("%s: publishes the port the app listens on, never the internal one", (app) => {
+    const published = (services[app].ports ?? []).map((p: string) => p.split(":").map(Number));
+    expect(published).toEqual([[config[app].ports.public, config[app].ports.public]]);
+  });
+
+  it("starts the apps once `prim migrate` (the api image) completed and the services they use are up", () => {
+    expect(services.migrate.command).toEqual(["node", "packages/cli/bin/prim.js", "migrate"]);
+    expect(services.migrate.build).toEqual(services.api.build);
+    for (const app of APPS)
+      expect(services[app].depends_on.migrate).toEqual({ condition: "service_completed_successfully" });
+    for (const [name, s] of Object.entries(services)) {
+      for (const [target, { condition }] of Object.entries<any>(s.depends_on ?? {})) {
+        expect(services[target], `${name} → ${target}`).toBeDefined();
+        if (condition !== "service_healthy") continue;
+        const imageHealth =
+          APPS.includes(target as App) && finalStage(target as App).instructions.some((x) => x.cmd === "HEALTHCHECK");
+        expect(services[target].healthcheck !== undefined || imageHealth, `${target}: a health check`).toBe(true);
+      }
+    }
+  });
+
+  it("gives the apps one shared secret, and addresses that agree", () => {
+    const secret = (app: AppName) => config[app].env.PRIM_INTERNAL_SECRET;
+    expect(secret("mcp")).toBe(secret("api"));
+    expect(secret("web")).toBe(secret("api"));
+    expect(config.mcp.urls.authUrl).toBe(config.api.urls.authUrl);
+    expect(config.web.urls.authUrl).toBe(config.api.urls.authUrl);
+    expect(config.mcp.urls.mcpResource).toBe(config.api.urls.mcpResource);
+    expect(config.web.urls.dashboardUrl).toBe(config.api.urls.dashboardUrl);
+    expect(config.web.urls.publicApiUrl).toBe(config.api.urls.publicApiUrl);
+    for (const app of ["mcp", "web"] as const)
+      expect(config[app].urls.internalUrl).toBe(`http://api:${config.api.ports.internal}`);
+    expect(config.api.env.PRIM_INTERNAL_HOST).toBe("0.0.0.0");
+  });
+});
+
+describe("Kubernetes manifests (infra/k8s)", () => {
+  const base = kustomize(join(ROOT, "infra/k8s/base"));
+  const renders = ["base", "overlays/local", "overlays/production"].map((dir) => ({
+    dir,
+    objects: kustomize(join(ROOT, "infra/k8s", dir)),
+  }));
+
+  describe.each(renders)("$dir", ({ dir, objects }) => {
+    it("is valid for Kubernetes v1.36 (its schemas, no unknown field), one object per name", () => {
+      const problems = objects.flatMap((o) => schemaProblems(o).map((p) => `${o.kind}/${o.metadata?.name}${p}`));
+      expect(problems).toEqual([]);
+      const ids = objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`);
+      expect(new Set(ids).size).toBe(ids.length);
+    });
+
+    it("pins images, runs Prim as non-root, sets requests and limits", () => {
+      expect(checkContainers(objects, isPinned)).toEqual([]);
+      if (dir !== "base") return;
+      for (const c of objects.flatMap(containersOf)) {
+        const app = appOf(c);
+        if (app !== undefined)
+          expect(c.image).toBe(`prim/${app === "migrate" ? "api" : app}:${version(app === "migrate" ? "api" : app)}`);
+      }
+    });
+
+    it("gives each app exactly the variables its schema knows, from existing keys, on its ports", () => {
+      const { problems, apps } = checkApps(objects, base, imageEnv);
+      expect(problems).toEqual([]);
+      expect(apps.map((a) => a.app).sort()).toEqual(["api", "mcp", "migrate", "web"]);
+    });
+
+    it("points Services, the Ingress, policies and budgets at existing pods and ports", () => {
+      expect(checkReferences(objects)).toEqual([]);
+    });
+
+    it("keeps one cell, its PRIM_DATA_DIR on its volume claim; the Job migrates with the cell's image", () => {
+      const { apps } = checkApps(objects, base, imageEnv);
+      const cell = apps.find((a) => a.app === "api");
+      expect(cell?.workload.kind).toBe("StatefulSet");
+      expect(cell?.workload.spec.replicas).toBe(1); // until placement forwarding (CLOUD.md, Scale-out)
+      const mount = cell?.container.volumeMounts.find((m: any) => m.mountPath === cell.config?.env.PRIM_DATA_DIR);
+      expect(cell?.workload.spec.volumeClaimTemplates.map((v: any) => v.metadata.name)).toContain(mount?.name);
+      const job = apps.find((a) => a.app === "migrate");
+      expect(job?.workload.kind).toBe("Job");
+      expect(job?.container.image).toBe(cell?.container.image);
+      for (const a of apps.filter((x) => x.app === "mcp" || x.app === "web"))
+        expect(a.workload.kind).toBe("Deployment");
+    });
+
+    it("makes the apps agree: one secret, addresses, the internal Service, the Ingress hosts", () => {
+      const { apps } = checkApps(objects, base, imageEnv);
+      const one = (app: AppName) => apps.find((a) => a.app === app) as NonNullable<(typeof apps)[number]>;
+      const [api, mcp, web] = [one("api"), one("mcp"), one("web")].map((a) => a.config as NonNullable<typeof a.config>);
+      const secretRef = (app: AppName) =>
+        one(app).container.env.find((e: any) => e.name === "PRIM_INTERNAL_SECRET").valueFrom.secretKeyRef;
+      expect(secretRef("mcp")).toEqual(secretRef("api"));
+      expect(secretRef("web")).toEqual(secretRef("api"));
+      expect([mcp.urls.authUrl, web.urls.authUrl]).toEqual([api.urls.authUrl, api.urls.authUrl]);
+      expect(mcp.urls.mcpResource).toBe(api.urls.mcpResource);
+      expect(web.urls.dashboardUrl).toBe(api.urls.dashboardUrl);
+      expect(web.urls.publicApiUrl).toBe(api.urls.publicApiUrl);
+      for (const internalUrl of [mcp.urls.internalUrl, web.urls.internalUrl]) {
+        const url = new URL(internalUrl);
+        const service = byKind(objects, "Service").find((s) => s.metadata.name === url.hostname);
+        expect(selected(objects, service?.spec.selector)).toContain(one("api").workload);
+        const port = service?.spec.ports.find((p: any) => p.port === Number(url.port));
+        expect(port?.targetPort).toBe("internal");
+      }
+      const [ingress] = byKind(objects, "Ingress");
+      const routes = Object.fromEntries(
+        ingress.spec.rules.map((r: any) => [r.host, r.http.paths.map((p: any) => p.backend.service.name)]),
+      );
+      const serviceOf = (app: AppName) =>
+        byKind(objects, "Service").filter(
+          (s) => s.spec.clusterIP !== "None" && selected(objects, s.spec.selector).includes(one(app).workload),
+        );
+      const expected = [
+        [api.urls.publicApiUrl, "api"],
+        [mcp.urls.mcpResource, "mcp"],
+        [web.urls.dashboardUrl, "web"],
+      ] as const;
+      expect(Object.keys(routes).sort()).toEqual(expected.map(([u]) => hostOf(u)).sort());
+      for (const [url, app] of expected) {
+        expect(serviceOf(app).map((s) => s.metadata.name)).toContain(routes[hostOf(url)][0]);
+        expect(new URL(url).protocol).toBe(ingress.spec.tls === undefined ? "http:" : "https:");
+      }
+    });
+  });
+
+  it("base: the Secret holds clearly marked placeholders, and the apps refuse the required ones", () => {
+    const [secret] = byKind(base, "Secret");
+    expect(Object.keys(secret.stringData).sort()).toEqual(Object.keys(STAND_INS).sort());
+    for (const value of Object.values<string>(secret.stringData)) expect(value).toMatch(/^REPLACE_ME\b/);
+    const env = { ...STAND_INS, PRIM_DATA_DIR: "/data" };
+    for (const key of ["DATABASE_URL", "REDIS_URL", "PRIM_INTERNAL_SECRET", "PRIM_MASTER_KEY"]) {
+      expect(() => readApp("api", { ...env, [key]: secret.stringData[key] }), key).toThrow(key);
+    }
+  });
+
+  it("production: leaves the real Secret alone (no placeholder Secret in its output)", () => {
+    const [, local, production] = renders.map((r) => r.objects);
+    expect(byKind(production, "Secret")).toEqual([]);
+    expect(byKind(local, "Secret")[0].stringData.DATABASE_URL).not.toMatch(/REPLACE_ME/);
+  });
+});
