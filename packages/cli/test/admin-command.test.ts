@@ -115,7 +115,10 @@ describe("prim admin", () => {
     expect((await admin("usage", "--workspace", "ws_nope")).stderr).toContain("workspace 'ws_nope' not found");
   });
 
-  it("refuses bad input in one line: unknown group, custom rate off Enterprise, bad tools, unknown command", async () => {
+  // Ten runs of the real command: under a loaded machine more than the default 20 s.
+  it("refuses bad input in one line: unknown group, custom rate off Enterprise, bad tools, unknown command", {
+    timeout: 60_000,
+  }, async () => {
     const ws = await admin("workspace", "create", "--name", "Beta");
     for (const [args, message] of [
       [["key", "create", "--workspace", ws.out.workspace.id, "--group", "nope"], "group 'nope' not found"],
