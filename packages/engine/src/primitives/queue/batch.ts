@@ -64,13 +64,19 @@ function prepareEach<S extends z.ZodType, R>(
 const isEntryError = (x: unknown): x is BatchEntryError =>
   typeof x === "object" && x !== null && "error" in x && typeof (x as { status?: unknown }).status === "number";
 
-/** Puts the answers of the entries that were sent back in the places of their entries. */
-function merge<R, T>(prepared: (R | BatchEntryError)[], answers: readonly T[]): (T | BatchEntryError)[] {
+/**
+ * Runs the entries that passed their checks (all at once; not at all when none did) and puts
+ * each answer back in its entry's place.
+ */
+async function runValid<R, T>(
+  prepared: (R | BatchEntryError)[],
+  run: (reqs: R[]) => Promise<readonly (T | BatchEntryError)[]>,
+): Promise<(T | BatchEntryError)[]> {
+  const reqs = prepared.filter((p): p is R => !isEntryError(p));
+  const answers = reqs.length === 0 ? [] : await run(reqs);
   let next = 0;
-  return prepared.map((p) => (isEntryError(p) ? p : (answers[next++] as T)));
+  return prepared.map((p) => (isEntryError(p) ? p : (answers[next++] as T | BatchEntryError)));
 }
-
-const requestsOf = <R>(prepared: (R | BatchEntryError)[]): R[] => prepared.filter((p): p is R => !isEntryError(p));
 
 /**
  * Batch answers leave bodies out: the caller holds them, and a hundred 256 KiB bodies would be
@@ -92,13 +98,14 @@ export const queueSendBatch = queueOp({
   async run(ctx, input): Promise<BatchResults<Omit<SentJob, "body">>> {
     ctx.audit.target = input.queue;
     const prepared = prepareEach(input.messages, "messages", sendEntry, (e, name) => sendRequest(e, `${name}.body`));
-    const reqs = requestsOf<SendRequest>(prepared);
-    const sent = reqs.length === 0 ? [] : await ctx.store.store.sendMany(input.queue, reqs);
-    const data = merge(
-      prepared,
-      sent.map(({ job, deduplicated }) => ({ ...withoutBody(job), deduplicated })),
+    let deduplicated = 0;
+    const data = await runValid(prepared, async (reqs: SendRequest[]) =>
+      (await ctx.store.store.sendMany(input.queue, reqs)).map(({ job, deduplicated: hit }) => {
+        if (hit) deduplicated++;
+        return { ...withoutBody(job), deduplicated: hit };
+      }),
     );
-    ctx.audit.detail = batchDetail(data, sent.filter((s) => s.deduplicated).length);
+    ctx.audit.detail = batchDetail(data, deduplicated);
     return { data };
   },
 });
@@ -111,11 +118,10 @@ export const queueAckBatch = queueOp({
   async run(ctx, input): Promise<BatchResults<Omit<Job, "body">>> {
     ctx.audit.target = input.queue;
     const prepared = prepareEach(input.acks, "acks", settleEntry, settleRequest);
-    const reqs = requestsOf<SettleRequest>(prepared);
-    const settled = reqs.length === 0 ? [] : await ctx.store.store.settleMany(input.queue, reqs);
-    const data = merge(
-      prepared,
-      settled.map((s) => (s instanceof ServiceError ? entryError(s) : withoutBody(s))),
+    const data = await runValid(prepared, async (reqs: SettleRequest[]) =>
+      (await ctx.store.store.settleMany(input.queue, reqs)).map((s) =>
+        s instanceof ServiceError ? entryError(s) : withoutBody(s),
+      ),
     );
     ctx.audit.detail = batchDetail(data);
     return { data };
@@ -132,13 +138,12 @@ export const queuePublishBatch = queueOp({
     const prepared = prepareEach(input.messages, "messages", publishEntry, (e, name) =>
       encodeBody(e.body, `${name}.body`),
     );
-    const bodies = requestsOf<string>(prepared);
-    const { delivered, queues } =
-      bodies.length === 0 ? { delivered: 0, queues: [] } : await ctx.store.store.publishMany(input.topic, bodies);
-    const data = merge(
-      prepared,
-      bodies.map(() => ({ delivered })),
-    );
+    let queues: string[] = [];
+    const data = await runValid(prepared, async (bodies: string[]) => {
+      const published = await ctx.store.store.publishMany(input.topic, bodies);
+      queues = published.queues;
+      return bodies.map(() => ({ delivered: published.delivered }));
+    });
     ctx.audit.detail = { ...batchDetail(data), queues };
     return { data };
   },
