@@ -1,4 +1,4 @@
-import { ApiKeyResolver, CatalogHub, Revocations } from "@prim/db";
+import { ApiKeyResolver, CatalogHub, PlacementCache, Revocations } from "@prim/db";
 import {
   type Cell,
   type Clock,
@@ -8,11 +8,13 @@ import {
   SIGNED_URL_PRINCIPAL,
   UrlSigner,
 } from "@prim/engine";
-import { createInternalServer, createServer, requestPath } from "@prim/http";
+import { createInternalServer, createServer, forwardedOf, requestPath } from "@prim/http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type pg from "pg";
 import { type ApiBilling, type BillingOptions, mountBilling, WEBHOOK_PATH } from "./billing.js";
 import { blobStores, openCell } from "./cell.js";
+import { CellService } from "./cells/cell-service.js";
+import { PlacedInvoker } from "./cells/placed-invoker.js";
 import type { ApiEnv } from "./env.js";
 import { RedisLimiter, type RedisLimiterOptions } from "./limits/limiter.js";
 import { Metering } from "./limits/metering.js";
@@ -43,6 +45,10 @@ export interface ApiApp {
   app: FastifyInstance;
   hub: CatalogHub;
   tenants: WorkspaceEngines;
+  /** This cell's door to data: its engines, or the cell a workspace is placed on. */
+  invoker: PlacedInvoker;
+  /** Moves, ships and rebuilds (cells/). */
+  cellService: CellService;
   resolver: ApiKeyResolver;
   /** Limits and metering (absent with PRIM_LIMITS=off). */
   limiter: RedisLimiter | undefined;
@@ -87,6 +93,10 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
     const pool = hub.pool as pg.Pool;
     limiter = env.PRIM_LIMITS === "on" ? new RedisLimiter(env.REDIS_URL, pool, options.limits) : undefined;
     const tenants = new WorkspaceEngines(cell, hub, { blobsFor: blobStores(env), limiter });
+    const placements = new PlacementCache(pool, { hub });
+    const invoker = new PlacedInvoker(env.PRIM_CELL_ID, tenants, placements, env.PRIM_INTERNAL_SECRET);
+    const cellService = new CellService(env.PRIM_CELL_ID, env, cell, tenants, hub, placements);
+    await cellService.register(null);
     const metering =
       limiter === undefined ? undefined : new Metering(limiter, tenants, pool, { now: options.limits?.now });
     metering?.start();
@@ -101,7 +111,9 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       oauth && (path.startsWith(`${oauthPrefix}/`) || path === `/.well-known/oauth-authorization-server${oauthPrefix}`);
     const billingHooks = env.STRIPE_SECRET_KEY !== undefined && env.STRIPE_WEBHOOK_SECRET !== undefined;
     const app = createServer({
-      invoker: tenants,
+      invoker,
+      // A request for a workspace another cell serves goes there whole (forwarding.ts).
+      divert: (req, reply) => invoker.divert(req, reply, forwardedOf(req.raw)?.hops ?? 0),
       operation: (name) => operations.get(name),
       logger: options.logger,
       // Presigned URLs and the OpenAPI server: the configured public URL; on a port picked at
@@ -139,11 +151,20 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
     const internal =
       env.PRIM_INTERNAL_SECRET === undefined
         ? undefined
-        : createInternalServer({ invoker: tenants, secret: env.PRIM_INTERNAL_SECRET, logger: options.logger });
+        : createInternalServer({
+            invoker,
+            secret: env.PRIM_INTERNAL_SECRET,
+            logger: options.logger,
+            forward: (req, res) => app.routing(req, res),
+          });
+    if (internal !== undefined) cellService.mount(internal);
+    cellService.startShipping();
     return {
       app,
       hub,
       tenants,
+      invoker,
+      cellService,
       resolver,
       limiter,
       metering,
@@ -155,6 +176,8 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
         await billing?.stop();
         await app.close();
         await internal?.close();
+        await cellService.stop();
+        placements.close();
         metering?.stop();
         await tenants.close();
         await limiter?.close();

@@ -1,15 +1,23 @@
+import { createHmac } from "node:crypto";
 import { join } from "node:path";
 import { type BlobStore, Cell, type Clock, LocalBlobStore } from "@prim/engine";
 import { S3BlobStore } from "./blobs/s3-blob-store.js";
 import { createS3Client } from "./blobs/s3-client.js";
 import type { ApiEnv } from "./env.js";
 
-/** The cell of this configuration: `PRIM_DATA_DIR`, locked; vault keys wrapped by `PRIM_MASTER_KEY`. */
+/**
+ * The cell of this configuration: `PRIM_DATA_DIR`, locked; vault keys wrapped by
+ * `PRIM_MASTER_KEY`, and signed URLs signed with a key derived from it, so that every cell
+ * sharing it honours the others' URLs and keys (a workspace can move between them).
+ */
 export function openCell(env: ApiEnv, clock?: Clock): Cell {
+  const master = env.PRIM_MASTER_KEY === undefined ? undefined : Buffer.from(env.PRIM_MASTER_KEY, "hex");
   return Cell.openLocal({
     dataDir: env.PRIM_DATA_DIR,
     ...(clock === undefined ? {} : { clock }),
-    ...(env.PRIM_MASTER_KEY === undefined ? {} : { masterKey: Buffer.from(env.PRIM_MASTER_KEY, "hex") }),
+    ...(master === undefined
+      ? {}
+      : { masterKey: master, signingKey: createHmac("sha256", master).update("prim.url-signing.v1").digest() }),
   });
 }
 

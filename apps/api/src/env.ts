@@ -41,6 +41,15 @@ const schema = z.object({
     .string()
     .regex(/^[A-Za-z0-9-]+$/, "PRIM_CLIENT_IP_HEADER must be a header name")
     .optional(),
+  /** This cell's id in `cells` (several cells: one each; CLOUD.md, "Scale-out"). */
+  PRIM_CELL_ID: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "PRIM_CELL_ID must be 1-63 lowercase letters, digits and dashes")
+    .default("local"),
+  /** Where the other processes reach this cell's internal listener (default: the address it listens on). */
+  PRIM_CELL_URL: urlString("PRIM_CELL_URL").optional(),
+  /** Seconds between archives of each changed workspace shipped to the blob store (0: none). */
+  PRIM_SHIP_INTERVAL_S: z.coerce.number().int().min(0).default(300),
   PRIM_MASTER_KEY: z
     .string()
     .regex(/^[0-9a-f]{64}$/i, "PRIM_MASTER_KEY must be 64 hex characters (32 bytes)")

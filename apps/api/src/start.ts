@@ -46,6 +46,8 @@ export async function startApi(
       api.internal === undefined
         ? undefined
         : await listenInternal(api.internal, { port: env.PRIM_INTERNAL_PORT, host: env.PRIM_INTERNAL_HOST });
+    // Other processes reach this cell at PRIM_CELL_URL, else where its internal listener is.
+    await api.cellService.register(internalUrl ?? null);
     return { url, internalUrl, api };
   } catch (err) {
     await api.close();

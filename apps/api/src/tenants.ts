@@ -8,6 +8,21 @@ import {
   type Limiter,
   type Principal,
 } from "@prim/engine";
+import { ServiceError } from "@prim/wire";
+
+/** How long a client should wait before retrying a call for a workspace being moved. */
+export const MOVING_RETRY_AFTER_S = 1;
+
+/**
+ * A call that found its workspace frozen for longer than it waits (a move between cells):
+ * 503 with `Retry-After`, safe to retry (nothing ran). The spec's server-fault code.
+ */
+export function workspaceMoving(): ServiceError {
+  return new ServiceError("internal_error", "the workspace is moving between cells; retry shortly (nothing was done)", {
+    status: 503,
+    headers: { "Retry-After": String(MOVING_RETRY_AFTER_S) },
+  });
+}
 
 interface Tenant {
   engine: Engine;
@@ -23,6 +38,11 @@ interface Tenant {
  */
 export class WorkspaceEngines implements Invoker {
   private readonly tenants = new Map<string, Tenant>();
+  /** Workspaces held for a move or a ship (cells/), until an instant; Infinity: moved away. */
+  private readonly frozen = new Map<string, number>();
+  private readonly idleWaiters = new Map<string, (() => void)[]>();
+  /** When each workspace was last called (kept after its engine closes: what ships look at). */
+  private readonly touched = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
 
@@ -67,6 +87,11 @@ export class WorkspaceEngines implements Invoker {
     return tenant;
   }
 
+  /**
+   * Calls the workspace's engine. A frozen workspace is refused here, in the same tick as the
+   * call is counted in flight, so `quiesce` never misses one; callers route around it first
+   * (cells/placed-invoker.ts waits for the freeze to end).
+   */
   async invoke<O = unknown>(
     principal: Principal,
     opName: string,
@@ -74,14 +99,63 @@ export class WorkspaceEngines implements Invoker {
     input: unknown,
     meta?: InvokeMeta,
   ): Promise<O> {
+    if (this.isFrozen(principal.workspace)) throw workspaceMoving();
     const tenant = this.tenant(principal.workspace);
     tenant.inflight++;
     tenant.lastUsed = this.now();
+    this.touched.set(principal.workspace, tenant.lastUsed);
     try {
       return await tenant.engine.invoke<O>(principal, opName, target, input, meta);
     } finally {
       tenant.inflight--;
+      if (tenant.inflight === 0) this.wakeIdle(principal.workspace);
     }
+  }
+
+  /** When `workspace` was last called in this process (undefined: never). */
+  lastUsed(workspace: string): number | undefined {
+    return this.touched.get(workspace);
+  }
+
+  /** Whether calls for `workspace` are held (a move or a ship has it). */
+  isFrozen(workspace: string): boolean {
+    const until = this.frozen.get(workspace);
+    if (until === undefined) return false;
+    if (this.now() < until) return true;
+    this.frozen.delete(workspace);
+    return false;
+  }
+
+  /**
+   * Holds new calls for `workspace` until `until` (or `thaw`), waits for those in flight and
+   * closes its engine: its files are then at rest (checkpointed, nothing writing) and can be
+   * copied as they are.
+   */
+  async quiesce(workspace: string, until: number): Promise<void> {
+    this.frozen.set(workspace, until);
+    const tenant = this.tenants.get(workspace);
+    if (tenant === undefined) return;
+    if (tenant.inflight > 0) {
+      await new Promise<void>((resolve) => {
+        const list = this.idleWaiters.get(workspace) ?? [];
+        list.push(resolve);
+        this.idleWaiters.set(workspace, list);
+      });
+    }
+    if (this.tenants.get(workspace) === tenant) this.tenants.delete(workspace);
+    await tenant.engine.close();
+  }
+
+  /** Lets calls for `workspace` in again. */
+  thaw(workspace: string): void {
+    this.frozen.delete(workspace);
+  }
+
+  private wakeIdle(workspace: string): void {
+    const waiters = this.idleWaiters.get(workspace);
+    if (waiters === undefined) return;
+    this.idleWaiters.delete(workspace);
+    for (const wake of waiters) wake();
   }
 
   /** Closes engines idle for at least `idleMs` with no call in flight; returns how many. */

@@ -2,10 +2,10 @@ import { ApiKeyResolver, OAuthTokenResolver, openPool, Revocations } from "@prim
 import { createBaseServer, requestPath } from "@prim/http";
 import { type McpMountOptions, mountMcp } from "@prim/mcp";
 import { invalid, type Principal, ServiceError } from "@prim/wire";
-import { RemoteInvoker } from "@prim/wire/invoke";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { McpEnv } from "./env.js";
 import { OriginPolicy } from "./origin.js";
+import { RoutedInvoker } from "./routed-invoker.js";
 
 /** Who asks for an open path (health, the resource metadata): nobody; no operation accepts it. */
 const ANONYMOUS: Principal = { kind: "scoped", workspace: "", actor: "anonymous", groupId: null, tools: [] };
@@ -68,7 +68,7 @@ export async function createMcpApp(
     await pool.end();
     throw err;
   }
-  const invoker = new RemoteInvoker({ url: env.PRIM_INTERNAL_URL, secret: env.PRIM_INTERNAL_SECRET });
+  const invoker = new RoutedInvoker(pool, env.PRIM_INTERNAL_URL, env.PRIM_INTERNAL_SECRET);
   const metadata = resourceMetadata(env);
   const challenge = (error?: string) =>
     `Bearer ${error === undefined ? "" : `error="${error}", `}resource_metadata="${env.publicMcpUrl}/.well-known/oauth-protected-resource/mcp"`;

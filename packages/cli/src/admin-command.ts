@@ -8,6 +8,9 @@ import { databaseUrl, redisUrl, stripeConfig } from "./env.js";
 export async function adminCommand(args: string[]): Promise<void> {
   if (args[0] === "fsck") return fsckCommand(args.slice(1));
   if (args[0] === "stripe" && args[1] === "sync") return stripeSyncCommand(args.slice(2));
+  if ((args[0] === "workspace" && args[1] === "move") || (args[0] === "cell" && args[1] === "rebuild")) {
+    return cellsCommand(args[0], args.slice(2));
+  }
   // `usage` is a noun without a verb; every other command is `<noun> <verb>`.
   const words = args[0] === "usage" ? 1 : 2;
   const [noun, verb] = args;
@@ -98,6 +101,16 @@ export async function adminCommand(args: string[]): Promise<void> {
         }
         break;
       }
+      case "cell list":
+        out = { cells: await db.listCells(pool) };
+        break;
+      case "cell open":
+      case "cell close": {
+        const id = required("id");
+        if (!(await db.setCellState(pool, id, verb === "open" ? "open" : "closed"))) throw new Error(`no cell '${id}'`);
+        out = { id, state: verb === "open" ? "open" : "closed" };
+        break;
+      }
       case "user create":
         out = await db.createUser(pool, {
           email: required("email"),
@@ -109,7 +122,7 @@ export async function adminCommand(args: string[]): Promise<void> {
         break;
       default:
         throw new Error(
-          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, key create, key revoke, plan set, usage, user create, fsck, stripe sync)`,
+          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, workspace move, key create, key revoke, plan set, usage, user create, cell list, cell open, cell close, cell rebuild, fsck, stripe sync)`,
         );
     }
     console.log(JSON.stringify(out));
@@ -146,4 +159,45 @@ async function stripeSyncCommand(args: string[]): Promise<void> {
   const billing = await import("@prim/billing");
   const stripe = billing.createStripe(config);
   console.log(JSON.stringify(await billing.syncStripe(stripe)));
+}
+
+/**
+ * `prim admin workspace move --workspace W --to CELL [--lease-ms N] --json` and `prim admin cell
+ * rebuild --id CELL [--to CELL] --json` (apps/api cells/operator.ts, loaded only here), with
+ * the api's configuration (PRIM_INTERNAL_SECRET reaches the cells). Progress goes to stderr.
+ */
+async function cellsCommand(noun: string, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      json: { type: "boolean" },
+      workspace: { type: "string" },
+      id: { type: "string" },
+      to: { type: "string" },
+      "lease-ms": { type: "string" },
+      "crash-after": { type: "string" },
+      "database-url": { type: "string" },
+    },
+  });
+  const api = await import("@prim/api");
+  const env = api.readApiEnv({ ...process.env, DATABASE_URL: values["database-url"] ?? databaseUrl() });
+  if (noun === "cell") {
+    if (!values.id) throw new Error("--id is required (the lost cell)");
+    console.log(JSON.stringify(await api.rebuildCell(env, values.id, { to: values.to })));
+    return;
+  }
+  if (!values.workspace) throw new Error("--workspace is required");
+  if (!values.to) throw new Error("--to is required (the cell to move to)");
+  const lease = values["lease-ms"];
+  if (lease !== undefined && !/^\d+$/.test(lease)) throw new Error("--lease-ms must be a positive integer");
+  const crashAfter = values["crash-after"];
+  if (crashAfter !== undefined && !(api.MOVE_STEPS as readonly string[]).includes(crashAfter)) {
+    throw new Error(`--crash-after must be one of ${api.MOVE_STEPS.join(", ")}`);
+  }
+  const report = await api.moveWorkspace(env, values.workspace, values.to, {
+    leaseMs: lease === undefined ? undefined : Number(lease),
+    crashAfter: crashAfter as (typeof api.MOVE_STEPS)[number] | undefined,
+    log: (line) => console.error(`prim: ${line}`),
+  });
+  console.log(JSON.stringify(report));
 }

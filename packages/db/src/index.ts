@@ -1,5 +1,28 @@
 export { CatalogHub } from "./catalog/catalog-hub.js";
 export { PgCatalog } from "./catalog/pg-catalog.js";
+export { PlacementCache, type PlacementCacheOptions } from "./cells/placement-cache.js";
+export {
+  announcePlacement,
+  CELL_STATES,
+  type CellRow,
+  type CellState,
+  claimPlacement,
+  flipPlacement,
+  freezePlacement,
+  leftBehind,
+  listCells,
+  markReleased,
+  type PlacementRow,
+  placementsOn,
+  placeWorkspace,
+  readCell,
+  readPlacement,
+  recordShipped,
+  registerCell,
+  replacePlacement,
+  setCellState,
+  thawPlacement,
+} from "./cells/placements.js";
 export { createPrismaClient, type PrismaClient } from "./client.js";
 export { configurationError, controlPlaneEnv, portNumber, urlString } from "./config.js";
 export { connectionError, inTransaction, openPool, redact } from "./connect.js";

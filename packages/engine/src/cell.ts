@@ -55,6 +55,12 @@ export interface CellOptions {
    * it the cell keeps one in `<dataDir>/master.key`, made on first start.
    */
   masterKey?: Buffer;
+  /**
+   * The key signed URLs are signed with. Cells that serve each other's workspaces share one
+   * (the cloud derives it from `PRIM_MASTER_KEY`); without it the cell keeps
+   * `<dataDir>/signing.key`, made on first start.
+   */
+  signingKey?: Buffer;
 }
 
 /** What one tenant's engine is built from; every part is optional and has a local default. */
@@ -118,7 +124,7 @@ export class Cell {
       const clock = options.clock ?? systemClock;
       const sqlHost = new SqlHost({ size: options.sqlHosts ?? sqlHostsFromEnv() });
       const keyRing = new LocalKeyRing(options.dataDir, clock, options.masterKey);
-      const signer = new UrlSigner(readOrCreateKey(join(options.dataDir, "signing.key")));
+      const signer = new UrlSigner(options.signingKey ?? readOrCreateKey(join(options.dataDir, "signing.key")));
       const auditWriter = new AuditWriter();
       const loopback = options.allowLoopbackFetch ?? false;
       return new Cell(options.dataDir, clock, sqlHost, keyRing, signer, auditWriter, loopback, lock);

@@ -23,6 +23,7 @@ export { decodeCursor, encodeCursor, KEY_PAGE, LIST_PAGE } from "./core/paginati
 export { RAW_JSON, rawJsonOf, type WithRawJson } from "./core/raw-json.js";
 export { MAX_RESPONSE_BYTES_PER_CALL } from "./core/response-budget.js";
 export { Engine, LOCAL_WORKSPACE, type LocalEngineOptions } from "./engine.js";
+export type { WrappedGroupKey } from "./keys/keyring.js";
 export { type SignedGrant, UrlSigner } from "./keys/signing.js";
 export type { LimitCall, Limiter } from "./limits.js";
 export type { FileDownload } from "./ops/export.js";

@@ -1,6 +1,8 @@
+export { FORWARD_PREFIX, type Forwarded, forwardedOf, forwardRequest } from "./forwarding.js";
 export { createInternalServer, type InternalInvokeOptions, listenInternal } from "./internal-invoke.js";
 export { type LocalAuthOptions, localAuthenticator, ROOT_PRINCIPAL, requestPath } from "./local-auth.js";
 export { buildOpenApi } from "./openapi.js";
+export { clientIpOf } from "./public-url.js";
 export { mountRoute, type OperationLookup, type RestRoute } from "./route.js";
 export { REST_ROUTES } from "./routes/index.js";
 export {

@@ -1,8 +1,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { type Invoker, PRIMITIVE_TYPES, ServiceError } from "@prim/wire";
 import { decodeWire, encodeWire, errorToWire, WIRE_STREAM_BYTES, type WireRequest } from "@prim/wire/invoke";
 import Fastify, { type FastifyInstance } from "fastify";
 import { z } from "zod";
+import { acceptForward, FORWARD_PREFIX } from "./forwarding.js";
 import { requestIdOf } from "./server.js";
 
 /**
@@ -17,6 +19,11 @@ export interface InternalInvokeOptions {
   /** The shared secret callers send as `Authorization: Bearer <secret>`; at least 32 characters. */
   secret: string;
   logger?: boolean;
+  /**
+   * Serves requests forwarded by another cell (`/internal/forward/…`, checked by the
+   * `x-prim-cell-secret` header: forwarding.ts): the public app's router.
+   */
+  forward?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 /** A request body: 1 MiB inline content is ~1.4 MB base64; db batches carry more. */
@@ -39,7 +46,13 @@ const requestSchema = z.object({
     z.null(),
   ]),
   input: z.unknown(),
-  meta: z.object({ requestId: z.string().optional(), audit: z.boolean().optional() }).default({}),
+  meta: z
+    .object({
+      requestId: z.string().optional(),
+      audit: z.boolean().optional(),
+      hops: z.number().int().min(0).optional(),
+    })
+    .default({}),
 });
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
@@ -53,6 +66,14 @@ export function createInternalServer(options: InternalInvokeOptions): FastifyIns
     bodyLimit: INTERNAL_BODY_LIMIT,
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // Forwarded requests bypass this app: they go, unread, to the public app's router.
+    serverFactory: (handler) => {
+      const forward = options.forward === undefined ? undefined : acceptForward(options.secret, options.forward);
+      return createHttpServer((req, res) => {
+        if (forward !== undefined && req.url?.startsWith(`${FORWARD_PREFIX}/`)) forward(req, res);
+        else handler(req, res);
+      });
+    },
   });
 
   app.addHook("onRequest", async (req, reply) => {
@@ -94,6 +115,7 @@ export function createInternalServer(options: InternalInvokeOptions): FastifyIns
     const result = await options.invoker.invoke(call.principal, call.op, call.target, decodeWire(call.input), {
       requestId: call.meta.requestId ?? req.id,
       audit: call.meta.audit,
+      hops: call.meta.hops,
       signal: abort.signal,
     });
     return { result: await encodeWire(result, WIRE_STREAM_BYTES) };

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from "fastify";
+import { forwardedOf } from "./forwarding.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -20,6 +21,9 @@ export function publicOrigin(req: FastifyRequest): string {
  * front of us wrote, where earlier entries are whatever the client sent; else the socket's.
  */
 export function clientIpOf(req: FastifyRequest): string {
+  // Forwarded by another cell: the address that cell saw (the hop itself is vouched for).
+  const forwarded = forwardedOf(req.raw);
+  if (forwarded !== undefined) return forwarded.clientIp;
   const name = req.server.clientIpHeader;
   if (name !== undefined) {
     const value = req.headers[name];

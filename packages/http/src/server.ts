@@ -38,6 +38,11 @@ export interface ServerOptions {
    * set it only behind such a proxy. Without it, the socket's address is the client's.
    */
   clientIpHeader?: string;
+  /**
+   * Runs after authentication and may take the request over: the cloud forwards a request for
+   * a workspace another cell serves (`forwardRequest`, which hijacks the reply).
+   */
+  divert?: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -55,7 +60,7 @@ export function requestIdOf(req: { headers: Record<string, string | string[] | u
  * plus `/mcp`; `createServer` adds the REST routes.
  */
 export function createBaseServer(
-  options: Pick<ServerOptions, "authenticate" | "logger" | "publicUrl" | "clientIpHeader">,
+  options: Pick<ServerOptions, "authenticate" | "divert" | "logger" | "publicUrl" | "clientIpHeader">,
 ): FastifyInstance {
   const { authenticate } = options;
   const app = Fastify({
@@ -96,6 +101,12 @@ export function createBaseServer(
   installErrorHandling(app);
 
   // Callback style, not async: this hook runs on every request.
+  // After authentication, `divert` may take the request over (a hijacked reply ends the lifecycle).
+  const { divert } = options;
+  const diverted = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    if (divert === undefined) return done();
+    divert(req, reply).then(() => done(), done);
+  };
   app.addHook("onRequest", (req, reply, done) => {
     reply.header("x-request-id", req.id);
     if (requestPath(req.url).startsWith("/v1/signed/")) setSignedCors(reply);
@@ -104,12 +115,12 @@ export function createBaseServer(
       if (principal instanceof Promise) {
         principal.then((p) => {
           req.principal = p;
-          done();
+          diverted(req, reply, done);
         }, done);
         return;
       }
       req.principal = principal;
-      done();
+      diverted(req, reply, done);
     } catch (err) {
       done(err as Error);
     }

@@ -12,6 +12,11 @@ export interface InvokeMeta {
   audit?: boolean;
   /** The caller's address (limits per client IP: signed URLs in the cloud). */
   clientIp?: string;
+  /**
+   * How many cells this call has already been forwarded through (the cloud's scale-out): a cell
+   * that does not serve the workspace forwards it once more at most, then refuses.
+   */
+  hops?: number;
   /** Receives the limiter's response headers (`RateLimit-Policy`, `RateLimit`) when it admits the call. */
   onLimits?: (headers: Record<string, string>) => void;
 }

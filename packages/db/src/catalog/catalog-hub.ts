@@ -1,4 +1,5 @@
 import pg from "pg";
+import { PLACEMENT_NOTICE } from "../cells/placements.js";
 import { connectionError } from "../connect.js";
 import { type CatalogHubPort, PgCatalog } from "./pg-catalog.js";
 
@@ -25,6 +26,7 @@ const STALE_GRACE_MS = 5_000;
  */
 export class CatalogHub implements CatalogHubPort {
   private readonly catalogs = new Map<string, Set<PgCatalog>>();
+  private readonly placementWatchers = new Set<(workspace: string | null) => void>();
   private partitionsDay = -1;
   private listening = true;
   private closed = false;
@@ -47,6 +49,11 @@ export class CatalogHub implements CatalogHubPort {
   private watch(listener: pg.Client): void {
     listener.on("notification", (message) => {
       if (message.channel !== CHANNEL || message.payload === undefined) return;
+      if (message.payload.startsWith(PLACEMENT_NOTICE)) {
+        const workspace = message.payload.slice(PLACEMENT_NOTICE.length);
+        for (const watch of this.placementWatchers) watch(workspace);
+        return;
+      }
       for (const catalog of this.catalogs.get(message.payload) ?? []) catalog.invalidate();
     });
     const lost = () => {
@@ -65,6 +72,16 @@ export class CatalogHub implements CatalogHubPort {
 
   private invalidateAll(): void {
     for (const set of this.catalogs.values()) for (const catalog of set) catalog.invalidate();
+    for (const watch of this.placementWatchers) watch(null);
+  }
+
+  /**
+   * Calls `watch` with a workspace whose placement changed anywhere (cells/placements.ts), or
+   * null when changes may have been missed (the LISTEN connection was lost): drop everything.
+   */
+  watchPlacements(watch: (workspace: string | null) => void): () => void {
+    this.placementWatchers.add(watch);
+    return () => this.placementWatchers.delete(watch);
   }
 
   private scheduleRelisten(delayMs: number): void {

@@ -1,5 +1,6 @@
 import { invalid, isValidName, notFound, prefixedId } from "@prim/engine";
 import type pg from "pg";
+import { placeWorkspace } from "../cells/placements.js";
 import { inTransaction } from "../connect.js";
 import { newApiKey } from "./api-key.js";
 
@@ -78,6 +79,8 @@ export async function createWorkspace(
         user.rows[0].id,
       ]);
     }
+    // The least-loaded open cell serves it (none open yet: the first cell it reaches claims it).
+    await placeWorkspace(client, id);
     if (input.key === false) return;
     await client.query(
       "INSERT INTO api_keys (id, hash, start, workspace_id, name, created_by) VALUES ($1, $2, $3, $4, $5, 'admin')",

@@ -46,6 +46,16 @@ CREATE TABLE IF NOT EXISTS group_keys (
 CREATE INDEX IF NOT EXISTS group_keys_by_group ON group_keys (group_id, created_at);
 `;
 
+/** A group key as another cell stored it: wrapped by the master key, base64 fields. */
+export interface WrappedGroupKey {
+  id: string;
+  groupId: string;
+  iv: string;
+  tag: string;
+  wrapped: string;
+  createdAt: number;
+}
+
 interface KeyRow {
   id: string;
   group_id: string;
@@ -112,6 +122,53 @@ export class LocalKeyRing implements KeyRing {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * The wrapped keys of `groupIds`, as stored (useless without the master key): what a
+   * workspace moving to another cell takes along (apps/api cells/archive.ts).
+   */
+  exportWrapped(groupIds: readonly string[]): WrappedGroupKey[] {
+    const select = this.db.prepare("SELECT * FROM group_keys WHERE group_id = ?");
+    return groupIds.flatMap((groupId) =>
+      (select.all(groupId) as (KeyRow & { created_at: number })[]).map((row) => ({
+        id: row.id,
+        groupId: row.group_id,
+        iv: row.iv.toString("base64"),
+        tag: row.tag.toString("base64"),
+        wrapped: row.wrapped.toString("base64"),
+        createdAt: row.created_at,
+      })),
+    );
+  }
+
+  /**
+   * Adds keys another cell wrapped (present ones are kept). Each must unwrap with this ring's
+   * master key — cells share `PRIM_MASTER_KEY` — or nothing is added.
+   */
+  importWrapped(keys: readonly WrappedGroupKey[]): void {
+    const rows = keys.map((k) => ({
+      id: k.id,
+      group_id: k.groupId,
+      iv: Buffer.from(k.iv, "base64"),
+      tag: Buffer.from(k.tag, "base64"),
+      wrapped: Buffer.from(k.wrapped, "base64"),
+      created_at: k.createdAt,
+    }));
+    for (const row of rows) {
+      if (this.tryUnwrap(row) === null) {
+        throw new Error(
+          `vault key ${row.id} does not unwrap with this cell's master key (cells must share PRIM_MASTER_KEY)`,
+        );
+      }
+    }
+    const insert = this.db.prepare(
+      "INSERT OR IGNORE INTO group_keys (id, group_id, iv, tag, wrapped, created_at) VALUES (@id, @group_id, @iv, @tag, @wrapped, @created_at)",
+    );
+    this.db.transaction(() => {
+      for (const row of rows) insert.run(row);
+    })();
+    this.byGroup.clear(); // a group's newest key may be one of these
   }
 
   private create(groupId: string): GroupKey {

@@ -7,7 +7,7 @@ import type { Target } from "../types.js";
  * The wire format of `POST /internal/invoke` (the remote `Invoker`), shared by the client
  * (`RemoteInvoker`, packages/mcp) and the server (packages/http `internal-invoke.ts`).
  *
- * Request body (JSON): `{ principal, op, target, input, meta: { requestId?, audit? } }`.
+ * Request body (JSON): `{ principal, op, target, input, meta: { requestId?, audit?, hops? } }`.
  * Answer: 200 `{ result }`, or the error's own status with `{ error: { code, message, headers? } }`
  * — the same code, message and status a local call would have thrown (unknown faults are 500
  * `internal_error` with the fixed message, no internals).
@@ -29,7 +29,7 @@ export interface WireRequest {
   op: string;
   target: Target;
   input: unknown;
-  meta: { requestId?: string; audit?: boolean };
+  meta: { requestId?: string; audit?: boolean; hops?: number };
 }
 
 export type WireAnswer =

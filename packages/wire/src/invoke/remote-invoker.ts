@@ -34,6 +34,7 @@ export class RemoteInvoker implements Invoker {
       meta: {
         ...(meta.requestId === undefined ? {} : { requestId: meta.requestId }),
         ...(meta.audit === undefined ? {} : { audit: meta.audit }),
+        ...(meta.hops === undefined ? {} : { hops: meta.hops }),
       },
     };
     let response: Response;

@@ -1,0 +1,203 @@
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  type CatalogHub,
+  leftBehind,
+  markReleased,
+  type PlacementCache,
+  placementsOn,
+  readPlacement,
+  recordShipped,
+  registerCell,
+} from "@prim/db";
+import { type BlobStore, type Cell, LocalBlobStore } from "@prim/engine";
+import { invalid, ServiceError } from "@prim/wire";
+import type { FastifyInstance } from "fastify";
+import { S3BlobStore } from "../blobs/s3-blob-store.js";
+import { createS3Client } from "../blobs/s3-client.js";
+import type { ApiEnv } from "../env.js";
+import type { WorkspaceEngines } from "../tenants.js";
+import { copyWorkspace, packWorkspace, unpackWorkspace, type WorkspaceFiles } from "./archive.js";
+
+/** Where archives of workspaces live: the blob store's `cells/` prefix (S3), or `<blobs dir>/_cells`. */
+export function archiveStore(env: ApiEnv): BlobStore {
+  if (env.PRIM_BLOBS === "s3") {
+    const s3 = createS3Client({ endpoint: env.S3_ENDPOINT, region: env.S3_REGION });
+    return new S3BlobStore(s3, env.S3_BUCKET as string, "cells/");
+  }
+  return new LocalBlobStore(join(env.PRIM_BLOBS.slice("local:".length), "_cells"));
+}
+
+const WORKSPACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+function workspaceOf(body: unknown): string {
+  const workspace = (body as { workspace?: unknown } | undefined)?.workspace;
+  if (typeof workspace !== "string" || !WORKSPACE_RE.test(workspace)) throw invalid("workspace: a workspace id");
+  return workspace;
+}
+
+/**
+ * What a cell does for moves, ships and rebuilds (CLOUD.md, "Scale-out"), on its internal
+ * listener (the cells' shared secret): quiesce / thaw a workspace, pack its files into the
+ * archive store, unpack an archive as a workspace it is about to serve, release a copy it no
+ * longer serves, ship archives of what changed.
+ */
+export class CellService {
+  private shipTimer: NodeJS.Timeout | null = null;
+  private shipping: Promise<unknown> = Promise.resolve();
+  /** When each workspace was last shipped (ms); a workspace untouched since is skipped. */
+  private readonly shipped = new Map<string, number>();
+
+  constructor(
+    readonly id: string,
+    private readonly env: ApiEnv,
+    private readonly cell: Cell,
+    private readonly tenants: WorkspaceEngines,
+    private readonly hub: CatalogHub,
+    private readonly placements: PlacementCache,
+    private readonly store: BlobStore = archiveStore(env),
+  ) {}
+
+  private files(workspace: string): WorkspaceFiles {
+    const local = this.env.PRIM_BLOBS.startsWith("local:") ? this.env.PRIM_BLOBS.slice("local:".length) : null;
+    return { dataDir: join(this.cell.dataDir, workspace), blobDir: local === null ? null : join(local, workspace) };
+  }
+
+  /** Says where this cell is; deletes copies of workspaces that moved away while it was down. */
+  async register(internalUrl: string | null): Promise<void> {
+    await registerCell(this.hub.pool, this.id, this.env.PRIM_CELL_URL ?? internalUrl);
+    this.placements.forget(null);
+    for (const workspace of await leftBehind(this.hub.pool, this.id)) await this.release(workspace);
+  }
+
+  private async groupKeys(workspace: string) {
+    const { rows } = await this.hub.pool.query<{ id: string }>("SELECT id FROM groups WHERE workspace_id = $1", [
+      workspace,
+    ]);
+    return this.cell.keyRing.exportWrapped(rows.map((r) => r.id));
+  }
+
+  /** Packs a quiesced workspace (a move's source). */
+  async pack(workspace: string): Promise<{ key: string; bytes: number; taken_at: number }> {
+    if (!this.tenants.isFrozen(workspace)) throw invalid(`workspace '${workspace}' is not quiesced on this cell`);
+    const takenAt = Date.now();
+    const archive = await packWorkspace(this.store, this.files(workspace), await this.groupKeys(workspace));
+    return { ...archive, taken_at: takenAt };
+  }
+
+  /** Installs archive `key` as `workspace` (a move's target, or a rebuild); held until it is placed here. */
+  async unpack(workspace: string, key: string): Promise<{ bytes: number }> {
+    const placement = await readPlacement(this.hub.pool, workspace);
+    if (placement?.cell === this.id) {
+      throw new ServiceError("conflict", `workspace '${workspace}' is served by this cell already`);
+    }
+    // Nothing may open a half-installed copy: held until the unpack is done.
+    await this.tenants.quiesce(workspace, Number.POSITIVE_INFINITY);
+    try {
+      const { keys, bytes } = await unpackWorkspace(this.store, key, this.files(workspace));
+      this.cell.keyRing.importWrapped(keys);
+      return { bytes };
+    } finally {
+      this.tenants.thaw(workspace);
+    }
+  }
+
+  /**
+   * Deletes this cell's copy of a workspace another cell serves (a move's last step; a restart
+   * after a crash in it). Refused while this cell still serves it.
+   */
+  async release(workspace: string): Promise<{ released: boolean }> {
+    const placement = await readPlacement(this.hub.pool, workspace);
+    if (placement !== null && placement.cell === this.id) {
+      throw new ServiceError("conflict", `workspace '${workspace}' is served by this cell; it cannot release it`);
+    }
+    await this.tenants.quiesce(workspace, Number.POSITIVE_INFINITY);
+    const files = this.files(workspace);
+    await rm(files.dataDir, { recursive: true, force: true });
+    await markReleased(this.hub.pool, workspace, this.id);
+    this.placements.forget(workspace);
+    this.tenants.thaw(workspace); // calls now route to the owner
+    return { released: true };
+  }
+
+  /**
+   * Ships an archive of each workspace this cell serves that was used since its last ship:
+   * quiesced only while its files are copied aside, packed and stored afterwards.
+   */
+  shipNow(): Promise<{ shipped: string[] }> {
+    const run = this.shipping.then(async () => {
+      const shipped: string[] = [];
+      for (const placement of await placementsOn(this.hub.pool, this.id)) {
+        const used = this.tenants.lastUsed(placement.workspace);
+        const last = this.shipped.get(placement.workspace) ?? placement.shippedAt ?? 0;
+        if (placement.shippedKey !== null && (used === undefined || used <= last)) continue;
+        if (placement.frozenUntil !== null && placement.frozenUntil > Date.now()) continue; // a move has it
+        if (await this.shipOne(placement.workspace)) shipped.push(placement.workspace);
+      }
+      return { shipped };
+    });
+    this.shipping = run.catch(() => {});
+    return run;
+  }
+
+  private async shipOne(workspace: string): Promise<boolean> {
+    if (this.tenants.isFrozen(workspace)) return false;
+    const takenAt = Date.now();
+    const aside = join(this.cell.dataDir, ".ship", workspace);
+    let copy: WorkspaceFiles;
+    await this.tenants.quiesce(workspace, takenAt + 60_000);
+    try {
+      copy = await copyWorkspace(this.files(workspace), aside);
+    } finally {
+      this.tenants.thaw(workspace);
+    }
+    try {
+      const { key } = await packWorkspace(this.store, copy, await this.groupKeys(workspace));
+      await recordShipped(this.hub.pool, workspace, this.id, key, takenAt);
+      this.shipped.set(workspace, takenAt);
+      return true;
+    } finally {
+      await rm(aside, { recursive: true, force: true });
+    }
+  }
+
+  /** Ships every `PRIM_SHIP_INTERVAL_S` seconds (0: never). */
+  startShipping(): void {
+    const seconds = this.env.PRIM_SHIP_INTERVAL_S;
+    if (seconds === 0) return;
+    this.shipTimer = setInterval(() => void this.shipNow().catch(() => {}), seconds * 1000);
+    this.shipTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.shipTimer !== null) clearInterval(this.shipTimer);
+    await this.shipping;
+  }
+
+  /** The internal routes (the internal app checks the shared secret on every request). */
+  mount(app: FastifyInstance): void {
+    app.get("/internal/cell", async () => ({ id: this.id, open: this.tenants.openWorkspaces() }));
+    app.post("/internal/cell/quiesce", async (req) => {
+      const workspace = workspaceOf(req.body);
+      const until = Number((req.body as { until?: unknown }).until);
+      if (!Number.isFinite(until)) throw invalid("until: an instant (ms)");
+      const placement = await readPlacement(this.hub.pool, workspace);
+      if (placement?.cell !== this.id)
+        throw new ServiceError("conflict", `workspace '${workspace}' is not served here`);
+      await this.tenants.quiesce(workspace, until);
+      return { quiesced: true };
+    });
+    app.post("/internal/cell/thaw", async (req) => {
+      this.tenants.thaw(workspaceOf(req.body));
+      return { thawed: true };
+    });
+    app.post("/internal/cell/pack", async (req) => this.pack(workspaceOf(req.body)));
+    app.post("/internal/cell/unpack", async (req) => {
+      const key = (req.body as { key?: unknown }).key;
+      if (typeof key !== "string" || !/^[0-9a-f]{64}$/.test(key)) throw invalid("key: an archive's sha256");
+      return this.unpack(workspaceOf(req.body), key);
+    });
+    app.post("/internal/cell/release", async (req) => this.release(workspaceOf(req.body)));
+    app.post("/internal/cell/ship", async () => this.shipNow());
+  }
+}

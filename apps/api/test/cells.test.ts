@@ -1,0 +1,146 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { createWorkspace, readPlacement } from "@prim/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { moveWorkspace, readApiEnv, rebuildCell } from "../src/index.js";
+import { startCells, type TestCells } from "./cells.js";
+import { call } from "./cloud.js";
+
+let cells: TestCells;
+
+beforeAll(async () => {
+  cells = await startCells("cells", ["cell-a", "cell-b", "cell-c"]);
+}, 60_000);
+afterAll(async () => {
+  await cells?.stop();
+});
+
+const pool = () => cells.cells[0]?.api.hub.pool as NonNullable<(typeof cells.cells)[0]>["api"]["hub"]["pool"];
+const node = (id: string) => cells.cells.find((c) => c.id === id) as (typeof cells.cells)[0];
+const operatorEnv = () => readApiEnv({ ...cells.env, PRIM_DATA_DIR: "/nonexistent" });
+
+async function workspaceWithKv(name: string) {
+  const ws = await createWorkspace(pool(), { name, plan: "enterprise" });
+  const placement = await readPlacement(pool(), ws.workspace.id);
+  return { ...ws, cell: placement?.cell as string };
+}
+
+describe("several cells", () => {
+  it("places new workspaces on the least-loaded open cell", async () => {
+    const placed = [];
+    for (let i = 0; i < 6; i++) placed.push((await workspaceWithKv(`spread-${i}`)).cell);
+    const counts = new Map<string, number>();
+    for (const cell of placed) counts.set(cell, (counts.get(cell) ?? 0) + 1);
+    expect([...counts.values()].sort()).toEqual([2, 2, 2]);
+  });
+
+  it("forwards REST requests from any cell to the owner, streaming bodies and keeping X-Request-Id", async () => {
+    const ws = await workspaceWithKv("forward");
+    const others = cells.cells.filter((c) => c.id !== ws.cell);
+    const entry = others[0] as (typeof cells.cells)[0];
+    expect((await call(entry.url, ws.key, "POST", "/v1/groups", { name: "app" })).status).toBe(201);
+    const kv = await call(entry.url, ws.key, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" });
+    expect(kv.status).toBe(201);
+    const put = await fetch(`${entry.url}/v1/primitives/${kv.body.id}/keys/greeting`, {
+      method: "PUT",
+      headers: {
+        authorization: `Bearer ${ws.key}`,
+        "content-type": "application/json",
+        "x-request-id": "req-forward-1",
+      },
+      body: JSON.stringify({ value: "hello" }),
+    });
+    expect(put.status).toBeLessThan(300);
+    expect(put.headers.get("x-request-id")).toBe("req-forward-1");
+    for (const c of cells.cells) {
+      const got = await call(c.url, ws.key, "GET", `/v1/primitives/${kv.body.id}/keys/greeting`);
+      expect(got.status).toBe(200);
+      expect(got.body.value).toBe("hello");
+    }
+    // Only the owner has the workspace's files.
+    for (const c of others) expect(existsSync(join(c.dataDir, ws.workspace.id))).toBe(false);
+    expect(existsSync(join(node(ws.cell).dataDir, ws.workspace.id))).toBe(true);
+
+    // A 3 MiB upload and download through a non-owner.
+    const store = await call(entry.url, ws.key, "POST", "/v1/primitives", {
+      name: "files",
+      type: "storage",
+      group: "app",
+    });
+    const body = Buffer.alloc(3 * 1024 * 1024, 3);
+    const up = await fetch(`${entry.url}/v1/primitives/${store.body.id}/objects/big.bin`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${ws.key}`, "content-type": "application/octet-stream" },
+      body,
+    });
+    expect(up.status).toBeLessThan(300);
+    const down = await fetch(`${others[1]?.url}/v1/primitives/${store.body.id}/objects/big.bin`, {
+      headers: { authorization: `Bearer ${ws.key}` },
+    });
+    const bytes = Buffer.from(await down.arrayBuffer());
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(createHash("sha256").update(body).digest("hex"));
+
+    // A signed URL made on one cell works through any other (routed by the workspace in its token).
+    const signed = await call(entry.url, ws.key, "POST", `/v1/primitives/${store.body.id}/presign`, {
+      key: "big.bin",
+      method: "GET",
+      expires_in: "1m",
+    });
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+    const path = new URL(signed.body.url).pathname;
+    for (const c of cells.cells) {
+      const res = await fetch(`${c.url}${path}`);
+      expect(res.status).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBe(body.length);
+    }
+  });
+
+  it("moves a workspace with its data; every entry point then reaches the new cell", async () => {
+    const ws = await workspaceWithKv("move");
+    const from = node(ws.cell);
+    const to = cells.cells.find((c) => c.id !== ws.cell) as (typeof cells.cells)[0];
+    await call(from.url, ws.key, "POST", "/v1/groups", { name: "app" });
+    const kv = await call(from.url, ws.key, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" });
+    const db = await call(from.url, ws.key, "POST", "/v1/primitives", { name: "main", type: "db", group: "app" });
+    await call(from.url, ws.key, "PUT", `/v1/primitives/${kv.body.id}/keys/a`, { value: 1 });
+    await call(from.url, ws.key, "POST", `/v1/primitives/${db.body.id}/query`, { sql: "CREATE TABLE t (x INTEGER)" });
+    await call(from.url, ws.key, "POST", `/v1/primitives/${db.body.id}/query`, { sql: "INSERT INTO t VALUES (42)" });
+    const report = await moveWorkspace(operatorEnv(), ws.workspace.id, to.id);
+    expect(report).toMatchObject({ moved: true, from: from.id, to: to.id, released: true });
+    expect((await readPlacement(pool(), ws.workspace.id))?.cell).toBe(to.id);
+    expect(existsSync(join(from.dataDir, ws.workspace.id))).toBe(false);
+    for (const c of cells.cells) {
+      expect((await call(c.url, ws.key, "GET", `/v1/primitives/${kv.body.id}/keys/a`)).body.value).toBe(1);
+      const q = await call(c.url, ws.key, "POST", `/v1/primitives/${db.body.id}/query`, { sql: "SELECT x FROM t" });
+      expect(q.status, JSON.stringify(q.body)).toBe(200);
+      expect(JSON.stringify(q.body)).toContain("42");
+    }
+    expect(
+      (await call(from.url, ws.key, "PUT", `/v1/primitives/${kv.body.id}/keys/b`, { value: 2 })).status,
+    ).toBeLessThan(300);
+    expect((await call(to.url, ws.key, "GET", `/v1/primitives/${kv.body.id}/keys/b`)).body.value).toBe(2);
+  });
+
+  it("rebuilds a lost cell's workspaces from their shipped archives, losing only what came after", async () => {
+    const ws = await workspaceWithKv("rebuild");
+    const lost = node(ws.cell);
+    await call(lost.url, ws.key, "POST", "/v1/groups", { name: "app" });
+    const kv = await call(lost.url, ws.key, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" });
+    await call(lost.url, ws.key, "PUT", `/v1/primitives/${kv.body.id}/keys/kept`, { value: "before" });
+    const shipped = await lost.api.cellService.shipNow();
+    expect(shipped.shipped).toContain(ws.workspace.id);
+    await call(lost.url, ws.key, "PUT", `/v1/primitives/${kv.body.id}/keys/lost`, { value: "after" });
+    await cells.stopCell(lost.id);
+    const { rmSync } = await import("node:fs");
+    rmSync(lost.dataDir, { recursive: true, force: true });
+    const report = await rebuildCell(operatorEnv(), lost.id);
+    const entry = report.restored.find((r) => r.workspace === ws.workspace.id);
+    expect(entry).toBeDefined();
+    const survivor = node(entry?.to as string);
+    expect((await call(survivor.url, ws.key, "GET", `/v1/primitives/${kv.body.id}/keys/kept`)).body.value).toBe(
+      "before",
+    );
+    expect((await call(survivor.url, ws.key, "GET", `/v1/primitives/${kv.body.id}/keys/lost`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,139 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { Agent, type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { ServiceError } from "@prim/wire";
+import { errorToWire } from "@prim/wire/invoke";
+import type { FastifyReply, FastifyRequest } from "fastify";
+
+/*
+ * Forwarding between cells (CLOUD.md, "Scale-out"): a process that receives a request for a
+ * workspace another cell serves hands the HTTP request, as it came, to that cell's internal
+ * listener under `/internal/forward/…`; the bodies stream both ways (an upload is never held
+ * whole), and the answer — status, headers, `X-Request-Id` — is the owner's. The owner
+ * authenticates the caller's credential again; the shared secret only vouches for the hop and
+ * for the client address the first process saw.
+ */
+
+export const FORWARD_PREFIX = "/internal/forward";
+const SECRET_HEADER = "x-prim-cell-secret";
+const HOPS_HEADER = "x-prim-hops";
+const CLIENT_IP_HEADER = "x-prim-client-ip";
+/** Headers of one connection, never passed on (RFC 9110 §7.6.1). */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  SECRET_HEADER,
+  HOPS_HEADER,
+  CLIENT_IP_HEADER,
+]);
+
+export interface Forwarded {
+  /** The address the first process saw. */
+  clientIp: string;
+  /** How many cells the request passed before this one. */
+  hops: number;
+}
+
+const FORWARDED = Symbol("prim.forwarded");
+type Marked = IncomingMessage & { [FORWARDED]?: Forwarded };
+
+/** What the forwarding process vouched for, when this request came through a forward. */
+export function forwardedOf(raw: IncomingMessage): Forwarded | undefined {
+  return (raw as Marked)[FORWARDED];
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
+/**
+ * The owner's side, run by the internal listener for `/internal/forward/…`: checks the hop's
+ * secret, strips the prefix and the hop headers, marks the request and hands it to `serve`
+ * (the public app's router). A wrong secret answers 401 and serves nothing.
+ */
+export function acceptForward(
+  secret: string,
+  serve: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const expected = digest(secret);
+  return (req, res) => {
+    const given = req.headers[SECRET_HEADER];
+    if (typeof given !== "string" || !timingSafeEqual(digest(given), expected)) {
+      const { status, body } = errorToWire(
+        new ServiceError("invalid_token", "a forward needs the cells' shared secret"),
+      );
+      res.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(body));
+      req.resume();
+      return;
+    }
+    const hops = Number(req.headers[HOPS_HEADER]);
+    const clientIp = req.headers[CLIENT_IP_HEADER];
+    (req as Marked)[FORWARDED] = {
+      clientIp: typeof clientIp === "string" && clientIp !== "" ? clientIp : (req.socket.remoteAddress ?? ""),
+      hops: Number.isInteger(hops) && hops > 0 ? hops : 1,
+    };
+    for (const name of [SECRET_HEADER, HOPS_HEADER, CLIENT_IP_HEADER]) delete req.headers[name];
+    req.url = (req.url ?? "/").slice(FORWARD_PREFIX.length) || "/";
+    serve(req, res);
+  };
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
+
+function passOn(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The forwarding side: takes the reply over and streams the request to `cellUrl`'s internal
+ * listener, and its answer back. A cell that does not answer is 500 `internal_error` (safe to
+ * retry: nothing reached it), in the spec's error shape with this request's id.
+ */
+export function forwardRequest(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  target: { cellUrl: string; secret: string; clientIp: string },
+): void {
+  reply.hijack();
+  const hops = (forwardedOf(req.raw)?.hops ?? 0) + 1;
+  const headers = {
+    ...passOn(req.raw.headers),
+    "x-request-id": req.id,
+    [SECRET_HEADER]: target.secret,
+    [HOPS_HEADER]: String(hops),
+    [CLIENT_IP_HEADER]: target.clientIp,
+  };
+  const url = new URL(`${FORWARD_PREFIX}${req.raw.url ?? "/"}`, target.cellUrl);
+  const res = reply.raw;
+  const upstream = request(url, { method: req.raw.method, headers, agent }, (answer) => {
+    res.writeHead(answer.statusCode ?? 500, passOn(answer.headers));
+    answer.pipe(res);
+    answer.on("error", () => res.destroy());
+  });
+  upstream.on("error", (err) => {
+    req.log.warn({ err, cell: target.cellUrl }, "forward failed");
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const { status, body } = errorToWire(
+      new ServiceError(
+        "internal_error",
+        "internal error; safe to retry (the cell serving this workspace did not answer)",
+      ),
+    );
+    res
+      .writeHead(status, { "content-type": "application/json; charset=utf-8", "x-request-id": req.id })
+      .end(JSON.stringify(body));
+  });
+  res.on("close", () => {
+    if (!res.writableFinished) upstream.destroy();
+  });
+  req.raw.pipe(upstream);
+}
