@@ -5,7 +5,15 @@ import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { type AppName, HEALTH_PATH, PORT_VARIABLE, readApp, STAND_INS, standIn, unknownNames } from "./lib/apps.js";
 import { copyPaths, ignorePatterns, imageName, isIgnored, isPinned, parseDockerfile, stageEnv } from "./lib/docker.js";
-import { appOf, byKind, checkApps, checkContainers, checkReferences, selected } from "./lib/k8s-checks.js";
+import {
+  appOf,
+  byKind,
+  checkApps,
+  checkContainers,
+  checkReferences,
+  POD_NAME_STAND_IN,
+  selected,
+} from "./lib/k8s-checks.js";
 import { schemaProblems } from "./lib/k8s-schema.js";
 import { containersOf, kustomize } from "./lib/kustomize.js";
 
@@ -251,11 +259,16 @@ describe("Kubernetes manifests (infra/k8s)", () => {
       expect(checkReferences(objects)).toEqual([]);
     });
 
-    it("keeps one cell, its PRIM_DATA_DIR on its volume claim; the Job migrates with the cell's image", () => {
+    it("runs cells named after their pods, each PRIM_DATA_DIR on its volume claim; the Job migrates with the cell's image", () => {
       const { apps } = checkApps(objects, base, imageEnv);
       const cell = apps.find((a) => a.app === "api");
       expect(cell?.workload.kind).toBe("StatefulSet");
-      expect(cell?.workload.spec.replicas).toBe(1); // until placement forwarding (CLOUD.md, Scale-out)
+      expect(cell?.workload.spec.replicas).toBe(dir === "overlays/production" ? 3 : 1);
+      // Each cell is its pod, reached by the others at its stable name under the governing Service.
+      expect(cell?.config?.env.PRIM_CELL_ID).toBe(POD_NAME_STAND_IN);
+      expect(cell?.config?.env.PRIM_CELL_URL).toBe(
+        `http://${POD_NAME_STAND_IN}.${cell?.workload.spec.serviceName}:${cell?.config?.ports.internal}`,
+      );
       const mount = cell?.container.volumeMounts.find((m: any) => m.mountPath === cell.config?.env.PRIM_DATA_DIR);
       expect(cell?.workload.spec.volumeClaimTemplates.map((v: any) => v.metadata.name)).toContain(mount?.name);
       const job = apps.find((a) => a.app === "migrate");

@@ -46,8 +46,10 @@ export async function startApi(
       api.internal === undefined
         ? undefined
         : await listenInternal(api.internal, { port: env.PRIM_INTERNAL_PORT, host: env.PRIM_INTERNAL_HOST });
-    // Other processes reach this cell at PRIM_CELL_URL, else where its internal listener is.
-    await api.cellService.register(internalUrl ?? null);
+    // Other processes reach this cell at PRIM_CELL_URL, else where its internal listener is
+    // (unless that is a wildcard address, which names no host to them).
+    const wildcard = /^(0\.0\.0\.0|::|\[::\])$/.test(env.PRIM_INTERNAL_HOST);
+    await api.cellService.register(wildcard ? null : (internalUrl ?? null));
     return { url, internalUrl, api };
   } catch (err) {
     await api.close();

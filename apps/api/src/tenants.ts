@@ -146,9 +146,12 @@ export class WorkspaceEngines implements Invoker {
     await tenant.engine.close();
   }
 
-  /** Lets calls for `workspace` in again. */
-  thaw(workspace: string): void {
-    this.frozen.delete(workspace);
+  /**
+   * Lets calls for `workspace` in again; with `until`, only if the hold is still the one that
+   * was set with it (a ship's thaw must not end a move's freeze that began meanwhile).
+   */
+  thaw(workspace: string, until?: number): void {
+    if (until === undefined || this.frozen.get(workspace) === until) this.frozen.delete(workspace);
   }
 
   private wakeIdle(workspace: string): void {

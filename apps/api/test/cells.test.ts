@@ -143,4 +143,54 @@ describe("several cells", () => {
     );
     expect((await call(survivor.url, ws.key, "GET", `/v1/primitives/${kv.body.id}/keys/lost`)).status).toBe(404);
   });
+
+  it("holds requests for a frozen workspace, then serves them; past 10 s answers 503 with Retry-After", async () => {
+    const ws = await workspaceWithKv("frozen");
+    const owner = node(ws.cell);
+    const entry = cells.cells.find((c) => c.id !== ws.cell) as (typeof cells.cells)[0];
+    await call(owner.url, ws.key, "POST", "/v1/groups", { name: "app" });
+    const kv = await call(owner.url, ws.key, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" });
+    const until = Date.now() + 400;
+    await owner.api.tenants.quiesce(ws.workspace.id, until);
+    const started = Date.now();
+    const put = await call(entry.url, ws.key, "PUT", `/v1/primitives/${kv.body.id}/keys/k`, { value: "held" });
+    expect(put.status).toBeLessThan(300);
+    expect(Date.now()).toBeGreaterThanOrEqual(until - 5);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await owner.api.tenants.quiesce(ws.workspace.id, Date.now() + 30_000);
+    const refused = await call(owner.url, ws.key, "GET", `/v1/primitives/${kv.body.id}/keys/k`);
+    owner.api.tenants.thaw(ws.workspace.id);
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe("internal_error");
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect((await call(entry.url, ws.key, "GET", `/v1/primitives/${kv.body.id}/keys/k`)).body.value).toBe("held");
+  }, 30_000);
+
+  it("keeps the forwarding door shut: the cells' secret is checked, client-sent hop headers count for nothing", async () => {
+    const ws = await workspaceWithKv("door");
+    const owner = node(ws.cell);
+    // Not a public route.
+    expect((await call(owner.url, ws.key, "GET", "/internal/forward/v1/groups")).status).toBe(404);
+    // The internal listener without the secret, or with a wrong one.
+    for (const secret of [undefined, "wrong-secret-wrong-secret-wrong-secret-00"]) {
+      const res = await fetch(`${owner.internalUrl}/internal/forward/v1/groups`, {
+        headers: {
+          authorization: `Bearer ${ws.key}`,
+          ...(secret === undefined ? {} : { "x-prim-cell-secret": secret }),
+        },
+      });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
+    }
+    // With it, the caller's own credential is still checked by the owner.
+    const forged = await fetch(`${owner.internalUrl}/internal/forward/v1/groups`, {
+      headers: { authorization: "Bearer pk_notakey", "x-prim-cell-secret": cells.env.PRIM_INTERNAL_SECRET as string },
+    });
+    expect(forged.status).toBe(401);
+    // Another workspace's key through a forward reaches only its own workspace.
+    const other = await workspaceWithKv("door-other");
+    await call(owner.url, ws.key, "POST", "/v1/groups", { name: "mine" });
+    const list = await call(node(other.cell === ws.cell ? ws.cell : other.cell).url, other.key, "GET", "/v1/groups");
+    expect(JSON.stringify(list.body)).not.toContain('"mine"');
+  });
 });

@@ -56,19 +56,29 @@ function value(o: K8sObject, key: string): string | undefined {
   return o.data?.[key];
 }
 
+/** What a pod's name stands in as (a StatefulSet's first pod). */
+export const POD_NAME_STAND_IN = "prim-api-0";
+
 /** A container's environment as the kubelet would set it; placeholders become stand-ins. */
 export function containerEnv(c: K8sObject, objects: K8sObject[], base: K8sObject[], problems: string[]) {
   const env: Record<string, string> = {};
   if (c.envFrom !== undefined) problems.push(`${c.name}: envFrom: list each variable (infra/README.md)`);
   for (const e of c.env ?? []) {
     if (e.value !== undefined) {
-      env[e.name] = String(e.value);
+      // The kubelet expands $(NAME) from variables defined above it.
+      env[e.name] = String(e.value).replace(/\$\(([A-Z0-9_]+)\)/g, (m, name: string) => env[name] ?? m);
+      continue;
+    }
+    if (e.valueFrom?.fieldRef?.fieldPath === "metadata.name") {
+      env[e.name] = POD_NAME_STAND_IN;
       continue;
     }
     const ref = e.valueFrom?.configMapKeyRef ?? e.valueFrom?.secretKeyRef;
     const kind = e.valueFrom?.configMapKeyRef ? "ConfigMap" : "Secret";
     if (ref === undefined) {
-      problems.push(`${c.name}: ${e.name}: only value, configMapKeyRef and secretKeyRef are checked`);
+      problems.push(
+        `${c.name}: ${e.name}: only value, fieldRef metadata.name, configMapKeyRef and secretKeyRef are checked`,
+      );
       continue;
     }
     const from = source(objects, base, kind, ref.name);

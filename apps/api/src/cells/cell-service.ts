@@ -98,7 +98,7 @@ export class CellService {
       this.cell.keyRing.importWrapped(keys);
       return { bytes };
     } finally {
-      this.tenants.thaw(workspace);
+      this.tenants.thaw(workspace, Number.POSITIVE_INFINITY);
     }
   }
 
@@ -145,11 +145,12 @@ export class CellService {
     const takenAt = Date.now();
     const aside = join(this.cell.dataDir, ".ship", workspace);
     let copy: WorkspaceFiles;
-    await this.tenants.quiesce(workspace, takenAt + 60_000);
+    const until = takenAt + 60_000;
+    await this.tenants.quiesce(workspace, until);
     try {
       copy = await copyWorkspace(this.files(workspace), aside);
     } finally {
-      this.tenants.thaw(workspace);
+      this.tenants.thaw(workspace, until);
     }
     try {
       const { key } = await packWorkspace(this.store, copy, await this.groupKeys(workspace));
