@@ -28,6 +28,8 @@ interface Tenant {
   engine: Engine;
   inflight: number;
   lastUsed: number;
+  /** Aborted when the workspace is quiesced: long polls answer at once (nothing) instead of holding it. */
+  quiet: AbortController;
 }
 
 /**
@@ -81,7 +83,7 @@ export class WorkspaceEngines implements Invoker {
         blobs: this.options.blobsFor?.(workspace),
         limiter: this.options.limiter,
       });
-      tenant = { engine, inflight: 0, lastUsed: this.now() };
+      tenant = { engine, inflight: 0, lastUsed: this.now(), quiet: new AbortController() };
       this.tenants.set(workspace, tenant);
     }
     return tenant;
@@ -105,7 +107,9 @@ export class WorkspaceEngines implements Invoker {
     tenant.lastUsed = this.now();
     this.touched.set(principal.workspace, tenant.lastUsed);
     try {
-      return await tenant.engine.invoke<O>(principal, opName, target, input, meta);
+      const quiet = tenant.quiet.signal;
+      const signal = meta?.signal === undefined ? quiet : AbortSignal.any([meta.signal, quiet]);
+      return await tenant.engine.invoke<O>(principal, opName, target, input, { ...meta, signal });
     } finally {
       tenant.inflight--;
       if (tenant.inflight === 0) this.wakeIdle(principal.workspace);
@@ -135,6 +139,7 @@ export class WorkspaceEngines implements Invoker {
     this.frozen.set(workspace, until);
     const tenant = this.tenants.get(workspace);
     if (tenant === undefined) return;
+    tenant.quiet.abort();
     if (tenant.inflight > 0) {
       await new Promise<void>((resolve) => {
         const list = this.idleWaiters.get(workspace) ?? [];

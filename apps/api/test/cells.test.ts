@@ -164,6 +164,24 @@ describe("several cells", () => {
     expect(refused.body.error.code).toBe("internal_error");
     expect(refused.headers.get("retry-after")).toBe("1");
     expect((await call(entry.url, ws.key, "GET", `/v1/primitives/${kv.body.id}/keys/k`)).body.value).toBe("held");
+
+    // A long poll in flight does not hold a move up: quiescing ends it (no jobs) at once.
+    const queue = await call(owner.url, ws.key, "POST", "/v1/primitives", {
+      name: "jobs",
+      type: "queue",
+      group: "app",
+    });
+    const polling = call(entry.url, ws.key, "POST", `/v1/primitives/${queue.body.id}/queues/q/receive`, {
+      wait: "20s",
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const quiesceStarted = Date.now();
+    await owner.api.tenants.quiesce(ws.workspace.id, Date.now() + 5_000);
+    expect(Date.now() - quiesceStarted).toBeLessThan(3_000);
+    owner.api.tenants.thaw(ws.workspace.id);
+    const polled = await polling;
+    expect(polled.status).toBe(200);
+    expect(JSON.stringify(polled.body)).toMatch(/\[\]/);
   }, 30_000);
 
   it("keeps the forwarding door shut: the cells' secret is checked, client-sent hop headers count for nothing", async () => {

@@ -116,7 +116,8 @@ export class CellService {
     await rm(files.dataDir, { recursive: true, force: true });
     await markReleased(this.hub.pool, workspace, this.id);
     this.placements.forget(workspace);
-    this.tenants.thaw(workspace); // calls now route to the owner
+    // Held for good (calls route to the owner before they get here): a placement cached
+    // stale, with notices lost, must not open an empty copy here. An unpack here lifts it.
     return { released: true };
   }
 
