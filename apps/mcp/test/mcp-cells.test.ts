@@ -1,0 +1,68 @@
+// apps/mcp with several cells: each tool call goes straight to the cell its workspace is placed
+// on (PRIM_INTERNAL_URL here answers nothing, so a call that reached a cell was routed by its
+// placement), and a session keeps working across a move of its workspace.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createWorkspace, readPlacement } from "@prim/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { moveWorkspace, readApiEnv } from "../../api/src/index.js";
+import { startCells, type TestCells } from "../../api/test/cells.js";
+import { call } from "../../api/test/cloud.js";
+import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
+
+let cells: TestCells;
+let mcp: McpApp;
+let url: string;
+
+beforeAll(async () => {
+  cells = await startCells("mcp-cells", ["cell-a", "cell-b"]);
+  mcp = await createMcpApp(
+    readMcpEnv({
+      DATABASE_URL: cells.databaseUrl,
+      PRIM_INTERNAL_URL: "http://127.0.0.1:9", // nothing listens: routing must not need it
+      PRIM_INTERNAL_SECRET: cells.env.PRIM_INTERNAL_SECRET,
+      PRIM_PUBLIC_MCP_URL: "https://mcp.prim.test",
+      PRIM_AUTH_URL: "https://api.prim.test/oauth",
+    }),
+  );
+  url = `${await mcp.app.listen({ port: 0, host: "127.0.0.1" })}/mcp`;
+}, 60_000);
+
+afterAll(async () => {
+  await mcp?.close();
+  await cells?.stop();
+});
+
+describe("apps/mcp over several cells", () => {
+  it("calls the workspace's own cell, and the session survives a move of its workspace", async () => {
+    const pool = cells.cells[0]?.api.hub.pool as NonNullable<(typeof cells.cells)[0]>["api"]["hub"]["pool"];
+    const ws = await createWorkspace(pool, { name: "Agents", plan: "pro" });
+    const from = (await readPlacement(pool, ws.workspace.id))?.cell as string;
+    const entry = cells.cells.find((c) => c.id === from) as (typeof cells.cells)[0];
+    await call(entry.url, ws.key, "POST", "/v1/groups", { name: "app" });
+    await call(entry.url, ws.key, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${ws.key}`, "x-service-group": "app" } },
+    });
+    const client = new Client({ name: "prim-test", version: "1.0.0" });
+    await client.connect(transport);
+    const set = await client.callTool({ name: "kv_set", arguments: { primitive: "cache", key: "k", value: 1 } });
+    expect(set.isError).toBeFalsy();
+
+    const to = cells.cells.find((c) => c.id !== from)?.id as string;
+    const report = await moveWorkspace(
+      readApiEnv({ ...cells.env, PRIM_DATA_DIR: "/nonexistent" }),
+      ws.workspace.id,
+      to,
+    );
+    expect(report.moved).toBe(true);
+    const got = await client.callTool({ name: "kv_get", arguments: { primitive: "cache", key: "k" } });
+    expect(got.isError).toBeFalsy();
+    expect(JSON.stringify(got.structuredContent ?? got.content)).toContain("1");
+    const again = await client.callTool({ name: "kv_set", arguments: { primitive: "cache", key: "k2", value: 2 } });
+    expect(again.isError).toBeFalsy();
+    const target = cells.cells.find((c) => c.id === to) as (typeof cells.cells)[0];
+    expect((await call(target.url, ws.key, "GET", "/v1/groups")).status).toBe(200);
+    await client.close();
+  }, 60_000);
+});
