@@ -12,7 +12,8 @@ async function admin(...args: string[]) {
   return { ...res, out: res.code === 0 ? JSON.parse(res.stdout) : res.stdout };
 }
 
-describe("prim admin", () => {
+// Each test runs the real command several times (a process start each): give them room under load.
+describe("prim admin", { timeout: 60_000 }, () => {
   it("creates a workspace with a workspace key, scoped keys, changes the plan and revokes a key", async () => {
     const ws = await admin(
       "workspace",
