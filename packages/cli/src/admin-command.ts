@@ -102,7 +102,15 @@ export async function adminCommand(args: string[]): Promise<void> {
         break;
       }
       case "cell list":
-        out = { cells: await db.listCells(pool) };
+        out = {
+          cells: (await db.listCells(pool)).map((c) => ({
+            id: c.id,
+            internal_url: c.internalUrl,
+            state: c.state,
+            workspaces: c.workspaces,
+            seen_at: new Date(c.seenAt).toISOString(),
+          })),
+        };
         break;
       case "cell open":
       case "cell close": {

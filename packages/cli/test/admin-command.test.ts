@@ -1,4 +1,4 @@
-import { migrate, verifyPassword } from "@prim/db";
+import { migrate, openPool, registerCell, verifyPassword } from "@prim/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, withClient } from "../../db/test/pg.js";
 import { runPrimCommand } from "./prim-process.js";
@@ -188,5 +188,27 @@ describe("prim admin stripe sync", () => {
     } finally {
       await standin.close();
     }
+  });
+
+  it("lists cells, closes and opens one; a move names what it lacks in one line", { timeout: 60_000 }, async () => {
+    const pool = await openPool(db.url);
+    try {
+      await registerCell(pool, "cell-x", "http://127.0.0.1:1");
+    } finally {
+      await pool.end();
+    }
+    const listed = await admin("cell", "list");
+    expect(listed.out.cells).toEqual([
+      { id: "cell-x", internal_url: "http://127.0.0.1:1", state: "open", workspaces: 0, seen_at: expect.any(String) },
+    ]);
+    expect((await admin("cell", "close", "--id", "cell-x")).out).toEqual({ id: "cell-x", state: "closed" });
+    expect((await admin("cell", "list")).out.cells[0].state).toBe("closed");
+    expect((await admin("cell", "open", "--id", "cell-x")).out).toEqual({ id: "cell-x", state: "open" });
+    expect((await admin("cell", "close", "--id", "nope")).stderr).toContain("no cell 'nope'");
+    const move = await admin("workspace", "move", "--workspace", "ws_x");
+    expect(move.code).not.toBe(0);
+    expect(move.stderr.trim().split("\n")).toEqual([expect.stringContaining("--to is required")]);
+    const crash = await admin("workspace", "move", "--workspace", "ws_x", "--to", "cell-x", "--crash-after", "never");
+    expect(crash.stderr).toContain("--crash-after must be one of freeze, quiesce, pack");
   });
 });
