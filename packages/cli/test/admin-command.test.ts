@@ -190,7 +190,7 @@ describe("prim admin stripe sync", () => {
     }
   });
 
-  it("lists cells, closes and opens one; a move names what it lacks in one line", { timeout: 60_000 }, async () => {
+  it("lists cells, closes and opens one; a move names what it lacks in one line", { timeout: 120_000 }, async () => {
     const pool = await openPool(db.url);
     try {
       await registerCell(pool, "cell-x", "http://127.0.0.1:1");
