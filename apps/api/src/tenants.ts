@@ -69,6 +69,11 @@ export class WorkspaceEngines implements Invoker {
     return this.options.now?.() ?? Date.now();
   }
 
+  /** The engine of `workspace` if it is open and not held (never opens one). */
+  openEngine(workspace: string): Engine | undefined {
+    return this.isFrozen(workspace) ? undefined : this.tenants.get(workspace)?.engine;
+  }
+
   /** The engine of `workspace` (opened now if it is not open). */
   engine(workspace: string): Engine {
     return this.tenant(workspace).engine;

@@ -1,8 +1,9 @@
-import { createHash, timingSafeEqual } from "node:crypto";
-import { Agent, type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { timingSafeEqual } from "node:crypto";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError } from "@prim/wire";
 import { errorToWire } from "@prim/wire/invoke";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { type Dispatcher, Pool } from "undici";
 
 /*
  * Forwarding between cells (CLOUD.md, "Scale-out"): a process that receives a request for a
@@ -26,6 +27,7 @@ const HOP_BY_HOP = new Set([
   "te",
   "trailer",
   "upgrade",
+  "expect",
   SECRET_HEADER,
   HOPS_HEADER,
   CLIENT_IP_HEADER,
@@ -46,8 +48,6 @@ export function forwardedOf(raw: IncomingMessage): Forwarded | undefined {
   return (raw as Marked)[FORWARDED];
 }
 
-const digest = (text: string) => createHash("sha256").update(text).digest();
-
 /**
  * The owner's side, run by the internal listener for `/internal/forward/…`: checks the hop's
  * secret, strips the prefix and the hop headers, marks the request and hands it to `serve`
@@ -57,10 +57,12 @@ export function acceptForward(
   secret: string,
   serve: (req: IncomingMessage, res: ServerResponse) => void,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const expected = digest(secret);
+  const expected = Buffer.from(secret);
   return (req, res) => {
     const given = req.headers[SECRET_HEADER];
-    if (typeof given !== "string" || !timingSafeEqual(digest(given), expected)) {
+    // Equal lengths compared in constant time (a length says nothing the secret's rules do not).
+    const bytes = typeof given === "string" ? Buffer.from(given) : null;
+    if (bytes === null || bytes.length !== expected.length || !timingSafeEqual(bytes, expected)) {
       const { status, body } = errorToWire(
         new ServiceError("invalid_token", "a forward needs the cells' shared secret"),
       );
@@ -80,7 +82,17 @@ export function acceptForward(
   };
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 10_000 });
+/** One connection pool per cell (keep-alive; each request on its own connection). */
+const pools = new Map<string, Pool>();
+
+function poolFor(origin: string): Pool {
+  let pool = pools.get(origin);
+  if (pool === undefined) {
+    pool = new Pool(origin, { connections: 128, keepAliveTimeout: 10_000 });
+    pools.set(origin, pool);
+  }
+  return pool;
+}
 
 function passOn(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -90,50 +102,74 @@ function passOn(headers: IncomingHttpHeaders): Record<string, string | string[]>
   return out;
 }
 
+/** Whether a request carries a body to stream on (RFC 9112 §6.3: a length or a transfer coding). */
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers["content-length"];
+  return headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
 /**
  * The forwarding side: takes the reply over and streams the request to `cellUrl`'s internal
- * listener, and its answer back. A cell that does not answer is 500 `internal_error` (safe to
- * retry: nothing reached it), in the spec's error shape with this request's id.
+ * listener, and its answer back (an undici pool per cell). A cell that does not answer is 500
+ * `internal_error` (safe to retry: nothing reached it), in the spec's error shape with this
+ * request's id.
  */
 export function forwardRequest(
   req: FastifyRequest,
   reply: FastifyReply,
-  target: { cellUrl: string; secret: string; clientIp: string },
+  target: {
+    cellUrl: string;
+    secret: string;
+    clientIp: string;
+    /** Called when the cell did not answer (its address may be stale). */
+    onUnreachable?: () => void;
+  },
 ): void {
   reply.hijack();
   const hops = (forwardedOf(req.raw)?.hops ?? 0) + 1;
-  const headers = {
-    ...passOn(req.raw.headers),
-    "x-request-id": req.id,
-    [SECRET_HEADER]: target.secret,
-    [HOPS_HEADER]: String(hops),
-    [CLIENT_IP_HEADER]: target.clientIp,
-  };
-  const url = new URL(`${FORWARD_PREFIX}${req.raw.url ?? "/"}`, target.cellUrl);
   const res = reply.raw;
-  const upstream = request(url, { method: req.raw.method, headers, agent }, (answer) => {
-    res.writeHead(answer.statusCode ?? 500, passOn(answer.headers));
-    answer.pipe(res);
-    answer.on("error", () => res.destroy());
-  });
-  upstream.on("error", (err) => {
-    req.log.warn({ err, cell: target.cellUrl }, "forward failed");
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    const { status, body } = errorToWire(
-      new ServiceError(
-        "internal_error",
-        "internal error; safe to retry (the cell serving this workspace did not answer)",
-      ),
-    );
-    res
-      .writeHead(status, { "content-type": "application/json; charset=utf-8", "x-request-id": req.id })
-      .end(JSON.stringify(body));
-  });
+  const abort = new AbortController();
   res.on("close", () => {
-    if (!res.writableFinished) upstream.destroy();
+    if (!res.writableFinished) abort.abort();
   });
-  req.raw.pipe(upstream);
+  const url = new URL(target.cellUrl);
+  poolFor(url.origin)
+    .request({
+      path: `${url.pathname.replace(/\/+$/, "")}${FORWARD_PREFIX}${req.raw.url ?? "/"}`,
+      method: (req.raw.method ?? "GET") as Dispatcher.HttpMethod,
+      headers: {
+        ...passOn(req.raw.headers),
+        "x-request-id": req.id,
+        [SECRET_HEADER]: target.secret,
+        [HOPS_HEADER]: String(hops),
+        [CLIENT_IP_HEADER]: target.clientIp,
+      },
+      body: hasBody(req.raw.headers) ? req.raw : null,
+      signal: abort.signal,
+    })
+    .then(
+      (answer) => {
+        res.writeHead(answer.statusCode, passOn(answer.headers as IncomingHttpHeaders));
+        answer.body.pipe(res);
+        answer.body.on("error", () => res.destroy());
+      },
+      (err: unknown) => {
+        if (abort.signal.aborted) return;
+        req.log.warn({ err, cell: target.cellUrl }, "forward failed");
+        target.onUnreachable?.();
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        const { status, body } = errorToWire(
+          new ServiceError(
+            "internal_error",
+            "internal error; safe to retry (the cell serving this workspace did not answer)",
+          ),
+        );
+        res
+          .writeHead(status, { "content-type": "application/json; charset=utf-8", "x-request-id": req.id })
+          .end(JSON.stringify(body));
+      },
+    );
 }

@@ -1,4 +1,4 @@
-import { rm } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type CatalogHub,
@@ -29,6 +29,8 @@ export function archiveStore(env: ApiEnv): BlobStore {
 }
 
 const WORKSPACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
+/** The directories of workspaces in a cell's data directory (ids are `ws_` + a lowercase ULID). */
+const WORKSPACE_DIR_RE = /^ws_[0-9a-z]{26}$/;
 
 function workspaceOf(body: unknown): string {
   const workspace = (body as { workspace?: unknown } | undefined)?.workspace;
@@ -47,6 +49,8 @@ export class CellService {
   private shipping: Promise<unknown> = Promise.resolve();
   /** When each workspace was last shipped (ms); a workspace untouched since is skipped. */
   private readonly shipped = new Map<string, number>();
+  /** What this process has not seen written may have been written before it started. */
+  private readonly startedAt = Date.now();
 
   constructor(
     readonly id: string,
@@ -63,11 +67,34 @@ export class CellService {
     return { dataDir: join(this.cell.dataDir, workspace), blobDir: local === null ? null : join(local, workspace) };
   }
 
-  /** Says where this cell is; deletes copies of workspaces that moved away while it was down. */
+  /**
+   * Says where this cell is; deletes copies of workspaces that moved away while it was down,
+   * and those a move left here without finishing (placed elsewhere, no move under way).
+   */
   async register(internalUrl: string | null): Promise<void> {
     await registerCell(this.hub.pool, this.id, this.env.PRIM_CELL_URL ?? internalUrl);
     this.placements.forget(null);
     for (const workspace of await leftBehind(this.hub.pool, this.id)) await this.release(workspace);
+    const names = await readdir(this.cell.dataDir).catch(() => [] as string[]);
+    for (const name of names.filter((n) => WORKSPACE_DIR_RE.test(n))) {
+      const placement = await readPlacement(this.hub.pool, name);
+      const moving = placement?.frozenUntil !== null && (placement?.frozenUntil ?? 0) > Date.now();
+      if (placement !== null && placement.cell !== this.id && !moving) await this.discard(name);
+    }
+  }
+
+  /**
+   * Deletes a copy of a workspace this cell does not serve and never handed over (an unpack
+   * whose move did not finish); it stays held here so nothing opens it again.
+   */
+  async discard(workspace: string): Promise<{ discarded: boolean }> {
+    const placement = await readPlacement(this.hub.pool, workspace);
+    if (placement === null || placement.cell === this.id) {
+      throw new ServiceError("conflict", `workspace '${workspace}' is served by this cell; it cannot discard it`);
+    }
+    await this.tenants.quiesce(workspace, Number.POSITIVE_INFINITY);
+    await rm(this.files(workspace).dataDir, { recursive: true, force: true });
+    return { discarded: true };
   }
 
   private async groupKeys(workspace: string) {
@@ -131,7 +158,9 @@ export class CellService {
       for (const placement of await placementsOn(this.hub.pool, this.id)) {
         const used = this.tenants.lastUsed(placement.workspace);
         const last = this.shipped.get(placement.workspace) ?? placement.shippedAt ?? 0;
-        if (placement.shippedKey !== null && (used === undefined || used <= last)) continue;
+        // Untouched in this process: shipped once unless an archive was taken since it started.
+        const unchanged = used === undefined ? last >= this.startedAt : used <= last;
+        if (placement.shippedKey !== null && unchanged) continue;
         if (placement.frozenUntil !== null && placement.frozenUntil > Date.now()) continue; // a move has it
         if (await this.shipOne(placement.workspace)) shipped.push(placement.workspace);
       }
@@ -200,6 +229,7 @@ export class CellService {
       return this.unpack(workspaceOf(req.body), key);
     });
     app.post("/internal/cell/release", async (req) => this.release(workspaceOf(req.body)));
+    app.post("/internal/cell/discard", async (req) => this.discard(workspaceOf(req.body)));
     app.post("/internal/cell/ship", async () => this.shipNow());
   }
 }

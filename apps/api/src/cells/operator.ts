@@ -60,11 +60,17 @@ class CellClient {
   ) {}
 
   async post<T>(path: string, body: unknown): Promise<T> {
-    const res = await fetch(`${this.cell.internalUrl}${path}`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${this.secret}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
+    let res: Response;
+    try {
+      res = await fetch(`${this.cell.internalUrl}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${this.secret}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+      throw new Error(`cell '${this.cell.id}' does not answer at ${this.cell.internalUrl} (${path}: ${cause})`);
+    }
     const answer = (await res.json().catch(() => ({}))) as T & { error?: { message?: string } };
     if (!res.ok) throw new Error(`cell '${this.cell.id}' ${path}: ${answer.error?.message ?? res.status}`);
     return answer;
@@ -133,11 +139,13 @@ export async function moveWorkspace(
     const frozenAt = Date.now();
     done("freeze");
     let archive: { key: string; bytes: number; taken_at: number };
+    let unpacking = false;
     try {
       await source.post("/internal/cell/quiesce", { workspace, until: frozen.frozenUntil });
       done("quiesce");
       archive = await source.post("/internal/cell/pack", { workspace });
       done("pack");
+      unpacking = true;
       await target.post("/internal/cell/unpack", { workspace, key: archive.key });
       done("unpack");
       const flipped = await flipPlacement(pool, workspace, frozen.epoch, to, {
@@ -149,6 +157,8 @@ export async function moveWorkspace(
     } catch (err) {
       await thawPlacement(pool, workspace, frozen.epoch);
       await source.post("/internal/cell/thaw", { workspace }).catch(() => {});
+      // The target's copy was never served: gone now (or when the target next starts).
+      if (unpacking) await target.post("/internal/cell/discard", { workspace }).catch(() => {});
       throw err;
     }
     report.frozen_ms = Date.now() - frozenAt;
@@ -193,6 +203,10 @@ export async function rebuildCell(env: OperatorEnv, id: string, options: { to?: 
       const target = await cellClient(pool, to, secret);
       if (placement.shippedKey !== null) {
         await target.post("/internal/cell/unpack", { workspace: placement.workspace, key: placement.shippedKey });
+      } else {
+        // Never shipped: it restarts empty there, never from a copy an unfinished move left.
+        await target.post("/internal/cell/discard", { workspace: placement.workspace });
+        await target.post("/internal/cell/thaw", { workspace: placement.workspace });
       }
       if (!(await replacePlacement(pool, placement.workspace, placement.epoch, to))) continue; // moved meanwhile
       if (placement.shippedKey === null || placement.shippedAt === null) {

@@ -84,7 +84,15 @@ export class PlacedInvoker implements Invoker {
     for (;;) {
       const route = await this.settledRoute(principal.workspace, hops);
       if (route.kind === "remote") {
-        return this.remote(route.url).invoke<O>(principal, opName, target, input, { ...meta, hops: hops + 1 });
+        return this.remote(route.url)
+          .invoke<O>(principal, opName, target, input, { ...meta, hops: hops + 1 })
+          .catch((err: unknown) => {
+            // Not answered at all: its address may be stale (a restart elsewhere); read it anew next time.
+            if (err instanceof ServiceError && err.code === "internal_error" && err.status === 500) {
+              this.placements.forget(null);
+            }
+            throw err;
+          });
       }
       // Checked again in the same tick the engines count the call (a freeze may have begun).
       if (!this.tenants.isFrozen(principal.workspace)) {
@@ -101,7 +109,12 @@ export class PlacedInvoker implements Invoker {
   async divert(req: FastifyRequest, reply: FastifyReply, hops: number): Promise<void> {
     const route = await this.settledRoute(req.principal.workspace, hops);
     if (route.kind !== "remote") return;
-    forwardRequest(req, reply, { cellUrl: route.url, secret: this.secret as string, clientIp: clientIpOf(req) });
+    forwardRequest(req, reply, {
+      cellUrl: route.url,
+      secret: this.secret as string,
+      clientIp: clientIpOf(req),
+      onUnreachable: () => this.placements.forget(null),
+    });
   }
 
   private remote(url: string): RemoteInvoker {

@@ -35,8 +35,12 @@ export class Metering {
 
   /** Measures every open workspace's storage and hands it to the limiter. */
   async measureStorage(): Promise<void> {
+    // A workspace held here (moving, or moved to another cell) is that cell's to measure.
+    for (const ws of this.storage.keys()) if (this.tenants.isFrozen(ws)) this.storage.delete(ws);
     for (const ws of this.tenants.openWorkspaces()) {
-      const bytes = await this.tenants.engine(ws).storageBytes();
+      const engine = this.tenants.openEngine(ws);
+      if (engine === undefined) continue;
+      const bytes = await engine.storageBytes();
       this.storage.set(ws, bytes);
       await this.limiter.setStorage(ws, bytes);
     }

@@ -1,5 +1,12 @@
 import type pg from "pg";
-import { claimPlacement, listCells, type PlacementRow, placeWorkspace, readPlacement } from "./placements.js";
+import {
+  ALL_PLACEMENTS,
+  claimPlacement,
+  listCells,
+  type PlacementRow,
+  placeWorkspace,
+  readPlacement,
+} from "./placements.js";
 
 export interface PlacementCacheOptions {
   /**
@@ -41,9 +48,9 @@ export class PlacementCache {
     return this.options.now?.() ?? Date.now();
   }
 
-  /** Drops one workspace's placement (null: all, and the cells). */
+  /** Drops one workspace's placement (null or `*`: all, and the cells' addresses). */
   forget(workspace: string | null): void {
-    if (workspace === null) {
+    if (workspace === null || workspace === ALL_PLACEMENTS) {
       this.placements.clear();
       this.cells = null;
     } else {

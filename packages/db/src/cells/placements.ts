@@ -33,6 +33,8 @@ export interface PlacementRow {
 
 const NOTIFY_CHANNEL = "prim_catalog";
 export const PLACEMENT_NOTICE = "placement:";
+/** The notice's workspace when every cached placement and cell address is stale. */
+export const ALL_PLACEMENTS = "*";
 
 type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
 
@@ -77,6 +79,9 @@ export async function registerCell(db: Queryable, id: string, internalUrl: strin
        state = CASE WHEN cells.state = 'down' THEN 'closed' ELSE cells.state END`,
     [id, internalUrl],
   );
+  // Its address may have changed (a restart on another port or pod IP): every process drops
+  // the cells it cached.
+  await announcePlacement(db, ALL_PLACEMENTS);
 }
 
 export async function listCells(db: Queryable): Promise<CellRow[]> {
