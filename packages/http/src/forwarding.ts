@@ -82,16 +82,20 @@ export function acceptForward(
   };
 }
 
-/** One connection pool per cell (keep-alive; each request on its own connection). */
-const pools = new Map<string, Pool>();
+/** One connection pool per cell (keep-alive; each request on its own connection), and its path. */
+const pools = new Map<string, { pool: Pool; base: string }>();
 
-function poolFor(origin: string): Pool {
-  let pool = pools.get(origin);
-  if (pool === undefined) {
-    pool = new Pool(origin, { connections: 128, keepAliveTimeout: 10_000 });
-    pools.set(origin, pool);
+function poolFor(cellUrl: string): { pool: Pool; base: string } {
+  let entry = pools.get(cellUrl);
+  if (entry === undefined) {
+    const url = new URL(cellUrl);
+    entry = {
+      pool: new Pool(url.origin, { connections: 128, keepAliveTimeout: 10_000 }),
+      base: `${url.pathname.replace(/\/+$/, "")}${FORWARD_PREFIX}`,
+    };
+    pools.set(cellUrl, entry);
   }
-  return pool;
+  return entry;
 }
 
 function passOn(headers: IncomingHttpHeaders): Record<string, string | string[]> {
@@ -132,27 +136,29 @@ export function forwardRequest(
   res.on("close", () => {
     if (!res.writableFinished) abort.abort();
   });
-  const url = new URL(target.cellUrl);
-  poolFor(url.origin)
-    .request({
-      path: `${url.pathname.replace(/\/+$/, "")}${FORWARD_PREFIX}${req.raw.url ?? "/"}`,
-      method: (req.raw.method ?? "GET") as Dispatcher.HttpMethod,
-      headers: {
-        ...passOn(req.raw.headers),
-        "x-request-id": req.id,
-        [SECRET_HEADER]: target.secret,
-        [HOPS_HEADER]: String(hops),
-        [CLIENT_IP_HEADER]: target.clientIp,
+  const { pool, base } = poolFor(target.cellUrl);
+  const headers = passOn(req.raw.headers);
+  headers["x-request-id"] = req.id;
+  headers[SECRET_HEADER] = target.secret;
+  headers[HOPS_HEADER] = String(hops);
+  headers[CLIENT_IP_HEADER] = target.clientIp;
+  // `stream` writes the answer's body straight into the reply (no intermediate stream).
+  pool
+    .stream(
+      {
+        path: `${base}${req.raw.url ?? "/"}`,
+        method: (req.raw.method ?? "GET") as Dispatcher.HttpMethod,
+        headers,
+        body: hasBody(req.raw.headers) ? req.raw : null,
+        signal: abort.signal,
       },
-      body: hasBody(req.raw.headers) ? req.raw : null,
-      signal: abort.signal,
-    })
+      ({ statusCode, headers: answered }) => {
+        res.writeHead(statusCode, passOn(answered as IncomingHttpHeaders));
+        return res;
+      },
+    )
     .then(
-      (answer) => {
-        res.writeHead(answer.statusCode, passOn(answer.headers as IncomingHttpHeaders));
-        answer.body.pipe(res);
-        answer.body.on("error", () => res.destroy());
-      },
+      () => {},
       (err: unknown) => {
         if (abort.signal.aborted) return;
         req.log.warn({ err, cell: target.cellUrl }, "forward failed");
