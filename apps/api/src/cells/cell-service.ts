@@ -90,7 +90,8 @@ export class CellService {
   async discard(workspace: string): Promise<{ discarded: boolean }> {
     const placement = await readPlacement(this.hub.pool, workspace);
     if (placement === null || placement.cell === this.id) {
-      throw new ServiceError("conflict", `workspace '${workspace}' is served by this cell; it cannot discard it`);
+      const why = placement === null ? "is placed on no cell" : "is served by this cell";
+      throw new ServiceError("conflict", `workspace '${workspace}' ${why}; it cannot discard it`);
     }
     await this.tenants.quiesce(workspace, Number.POSITIVE_INFINITY);
     await rm(this.files(workspace).dataDir, { recursive: true, force: true });
