@@ -47,9 +47,10 @@ export async function startApi(
         ? undefined
         : await listenInternal(api.internal, { port: env.PRIM_INTERNAL_PORT, host: env.PRIM_INTERNAL_HOST });
     // Other processes reach this cell at PRIM_CELL_URL, else where its internal listener is
-    // (unless that is a wildcard address, which names no host to them).
+    // (unless that is a wildcard address, which names no host to them). createApiApp has
+    // registered the cell and cleaned up after moves already: only the address is new.
     const wildcard = /^(0\.0\.0\.0|::|\[::\])$/.test(env.PRIM_INTERNAL_HOST);
-    await api.cellService.register(wildcard ? null : (internalUrl ?? null));
+    await api.cellService.announce(wildcard ? null : (internalUrl ?? null));
     return { url, internalUrl, api };
   } catch (err) {
     await api.close();

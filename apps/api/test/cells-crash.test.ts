@@ -56,7 +56,7 @@ async function restartCell(id: string): Promise<TestCellNode> {
   const internalUrl = await listenInternal(api.internal as NonNullable<typeof api.internal>, {
     port: Number(new URL(previous.internalUrl).port),
   });
-  await api.cellService.register(internalUrl);
+  await api.cellService.announce(internalUrl);
   const restarted = { ...previous, url, internalUrl, api };
   live.set(id, restarted);
   return restarted;

@@ -57,7 +57,7 @@ export async function startCells(
     const api = await createApiApp(readApiEnv({ ...env, PRIM_CELL_ID: id, PRIM_DATA_DIR: dataDir }));
     const url = await api.app.listen({ port: 0, host: "127.0.0.1" });
     const internalUrl = await listenInternal(api.internal as NonNullable<ApiApp["internal"]>, { port: 0 });
-    await api.cellService.register(internalUrl);
+    await api.cellService.announce(internalUrl);
     const node = { id, url, internalUrl, api, dataDir };
     nodes.set(id, node);
     return node;

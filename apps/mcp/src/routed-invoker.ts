@@ -1,6 +1,6 @@
 import { PlacementCache } from "@prim/db";
 import type { InvokeMeta, Invoker, Principal } from "@prim/wire";
-import { RemoteInvoker } from "@prim/wire/invoke";
+import { RemoteInvokers } from "@prim/wire/invoke";
 import type pg from "pg";
 
 /**
@@ -11,14 +11,15 @@ import type pg from "pg";
  */
 export class RoutedInvoker implements Invoker {
   private readonly placements: PlacementCache;
-  private readonly remotes = new Map<string, RemoteInvoker>();
+  private readonly remotes: RemoteInvokers;
 
   constructor(
     pool: pg.Pool,
     private readonly fallbackUrl: string,
-    private readonly secret: string,
+    secret: string,
   ) {
     this.placements = new PlacementCache(pool);
+    this.remotes = new RemoteInvokers(secret);
   }
 
   private async urlFor(workspace: string): Promise<string> {
@@ -39,11 +40,6 @@ export class RoutedInvoker implements Invoker {
     meta?: InvokeMeta,
   ): Promise<O> {
     const url = await this.urlFor(principal.workspace);
-    let remote = this.remotes.get(url);
-    if (remote === undefined) {
-      remote = new RemoteInvoker({ url, secret: this.secret });
-      this.remotes.set(url, remote);
-    }
-    return remote.invoke<O>(principal, opName, target, input, meta);
+    return this.remotes.for(url).invoke<O>(principal, opName, target, input, meta);
   }
 }

@@ -1,9 +1,9 @@
-import { timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError } from "@prim/wire";
 import { errorToWire } from "@prim/wire/invoke";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type Dispatcher, Pool } from "undici";
+import { secretMatcher } from "./shared-secret.js";
 
 /*
  * Forwarding between cells (CLOUD.md, "Scale-out"): a process that receives a request for a
@@ -43,6 +43,14 @@ export interface Forwarded {
 const FORWARDED = Symbol("prim.forwarded");
 type Marked = IncomingMessage & { [FORWARDED]?: Forwarded };
 
+/** Answers `err` in the spec's error shape on a raw response (outside Fastify's error handling). */
+function writeError(res: ServerResponse, err: ServiceError, requestId?: string): void {
+  const { status, body } = errorToWire(err);
+  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
+  if (requestId !== undefined) headers["x-request-id"] = requestId;
+  res.writeHead(status, headers).end(JSON.stringify(body));
+}
+
 /** What the forwarding process vouched for, when this request came through a forward. */
 export function forwardedOf(raw: IncomingMessage): Forwarded | undefined {
   return (raw as Marked)[FORWARDED];
@@ -57,16 +65,11 @@ export function acceptForward(
   secret: string,
   serve: (req: IncomingMessage, res: ServerResponse) => void,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const expected = Buffer.from(secret);
+  const matches = secretMatcher(secret);
   return (req, res) => {
     const given = req.headers[SECRET_HEADER];
-    // Equal lengths compared in constant time (a length says nothing the secret's rules do not).
-    const bytes = typeof given === "string" ? Buffer.from(given) : null;
-    if (bytes === null || bytes.length !== expected.length || !timingSafeEqual(bytes, expected)) {
-      const { status, body } = errorToWire(
-        new ServiceError("invalid_token", "a forward needs the cells' shared secret"),
-      );
-      res.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(body));
+    if (!matches(typeof given === "string" ? given : undefined)) {
+      writeError(res, new ServiceError("invalid_token", "a forward needs the cells' shared secret"));
       req.resume();
       return;
     }
@@ -167,15 +170,14 @@ export function forwardRequest(
           res.destroy();
           return;
         }
-        const { status, body } = errorToWire(
+        writeError(
+          res,
           new ServiceError(
             "internal_error",
             "internal error; safe to retry (the cell serving this workspace did not answer)",
           ),
+          req.id,
         );
-        res
-          .writeHead(status, { "content-type": "application/json; charset=utf-8", "x-request-id": req.id })
-          .end(JSON.stringify(body));
       },
     );
 }

@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { type Invoker, PRIMITIVE_TYPES, ServiceError } from "@prim/wire";
 import { decodeWire, encodeWire, errorToWire, WIRE_STREAM_BYTES, type WireRequest } from "@prim/wire/invoke";
@@ -6,6 +5,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { z } from "zod";
 import { acceptForward, FORWARD_PREFIX } from "./forwarding.js";
 import { requestIdOf } from "./server.js";
+import { secretMatcher } from "./shared-secret.js";
 
 /**
  * `POST /internal/invoke`: the engine's `invoke` over HTTP, for a transport in another process
@@ -55,12 +55,10 @@ const requestSchema = z.object({
     .default({}),
 });
 
-const digest = (text: string) => createHash("sha256").update(text).digest();
-
 /** The internal listener's Fastify app (not yet listening: see `listenInternal`). */
 export function createInternalServer(options: InternalInvokeOptions): FastifyInstance {
   if (options.secret.length < 32) throw new Error("the internal invoke secret must be at least 32 characters");
-  const expected = digest(options.secret);
+  const matches = secretMatcher(options.secret);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: INTERNAL_BODY_LIMIT,
@@ -79,8 +77,7 @@ export function createInternalServer(options: InternalInvokeOptions): FastifyIns
   app.addHook("onRequest", async (req, reply) => {
     reply.header("x-request-id", req.id);
     const match = /^Bearer (.+)$/.exec(req.headers.authorization ?? "");
-    // Hashing both sides makes the compare constant-time whatever the lengths.
-    if (match === null || !timingSafeEqual(digest(match[1] as string), expected)) {
+    if (!matches(match?.[1])) {
       throw new ServiceError("invalid_token", "the internal invoke endpoint needs the cell's shared secret");
     }
   });

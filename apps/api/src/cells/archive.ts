@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
-import { cp, lstat, mkdir, readdir, rename, rm } from "node:fs/promises";
-import { dirname, join, relative, sep } from "node:path";
+import { createWriteStream } from "node:fs";
+import { cp, lstat, mkdir, open, readdir, rename, rm } from "node:fs/promises";
+import { dirname, join, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { BlobStore, WrappedGroupKey } from "@prim/engine";
 import { extract, pack } from "tar-stream";
@@ -27,23 +27,27 @@ export interface WorkspaceFiles {
 
 const MAX_ARCHIVE_BYTES = Number.MAX_SAFE_INTEGER;
 
-async function* walk(root: string, skip: (rel: string) => boolean): AsyncGenerator<{ path: string; rel: string }> {
-  let entries: string[];
+/** `fn`, or null if what it reads has gone (a blob collected meanwhile, a missing directory). */
+async function unlessGone<T>(fn: () => Promise<T>): Promise<T | null> {
   try {
-    entries = await readdir(root);
+    return await fn();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw err;
   }
-  const stack = entries.map((name) => name);
+}
+
+/** The files under `root` (entries that vanish while it walks are left out). */
+async function* walk(root: string, skip: (rel: string) => boolean): AsyncGenerator<{ path: string; rel: string }> {
+  const stack = (await unlessGone(() => readdir(root))) ?? [];
   while (stack.length > 0) {
     const rel = stack.pop() as string;
     if (skip(rel)) continue;
     const path = join(root, rel);
-    const info = await lstat(path);
-    if (info.isDirectory()) {
-      for (const name of await readdir(path)) stack.push(join(rel, name));
-    } else if (info.isFile()) {
+    const info = await unlessGone(() => lstat(path));
+    if (info?.isDirectory()) {
+      for (const name of (await unlessGone(() => readdir(path))) ?? []) stack.push(join(rel, name));
+    } else if (info?.isFile()) {
       yield { path, rel: rel.split(sep).join("/") };
     }
   }
@@ -59,22 +63,17 @@ export async function packWorkspace(
 ): Promise<{ key: string; bytes: number }> {
   const tar = pack();
   const writing = (async () => {
+    // Opened before its entry is written, so a file that went meanwhile (a blob collected while
+    // a ship packs: nothing names it any more) is left out rather than half-written.
     const add = async (name: string, path: string) => {
-      const info = await lstat(path);
-      const entry = tar.entry({ name, size: info.size, mode: 0o600 });
-      await pipeline(createReadStream(path), entry);
+      const handle = await unlessGone(() => open(path, "r"));
+      if (handle === null) return;
+      const entry = tar.entry({ name, size: (await handle.stat()).size, mode: 0o600 });
+      await pipeline(handle.createReadStream(), entry);
     };
     for await (const f of walk(files.dataDir, skipData)) await add(`files/${f.rel}`, f.path);
-    if (files.blobDir !== null) {
-      for await (const f of walk(files.blobDir, () => false)) {
-        // A blob collected while a ship packs (nothing names it any more) is left out.
-        const present = await lstat(f.path).then(
-          () => true,
-          () => false,
-        );
-        if (present) await add(`blobs/${f.rel}`, f.path);
-      }
-    }
+    if (files.blobDir !== null)
+      for await (const f of walk(files.blobDir, () => false)) await add(`blobs/${f.rel}`, f.path);
     const json = Buffer.from(JSON.stringify(keys));
     tar.entry({ name: "keys.json", size: json.length, mode: 0o600 }, json);
     tar.finalize();
@@ -138,9 +137,7 @@ export async function unpackWorkspace(
     await rename(join(staging, "files"), files.dataDir);
     if (files.blobDir !== null) {
       await mkdir(files.blobDir, { recursive: true });
-      await cp(join(staging, "blobs"), files.blobDir, { recursive: true, force: false }).catch((err: unknown) => {
-        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-      });
+      await unlessGone(() => cp(join(staging, "blobs"), files.blobDir as string, { recursive: true, force: false }));
     }
     return { keys, bytes };
   } finally {
@@ -151,16 +148,13 @@ export async function unpackWorkspace(
 /** Copies the workspace's files aside (a ship: quiesced for the copy only, packed afterwards). */
 export async function copyWorkspace(files: WorkspaceFiles, to: string): Promise<WorkspaceFiles> {
   await rm(to, { recursive: true, force: true });
-  const copy: WorkspaceFiles = {
-    dataDir: join(to, "files"),
-    blobDir: files.blobDir === null ? null : join(to, "blobs"),
-  };
-  await mkdir(copy.dataDir, { recursive: true });
+  const dataDir = join(to, "files");
+  await mkdir(dataDir, { recursive: true });
   for await (const f of walk(files.dataDir, skipData)) {
-    const target = join(copy.dataDir, relative(files.dataDir, f.path));
+    const target = join(dataDir, f.rel);
     await mkdir(dirname(target), { recursive: true });
     await cp(f.path, target);
   }
   // Blobs are immutable and content-addressed: the live directory is packed as it is.
-  return { dataDir: copy.dataDir, blobDir: files.blobDir };
+  return { dataDir, blobDir: files.blobDir };
 }

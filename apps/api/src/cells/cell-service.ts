@@ -72,8 +72,7 @@ export class CellService {
    * and those a move left here without finishing (placed elsewhere, no move under way).
    */
   async register(internalUrl: string | null): Promise<void> {
-    await registerCell(this.hub.pool, this.id, this.env.PRIM_CELL_URL ?? internalUrl);
-    this.placements.forget(null);
+    await this.announce(internalUrl);
     for (const workspace of await leftBehind(this.hub.pool, this.id)) await this.release(workspace);
     const names = await readdir(this.cell.dataDir).catch(() => [] as string[]);
     for (const name of names.filter((n) => WORKSPACE_DIR_RE.test(n))) {
@@ -81,6 +80,12 @@ export class CellService {
       const moving = placement?.frozenUntil !== null && (placement?.frozenUntil ?? 0) > Date.now();
       if (placement !== null && placement.cell !== this.id && !moving) await this.discard(name);
     }
+  }
+
+  /** Says where this cell is (`PRIM_CELL_URL`, else `internalUrl`), nothing more. */
+  async announce(internalUrl: string | null): Promise<void> {
+    await registerCell(this.hub.pool, this.id, this.env.PRIM_CELL_URL ?? internalUrl);
+    this.placements.forget(null);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { PlacementCache } from "@prim/db";
 import { clientIpOf, forwardRequest } from "@prim/http";
 import { type InvokeMeta, type Invoker, type Principal, ServiceError } from "@prim/wire";
-import { RemoteInvoker } from "@prim/wire/invoke";
+import { RemoteInvokers } from "@prim/wire/invoke";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type WorkspaceEngines, workspaceMoving } from "../tenants.js";
 
@@ -29,14 +29,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * so bodies stream instead of crossing as JSON.
  */
 export class PlacedInvoker implements Invoker {
-  private readonly remotes = new Map<string, RemoteInvoker>();
+  /** The other cells' internal invoke (none without the cells' secret: then nothing is remote). */
+  private readonly remotes: RemoteInvokers | undefined;
 
   constructor(
     readonly self: string,
     private readonly tenants: WorkspaceEngines,
     private readonly placements: PlacementCache,
     private readonly secret: string | undefined,
-  ) {}
+  ) {
+    this.remotes = secret === undefined ? undefined : new RemoteInvokers(secret);
+  }
 
   /** Where calls for `workspace` go now. */
   async route(workspace: string, hops: number): Promise<Route> {
@@ -117,12 +120,8 @@ export class PlacedInvoker implements Invoker {
     });
   }
 
-  private remote(url: string): RemoteInvoker {
-    let remote = this.remotes.get(url);
-    if (remote === undefined) {
-      remote = new RemoteInvoker({ url, secret: this.secret as string });
-      this.remotes.set(url, remote);
-    }
-    return remote;
+  private remote(url: string) {
+    // `route` answers "remote" only with the secret set.
+    return (this.remotes as RemoteInvokers).for(url);
   }
 }

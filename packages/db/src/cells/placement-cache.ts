@@ -12,7 +12,7 @@ export interface PlacementCacheOptions {
   /**
    * How long a placement is trusted without a notice (default 60 s with a hub that hears the
    * notices, else 2 s). A stale one costs a hop, never a wrong answer: a cell that does not own
-   * a workspace forwards or refuses (apps/api `placement-gate.ts`).
+   * a workspace forwards or refuses (apps/api `cells/placed-invoker.ts`).
    */
   ttlMs?: number;
   /** The notices of placement changes (CatalogHub.watchPlacements). */

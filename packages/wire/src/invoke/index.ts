@@ -8,4 +8,4 @@ export {
   type WireAnswer,
   type WireRequest,
 } from "./codec.js";
-export { RemoteInvoker, type RemoteInvokerOptions } from "./remote-invoker.js";
+export { RemoteInvoker, type RemoteInvokerOptions, RemoteInvokers } from "./remote-invoker.js";

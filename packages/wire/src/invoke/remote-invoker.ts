@@ -65,3 +65,19 @@ export class RemoteInvoker implements Invoker {
     return decodeWire(answer.result) as O;
   }
 }
+
+/** One `RemoteInvoker` per engine URL, made on first use, all with one secret (several cells). */
+export class RemoteInvokers {
+  private readonly byUrl = new Map<string, RemoteInvoker>();
+
+  constructor(private readonly secret: string) {}
+
+  for(url: string): RemoteInvoker {
+    let remote = this.byUrl.get(url);
+    if (remote === undefined) {
+      remote = new RemoteInvoker({ url, secret: this.secret });
+      this.byUrl.set(url, remote);
+    }
+    return remote;
+  }
+}
