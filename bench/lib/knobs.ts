@@ -21,3 +21,10 @@ export function benchBacklog(fallback: number): number {
   const jobs = Number(process.env.BENCH_BACKLOG);
   return Number.isSafeInteger(jobs) && jobs > 0 ? jobs : fallback;
 }
+
+/** Size of the push benchmark's group in MiB: `BENCH_PUSH_MIB`, or `fallback`. */
+export function benchPushMib(fallback: number): number {
+  // biome-ignore lint/suspicious/noUndeclaredEnvVars: benchmark knob, not a turbo task input
+  const mib = Number(process.env.BENCH_PUSH_MIB);
+  return Number.isSafeInteger(mib) && mib >= 16 ? mib : fallback;
+}

@@ -9,12 +9,19 @@ const schema = z.object({
   PRIM_EMBEDDINGS_URL: z.url().optional(),
   PRIM_EMBEDDINGS_MODEL: z.string().min(1).optional(),
   PRIM_EMBEDDINGS_KEY: z.string().min(1).optional(),
+  // `prim login` / `whoami` / `logout` (src/credentials.ts). Empty counts as unset there, so a
+  // stray `PRIM_API_KEY=` never stops `prim dev`.
+  PRIM_API_URL: z.string().optional(),
+  PRIM_API_KEY: z.string().optional(),
+  PRIM_CONFIG_DIR: z.string().optional(),
+  XDG_CONFIG_HOME: z.string().optional(),
+  HOME: z.string().optional(),
 });
 
 export type Env = z.infer<typeof schema>;
 
 /** Credentials the CLI takes from its environment and no child process of it needs. */
-const SECRETS = ["PRIM_ROOT_TOKEN", "PRIM_EMBEDDINGS_KEY"] as const;
+const SECRETS = ["PRIM_ROOT_TOKEN", "PRIM_EMBEDDINGS_KEY", "PRIM_API_KEY"] as const;
 
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const parsed = schema.safeParse(source);
@@ -38,6 +45,10 @@ export function forgetEnvSecrets(target: NodeJS.ProcessEnv = process.env): void 
 /** Said on stderr when the root token came as a flag (any local user sees flags in `ps`). */
 export const ROOT_TOKEN_FLAG_WARNING =
   "prim: warning: --root-token is visible to other local users (ps); prefer the PRIM_ROOT_TOKEN environment variable";
+
+/** Said on stderr when an API key came as a flag (`prim login --key`), for the same reason. */
+export const API_KEY_FLAG_WARNING =
+  "prim: warning: --key is visible to other local users (ps); prefer the PRIM_API_KEY environment variable or the prompt";
 
 /** The cloud's control-plane database (`prim migrate`, `prim admin`); CLOUD.md's default. */
 export function databaseUrl(source: NodeJS.ProcessEnv = process.env): string {

@@ -3,9 +3,11 @@ import { adminCommand } from "./admin-command.js";
 import { startDevServer } from "./dev-server.js";
 import { forgetEnvSecrets, ROOT_TOKEN_FLAG_WARNING, readEnv } from "./env.js";
 import { embedderFromEnv } from "./local-engine.js";
+import { login, logout, whoami } from "./login-command.js";
 import { mcp } from "./mcp-command.js";
 import { migrateCommand } from "./migrate-command.js";
 import { runtimeWarning } from "./runtime-check.js";
+import { transfer } from "./transfer/transfer-command.js";
 
 const USAGE = `Usage: prim <command> [options]
 
@@ -38,6 +40,30 @@ Commands:
                                exits 1 when it finds orphans (run with the api stopped)
           env DATABASE_URL (or --database-url), REDIS_URL; fsck reads the api's
           configuration (PRIM_DATA_DIR, PRIM_BLOBS, S3_*, PRIM_MASTER_KEY)
+  login   Check an API key (GET /v1/whoami) and store it for that API
+          --api URL         default env PRIM_API_URL, else the stored default,
+                            else http://localhost:8787
+          --key K           the key (pk_…); prefer env PRIM_API_KEY or the prompt
+                            (a flag is visible to other users in ps)
+          --json            print one JSON object
+          Stored in $PRIM_CONFIG_DIR (else $XDG_CONFIG_HOME/prim, else
+          ~/.config/prim)/credentials.json, mode 0600; the last login is the default
+  logout  Remove the stored key for an API (default: as login picks it)
+          --api URL | --all --json
+  whoami  Who the key in use is: workspace and scope, and where the key came from
+          --api URL --json  (key: env PRIM_API_KEY, else the stored one)
+  push    Copy a local group to the cloud: every primitive with its content
+          <group>           the local group
+          --to G            the cloud group (default: the same name)
+          --data DIR        data directory (default ./.prim, env PRIM_DATA_DIR);
+                            a running prim dev on it is used over REST
+          --replace         a cloud group that holds primitives is refused unless
+                            given; each one replaced is snapshotted first
+          --fresh           build a new archive instead of resuming the last one
+          --api URL --key K as login; needs a workspace key
+          --json            print one JSON object (else progress on a terminal)
+  pull    The reverse: a cloud group into the local data directory
+          <group> --to G --data DIR --replace --fresh --api URL --key K --json
 `;
 
 async function dev(args: string[]): Promise<void> {
@@ -100,6 +126,15 @@ export async function main(argv: string[]): Promise<void> {
       return migrateCommand(rest);
     case "admin":
       return adminCommand(rest);
+    case "login":
+      return login(rest);
+    case "logout":
+      return logout(rest);
+    case "whoami":
+      return whoami(rest);
+    case "push":
+    case "pull":
+      return transfer(command, rest);
     case undefined:
     case "help":
     case "--help":

@@ -171,6 +171,7 @@ export class Cell {
       blobs,
       blobCollector: new BlobCollector(catalog, files, blobs, clock),
       signer: this.signer,
+      transferKey: this.keyRing.transferKey,
       sqlHost: this.sqlHost,
     };
     const tenant = build(services, () => this.tenants.delete(workspaceId));

@@ -1,4 +1,5 @@
 // The wire contract (errors, principals, response shapes, the Invoker) is part of the engine's API.
+
 export * from "@prim/wire";
 export { AuditLog } from "./audit/audit-log.js";
 export type { BlobStore, Ingested, IngestOptions } from "./blobs/blob-store.js";
@@ -26,6 +27,7 @@ export { Engine, LOCAL_WORKSPACE, type LocalEngineOptions } from "./engine.js";
 export type { WrappedGroupKey } from "./keys/keyring.js";
 export { type SignedGrant, UrlSigner } from "./keys/signing.js";
 export type { LimitCall, Limiter } from "./limits.js";
+export { ARCHIVE_TTL_MS, UPLOAD_TTL_MS } from "./ops/archive.js";
 export type { FileDownload } from "./ops/export.js";
 export { MAX_RESULT_BYTES, MAX_RESULT_ROWS, STATEMENT_TIMEOUT_MS } from "./primitives/db/index.js";
 export { MAX_BATCH_STATEMENTS, MAX_SQL_CHARS } from "./primitives/db/ops.js";

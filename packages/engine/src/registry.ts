@@ -1,3 +1,4 @@
+import { groupExport, groupImport, groupImportStatus } from "./ops/archive.js";
 import { auditGroup, auditList, auditPrimitive } from "./ops/audit.js";
 import { primitiveExport } from "./ops/export.js";
 import { groupCreate, groupDelete, groupGet, groupList } from "./ops/groups.js";
@@ -18,6 +19,7 @@ import {
   primitiveStats,
   primitiveUpdate,
 } from "./ops/primitives.js";
+import { whoAmI } from "./ops/whoami.js";
 import { DB_OPERATIONS, dbDefinition } from "./primitives/db/index.js";
 import type { PrimitiveDefinition } from "./primitives/definition.js";
 import { FS_OPERATIONS, fsDefinition } from "./primitives/fs/index.js";
@@ -54,6 +56,10 @@ export const OPERATIONS: readonly AnyOperation[] = [
   primitiveFork,
   primitivePause,
   primitiveResume,
+  groupExport,
+  groupImport,
+  groupImportStatus,
+  whoAmI,
   auditList,
   auditGroup,
   auditPrimitive,

@@ -1,5 +1,5 @@
 import type { ErrorCode } from "./errors.js";
-import type { ObjectInfo } from "./types.js";
+import type { GroupInfo, ObjectInfo, PrimitiveType } from "./types.js";
 
 /**
  * The per-type answers the spec leaves open ("Fields not covered above"), as the engine sends
@@ -208,4 +208,49 @@ export interface SnapshotInfo {
 /** An export: a temporary file the transport streams and then deletes. */
 export interface FileDownload {
   download: { path: string; filename: string; contentType: string };
+}
+
+/**
+ * A group archive ready to download (`GET /v1/groups/{group}/export`): kept on the server until
+ * `expires_at`, so a dropped download resumes with `?archive=<id>` and a `Range` header.
+ */
+export interface GroupArchive {
+  archive: { id: string; path: string; size: number; sha256: string; filename: string; expires_at: number };
+}
+
+/** One primitive an import wrote: a new primitive, or one replaced in place (`--replace`). */
+export interface ImportedPrimitive {
+  id: string;
+  name: string;
+  type: PrimitiveType;
+  /** The primitive's id where the archive was made (also in `forked_from` of a new one). */
+  source_id: string;
+  /** For a primitive replaced in place: the snapshot taken of what it held before. */
+  replaced: { snapshot: string } | null;
+}
+
+/** The answer of `POST /v1/groups/{group}/import`. */
+export interface ImportResult {
+  group: GroupInfo;
+  imported: ImportedPrimitive[];
+  sha256: string;
+  bytes: number;
+}
+
+/** `GET /v1/groups/{group}/import`: whom to seal an archive's vault for, and an upload's progress. */
+export interface ImportStatus {
+  /** This engine's transfer key (X25519, base64url): an export for it names it as `recipient`. */
+  recipient: string;
+  /** The unfinished upload of the archive named by `sha256`, if one is here. */
+  upload: { sha256: string; received: number } | null;
+}
+
+/** `GET /v1/whoami`: who the credential is, without anything secret. */
+export interface WhoAmI {
+  workspace: string;
+  actor: string;
+  /** `workspace`: every group and tool; `scoped`: narrower; `local`: tokenless local access. */
+  kind: "workspace" | "scoped" | "local";
+  group: { id: string; name: string } | null;
+  tools: string[] | null;
 }

@@ -13,6 +13,10 @@ export type {
   FsForkResult,
   Grant,
   GrantSummary,
+  GroupArchive,
+  ImportedPrimitive,
+  ImportResult,
+  ImportStatus,
   Job,
   JobStatus,
   MemoryRecord,
@@ -30,6 +34,7 @@ export type {
   Subscription,
   TableDetail,
   TableSummary,
+  WhoAmI,
 } from "./data-shapes.js";
 export {
   ERROR_STATUS,

@@ -6,6 +6,9 @@ import type {
   FileDownload,
   FsForkResult,
   Grant,
+  GroupArchive,
+  ImportResult,
+  ImportStatus,
   Job,
   MemoryRecord,
   ObjectPage,
@@ -21,6 +24,7 @@ import type {
   Subscription,
   TableDetail,
   TableSummary,
+  WhoAmI,
 } from "./data-shapes.js";
 import type { OperationName } from "./operations.js";
 import type {
@@ -65,6 +69,10 @@ export interface OperationResults {
   "primitive.fork": PrimitiveInfo;
   "primitive.pause": PrimitiveInfo;
   "primitive.resume": PrimitiveInfo;
+  "group.export": GroupArchive;
+  "group.import": ImportResult;
+  "group.import_status": ImportStatus;
+  "auth.whoami": WhoAmI;
   "audit.list": Page<AuditEntry>;
   "audit.group": Page<AuditEntry>;
   "audit.primitive": Page<AuditEntry>;

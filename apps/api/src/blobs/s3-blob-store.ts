@@ -90,6 +90,11 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  async size(hash: string): Promise<number> {
+    const head = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key(hash) }));
+    return head.ContentLength ?? 0;
+  }
+
   read(hash: string, range?: { start: number; end: number }): Readable {
     const out = new PassThrough({ highWaterMark: 1024 * 1024 });
     const Range = range === undefined ? undefined : `bytes=${range.start}-${range.end}`;

@@ -20,6 +20,7 @@ const STORAGE_WRITES: ReadonlySet<string> = new Set([
   "storage.put",
   "storage.copy",
   "primitive.create",
+  "group.import",
 ]);
 
 /** Features Starter does not have (spec, Enforcement 4): 403 `plan_limit`. */
@@ -27,6 +28,8 @@ const STARTER_FEATURES: ReadonlySet<string> = new Set([
   "primitive.snapshot",
   "primitive.restore",
   "primitive.fork",
+  "group.export",
+  "group.import",
   "audit.list",
   "audit.group",
   "audit.primitive",

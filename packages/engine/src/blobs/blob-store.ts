@@ -19,6 +19,8 @@ export interface IngestOptions {
 export interface BlobStore {
   /** Streams a body in without holding it whole in memory. */
   ingest(source: AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer>, options: IngestOptions): Promise<Ingested>;
+  /** A blob's size in bytes (it must exist). */
+  size(hash: string): Promise<number>;
   /** A blob's bytes, or the inclusive byte range `[start, end]` of them. */
   read(hash: string, range?: { start: number; end: number }): Readable;
   /** Every stored blob's hash with its last-modified time (for collection). */

@@ -16,6 +16,8 @@ export interface BlobReferrers {
 export class BlobCollector {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
+  /** Hashes kept whatever the catalog says (an import or export in progress), with counts. */
+  private readonly pinned = new Map<string, number>();
 
   constructor(
     private readonly catalog: Catalog,
@@ -44,6 +46,26 @@ export class BlobCollector {
     return this.running;
   }
 
+  /**
+   * Keeps `hashes` until the returned function is called, named or not (an import holds the
+   * blobs it wrote until the primitives naming them are in the catalog; an export the blobs
+   * its copies name until they are written out).
+   */
+  pin(hashes: Iterable<string>): () => void {
+    const list = [...hashes];
+    for (const hash of list) this.pinned.set(hash, (this.pinned.get(hash) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const hash of list) {
+        const left = (this.pinned.get(hash) ?? 1) - 1;
+        if (left === 0) this.pinned.delete(hash);
+        else this.pinned.set(hash, left);
+      }
+    };
+  }
+
   cancel(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
@@ -53,6 +75,7 @@ export class BlobCollector {
     // Snapshots' blobs first: a restore between the two reads moves names from a snapshot
     // into a live file, never the other way.
     const referenced = await this.catalog.snapshotBlobRefs();
+    for (const hash of this.pinned.keys()) referenced.add(hash);
     let after: string | undefined;
     for (;;) {
       const page = await this.catalog.listPrimitives({ after, limit: 500 });

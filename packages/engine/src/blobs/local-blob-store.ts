@@ -89,6 +89,10 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
+  async size(hash: string): Promise<number> {
+    return (await stat(this.path(hash))).size;
+  }
+
   read(hash: string, range?: { start: number; end: number }): Readable {
     // 1 MiB reads: with the default 64 KiB, a 16 MiB GET made 256 round trips to libuv's
     // file threads (measured: ~30% more server CPU per large GET).

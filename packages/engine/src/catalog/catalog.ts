@@ -97,3 +97,15 @@ export interface Catalog {
 
   close(): Promise<void>;
 }
+
+/** All of a group's primitives, in creation order (read in pages of 500). */
+export async function allPrimitivesOf(catalog: Catalog, groupId: string): Promise<PrimitiveRecord[]> {
+  const out: PrimitiveRecord[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await catalog.listPrimitives({ groupId, after, limit: 500 });
+    out.push(...page);
+    if (page.length < 500) return out;
+    after = page[page.length - 1]?.id;
+  }
+}

@@ -78,7 +78,7 @@ export function isUlid(value: string): boolean {
   return ULID_RE.test(value);
 }
 
-export type IdPrefix = "grp" | "snap" | "job" | "mem" | "key" | "aud" | "req" | "ws" | "usr" | "conn" | "inv";
+export type IdPrefix = "grp" | "snap" | "job" | "mem" | "key" | "aud" | "req" | "ws" | "usr" | "conn" | "inv" | "arc";
 
 /** Prefixed, time-sortable ids for everything that is not a primitive: `snap_01h…`. */
 export function prefixedId(prefix: IdPrefix, now?: number): string {

@@ -7,6 +7,7 @@ import { ulid } from "../core/ids.js";
 import { readOrCreateKey } from "../core/key-file.js";
 import { openSqlite } from "../sqlite/sqlite.js";
 import { context, seal, unseal } from "./cipher.js";
+import { type TransferKey, transferKeyFrom } from "./transfer.js";
 
 /** A group's data key: vault values of the group's primitives are sealed with it. */
 export interface GroupKey {
@@ -78,6 +79,8 @@ export class LocalKeyRing implements KeyRing {
   private readonly db: Database.Database;
   private readonly byId = new Map<string, GroupKey>();
   private readonly byGroup = new Map<string, GroupKey>();
+  /** The transfer key the master key derives (group archives: keys/transfer.ts). */
+  readonly transferKey: TransferKey;
 
   constructor(
     dataDir: string,
@@ -86,6 +89,7 @@ export class LocalKeyRing implements KeyRing {
   ) {
     if (master !== undefined && master.length !== 32) throw new Error("the master key must be 32 bytes");
     this.master = master ?? readOrCreateKey(join(dataDir, "master.key"));
+    this.transferKey = transferKeyFrom(this.master);
     this.db = openSqlite(join(dataDir, "keys.sqlite"));
     try {
       this.db.exec(SCHEMA);

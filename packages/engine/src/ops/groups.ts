@@ -1,6 +1,6 @@
 import { type GroupInfo, type Manifest, ServiceError } from "@prim/wire";
 import { z } from "zod";
-import type { GroupRecord } from "../catalog/catalog.js";
+import { allPrimitivesOf, type GroupRecord } from "../catalog/catalog.js";
 import { prefixedId } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean, toPage } from "../core/pagination.js";
@@ -12,17 +12,7 @@ function manifest(g: GroupRecord): Manifest {
   return { id: g.id, namespace: g.namespace, name: g.name, created_at: g.created_at };
 }
 
-/** All of a group's primitives, in creation order. */
-async function allPrimitives(services: EngineServices, groupId: string) {
-  const out = [];
-  let after: string | undefined;
-  for (;;) {
-    const page = await services.catalog.listPrimitives({ groupId, after, limit: 500 });
-    out.push(...page);
-    if (page.length < 500) return out;
-    after = page[page.length - 1]?.id;
-  }
-}
+const allPrimitives = (services: EngineServices, groupId: string) => allPrimitivesOf(services.catalog, groupId);
 
 export async function groupInfo(services: EngineServices, g: GroupRecord): Promise<GroupInfo> {
   const primitives = await allPrimitives(services, g.id);

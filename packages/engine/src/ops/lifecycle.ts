@@ -40,32 +40,41 @@ export const snapshotCreate = primitiveOp({
   metered: true,
   input: z.strictObject({ name: labelSchema.optional() }),
   async run(ctx, input): Promise<SnapshotInfo> {
-    const { services, primitive: p } = ctx;
-    const now = services.clock.now();
-    const id = prefixedId("snap", now);
-    if (input.name !== undefined && (await services.catalog.findSnapshot(p.id, input.name)) !== null) {
-      throw new ServiceError("already_exists", `snapshot '${input.name}' already exists`);
-    }
-    mkdirSync(services.files.snapshotDir(p.id), { recursive: true });
-    const path = snapshotPath(services, p.id, id);
-    try {
-      await services.files.backup(p.id, p.type, path);
-      const record: SnapshotRecord = {
-        id,
-        primitive_id: p.id,
-        name: input.name ?? null,
-        created_at: now,
-        blob_refs: services.files.blobRefsOfFile(p.type, path),
-      };
-      await services.catalog.createSnapshot(record);
-      ctx.audit.target = id;
-      return toInfo(record);
-    } catch (err) {
-      rmSync(path, { force: true });
-      throw err;
-    }
+    const info = await takeSnapshot(ctx.services, ctx.primitive, input.name ?? null);
+    ctx.audit.target = info.id;
+    return info;
   },
 });
+
+/** Snapshots `p` now (SQLite's backup API while writers continue), labelled `name` if given. */
+export async function takeSnapshot(
+  services: EngineServices,
+  p: PrimitiveRecord,
+  name: string | null,
+): Promise<SnapshotInfo> {
+  const now = services.clock.now();
+  const id = prefixedId("snap", now);
+  if (name !== null && (await services.catalog.findSnapshot(p.id, name)) !== null) {
+    throw new ServiceError("already_exists", `snapshot '${name}' already exists`);
+  }
+  mkdirSync(services.files.snapshotDir(p.id), { recursive: true });
+  const path = snapshotPath(services, p.id, id);
+  try {
+    await services.files.backup(p.id, p.type, path);
+    const record: SnapshotRecord = {
+      id,
+      primitive_id: p.id,
+      name,
+      created_at: now,
+      blob_refs: services.files.blobRefsOfFile(p.type, path),
+    };
+    await services.catalog.createSnapshot(record);
+    return toInfo(record);
+  } catch (err) {
+    rmSync(path, { force: true });
+    throw err;
+  }
+}
 
 export const snapshotList = primitiveOp({
   name: "primitive.snapshots",

@@ -72,6 +72,14 @@ export interface PrimitiveDefinition<S = unknown> {
    * the file and puts the copy in its place.
    */
   restore?(store: S, src: string): Promise<unknown>;
+  /**
+   * Group archives (archive/): makes a copy of the file fit to leave this engine — whatever only
+   * this engine's keys can read is re-sealed under `archiveKey` (vault values). Types without
+   * such data need nothing.
+   */
+  toArchive?(path: string, env: PrimitiveEnv, archiveKey: Buffer): void;
+  /** The reverse, on an archived copy about to become primitive `target.id` in `target.groupId`. */
+  fromArchive?(path: string, env: PrimitiveEnv, archiveKey: Buffer, target: { id: string; groupId: string }): void;
   /** Adjusts a fresh copy made by a fork (queue: release leases; storage: new signing epoch). */
   onFork?(store: S, fork: ForkContext): void | Promise<void>;
 }

@@ -52,6 +52,16 @@ export class PrimitiveFiles {
     return privateFile(join(dir, `${name}-${randomBytes(6).toString("hex")}`));
   }
 
+  /** A private working directory `<dataDir>/<name>` (group archives and uploads). */
+  workDir(name: string): string {
+    return privateDir(join(this.dir, "..", name));
+  }
+
+  /** Lets a type adjust a primitive whose data was just replaced by an imported copy. */
+  async forked(id: string, type: PrimitiveType, fork: ForkContext): Promise<void> {
+    await this.opened(type).onFork?.(this.handle(id, type).store, fork);
+  }
+
   /** A directory for a primitive's further files (db branches and metadata). */
   auxDir(id: string): string {
     return join(this.dir, `${id}.d`);
@@ -172,12 +182,39 @@ export class PrimitiveFiles {
     await closing;
   }
 
-  /** Makes primitive `id` a copy of the file at `src` (a fork) and lets its type adjust it. */
-  async adopt(id: string, type: PrimitiveType, src: string, fork: ForkContext): Promise<void> {
-    copyFileSync(src, this.path(id));
+  /**
+   * Makes primitive `id` a copy of the file at `src` (a fork) and lets its type adjust it;
+   * `move` renames a staged file into place instead of copying it (an import's own copy).
+   */
+  async adopt(id: string, type: PrimitiveType, src: string, fork: ForkContext, move = false): Promise<void> {
+    if (move) renameSync(src, this.path(id));
+    else copyFileSync(src, this.path(id));
     privateFile(this.path(id));
     const definition = this.opened(type);
     await definition.onFork?.(this.handle(id, type).store, fork);
+  }
+
+  /** Whether files of `type` hold data sealed with this engine's keys (they need an archive key). */
+  sealsForArchive(type: PrimitiveType): boolean {
+    return this.definitions.get(type)?.toArchive !== undefined;
+  }
+
+  /** A copy of a primitive's file made fit for a group archive (definition.ts `toArchive`). */
+  toArchive(type: PrimitiveType, path: string, archiveKey: Buffer): void {
+    this.definitions.get(type)?.toArchive?.(path, this.env, archiveKey);
+  }
+
+  /** An archived copy made fit to become primitive `target.id` here (`fromArchive`). */
+  fromArchive(
+    type: PrimitiveType,
+    path: string,
+    archiveKey: Buffer | null,
+    target: { id: string; groupId: string },
+  ): void {
+    const definition = this.definitions.get(type);
+    if (definition?.fromArchive === undefined) return;
+    if (archiveKey === null) throw new Error(`an archived ${type} needs the archive key`);
+    definition.fromArchive(path, this.env, archiveKey, target);
   }
 
   /** Blob hashes named by a copy of a primitive's file (a snapshot), read through the type. */

@@ -5,6 +5,7 @@ import type { BlobCollector } from "../blobs/collector.js";
 import type { Catalog, PrimitiveRecord } from "../catalog/catalog.js";
 import type { Clock } from "../core/clock.js";
 import type { UrlSigner } from "../keys/signing.js";
+import type { TransferKey } from "../keys/transfer.js";
 import type { SqlHost } from "../sql-host/pool.js";
 import type { PrimitiveFiles } from "./files.js";
 
@@ -33,6 +34,8 @@ export interface EngineServices {
   blobCollector: BlobCollector;
   /** Cell: signs and checks URLs; the primitive a URL names is still resolved per tenant. */
   signer: UrlSigner;
+  /** Cell: seals and opens group archives' vault values (derived from the master key). */
+  transferKey: TransferKey;
   /** Cell: the SQL host pool serving every db primitive; an engine never closes it. */
   sqlHost: SqlHost;
 }

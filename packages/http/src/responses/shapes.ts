@@ -286,3 +286,43 @@ export const fetchResult = same<W.FetchResult>()(
 /** `{ data, next_cursor }` of `item`. */
 export const page = <T extends z.ZodType>(item: T) =>
   z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+
+export const whoAmI = same<W.WhoAmI>()(
+  z
+    .object({
+      workspace: z.string(),
+      actor: z.string(),
+      kind: z.enum(["workspace", "scoped", "local"]),
+      group: z.object({ id: z.string(), name: z.string() }).nullable(),
+      tools: z.array(z.string()).nullable(),
+    })
+    .meta({ id: "WhoAmI" }),
+);
+
+export const importStatus = same<W.ImportStatus>()(
+  z
+    .object({
+      recipient: z.string().describe("this engine's X25519 transfer key, base64url"),
+      upload: z.object({ sha256: z.string(), received: z.number().int() }).nullable(),
+    })
+    .meta({ id: "ImportStatus" }),
+);
+
+export const importResult = same<W.ImportResult>()(
+  z
+    .object({
+      group: groupInfo,
+      imported: z.array(
+        z.object({
+          id: z.string(),
+          name: z.string(),
+          type: primitiveType,
+          source_id: z.string(),
+          replaced: z.object({ snapshot: z.string() }).nullable(),
+        }),
+      ),
+      sha256: z.string(),
+      bytes: z.number().int(),
+    })
+    .meta({ id: "ImportResult" }),
+);

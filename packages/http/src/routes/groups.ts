@@ -35,6 +35,14 @@ export const GROUP_ROUTES: readonly RestRoute[] = [
   },
   {
     method: "GET",
+    url: "/v1/whoami",
+    op: "auth.whoami",
+    from: "none",
+    summary: "The credential's workspace and scope (never the key itself)",
+    tag: "account",
+  },
+  {
+    method: "GET",
     url: "/v1/audit",
     op: "audit.list",
     from: "query",

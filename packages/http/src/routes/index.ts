@@ -1,4 +1,5 @@
 import type { RestRoute } from "../route.js";
+import { ARCHIVE_ROUTES } from "./archive.js";
 import { DB_ROUTES } from "./db.js";
 import { FS_ROUTES } from "./fs.js";
 import { GROUP_ROUTES } from "./groups.js";
@@ -12,6 +13,7 @@ import { VAULT_ROUTES } from "./vault.js";
 
 export const REST_ROUTES: readonly RestRoute[] = [
   ...GROUP_ROUTES,
+  ...ARCHIVE_ROUTES,
   ...PRIMITIVE_ROUTES,
   ...KV_ROUTES,
   ...DB_ROUTES,

@@ -1,7 +1,8 @@
 import { ServiceError } from "@prim/wire";
-import type { PrimitiveDefinition } from "../definition.js";
+import type { PrimitiveDefinition, PrimitiveEnv } from "../definition.js";
 import type { VaultHandle } from "./handle.js";
 import { VaultStore } from "./store.js";
+import { openFromArchive, sealForArchive } from "./transfer.js";
 
 export const vaultDefinition: PrimitiveDefinition<VaultHandle> = {
   type: "vault",
@@ -20,7 +21,15 @@ export const vaultDefinition: PrimitiveDefinition<VaultHandle> = {
   // A fork into another group is re-sealed under that group's key now; the copy's values are
   // re-bound to its own id on its first operation (`bind`).
   onFork: (vault, fork) => vault.store.moved(fork.toGroupId),
+  // Group archives carry values sealed under the archive key, never a group's data key.
+  toArchive: (path, env, archiveKey) => sealForArchive(path, keyRingOf(env), archiveKey),
+  fromArchive: (path, env, archiveKey, target) => openFromArchive(path, keyRingOf(env), archiveKey, target),
 };
+
+function keyRingOf(env: PrimitiveEnv) {
+  if (env.vault === undefined) throw new ServiceError("internal_error", "this engine has no vault key ring");
+  return env.vault.keyRing;
+}
 
 export { type KeyRing, LocalKeyRing, type VaultEnv } from "../../keys/keyring.js";
 export type { FetchResult } from "./fetch-op.js";

@@ -60,7 +60,7 @@ const toGrant = (row: GrantRow): Grant => ({
 });
 
 /** Binds a ciphertext to its primitive, secret name and version: rows cannot be swapped. */
-const secretContext = (primitiveId: string, name: string, version: number) =>
+export const secretContext = (primitiveId: string, name: string, version: number) =>
   context("prim.vault.secret.v1", primitiveId, name, version);
 
 export class VaultStore {

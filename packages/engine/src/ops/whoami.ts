@@ -1,0 +1,26 @@
+import type { WhoAmI } from "@prim/wire";
+import { z } from "zod";
+import { untargetedOp } from "../primitives/operation.js";
+
+/**
+ * `GET /v1/whoami`: the credential's workspace and scope (what `prim login` and `prim whoami`
+ * show). Any valid credential may ask; it reveals nothing the caller could not already use.
+ */
+export const whoAmI = untargetedOp({
+  name: "auth.whoami",
+  audited: false,
+  metered: false,
+  input: z.strictObject({}),
+  async run(ctx): Promise<WhoAmI> {
+    const { principal, services } = ctx;
+    const group = principal.groupId === null ? null : await services.catalog.getGroup(principal.groupId);
+    const everything = principal.groupId === null && principal.tools === null;
+    return {
+      workspace: principal.workspace,
+      actor: principal.actor,
+      kind: principal.kind === "local" ? "local" : everything ? "workspace" : "scoped",
+      group: group === null ? null : { id: group.id, name: group.name },
+      tools: principal.tools === null ? null : [...principal.tools],
+    };
+  },
+});
