@@ -75,7 +75,7 @@ describe("rate limit: 20/s, bursts of 60, per credential", () => {
 });
 
 describe("Starter caps and features", () => {
-  it("answers 403 plan_limit to a second group, snapshot, restore, fork and audit reads; Pro has them", async () => {
+  it("answers 403 plan_limit to a second group, snapshot, restore, fork, group export and import, and audit reads; Pro has them", async () => {
     const w = await workspace();
     const refused = [
       await call(cloud.url, w.key, "POST", "/v1/groups", { name: "second" }),
@@ -83,6 +83,8 @@ describe("Starter caps and features", () => {
       await call(cloud.url, w.key, "POST", `/v1/primitives/${w.kv}/restore`, { snapshot: "x" }),
       await call(cloud.url, w.key, "POST", `/v1/primitives/${w.kv}/fork`, {}),
       await call(cloud.url, w.key, "GET", "/v1/audit"),
+      await call(cloud.url, w.key, "GET", "/v1/groups/app/export"),
+      await call(cloud.url, w.key, "POST", `/v1/groups/app/import?sha256=${"0".repeat(64)}`, {}),
     ];
     for (const res of refused) {
       expect(res.status).toBe(403);
