@@ -1,6 +1,8 @@
 // The wire contract (errors, principals, response shapes, the Invoker) is part of the engine's API.
 
 export * from "@prim/wire";
+export { MANIFEST_ENTRY } from "./archive/group-archive.js";
+export { BLOCK as TAR_BLOCK, padding as tarPadding, parseHeader as parseTarHeader } from "./archive/tar.js";
 export { AuditLog } from "./audit/audit-log.js";
 export type { BlobStore, Ingested, IngestOptions } from "./blobs/blob-store.js";
 export { LocalBlobStore } from "./blobs/local-blob-store.js";

@@ -1,4 +1,5 @@
 import { open } from "node:fs/promises";
+import { MANIFEST_ENTRY, parseTarHeader, TAR_BLOCK, tarPadding } from "@prim/engine";
 
 /** Where each primitive's part (its file and the blobs it brings) ends in an archive. */
 export interface ArchiveLayout {
@@ -7,30 +8,28 @@ export interface ArchiveLayout {
   ends: number[];
 }
 
-const block = (n: number) => Math.ceil(n / 512) * 512;
-
 /** The layout of an archive file, from its tar headers (a few reads; nothing else is read). */
 export async function layoutOfFile(path: string): Promise<ArchiveLayout | null> {
   const file = await open(path, "r");
   try {
-    const header = Buffer.alloc(512);
+    const header = Buffer.alloc(TAR_BLOCK);
     const ends: number[] = [];
     let offset = 0;
     let inPrimitive = false;
     for (;;) {
-      const { bytesRead } = await file.read(header, 0, 512, offset);
-      if (bytesRead < 512 || header.every((b) => b === 0)) break;
-      const name = header.subarray(0, 100).toString("utf8").replace(/\0.*$/s, "");
-      const size = Number.parseInt(header.subarray(124, 136).toString("ascii").replace(/\0.*$/s, "").trim(), 8);
-      if (!Number.isSafeInteger(size)) return null;
+      const { bytesRead } = await file.read(header, 0, TAR_BLOCK, offset);
+      const entry = bytesRead < TAR_BLOCK ? null : parseTarHeader(header);
+      if (entry === null) break;
       // A primitive's entry is followed by its blobs: it is done where the next one (or the
       // manifest) begins.
-      const starts = name.startsWith("primitives/");
-      if ((starts || name === "prim-archive.json") && inPrimitive) ends.push(offset);
-      inPrimitive = starts || (inPrimitive && name !== "prim-archive.json");
-      offset += 512 + block(size);
+      const starts = entry.name.startsWith("primitives/");
+      if ((starts || entry.name === MANIFEST_ENTRY) && inPrimitive) ends.push(offset);
+      inPrimitive = starts || (inPrimitive && entry.name !== MANIFEST_ENTRY);
+      offset += TAR_BLOCK + entry.size + tarPadding(entry.size).length;
     }
     return { primitives: ends.length, ends };
+  } catch {
+    return null; // not an archive this can read: no primitive counts in the progress line
   } finally {
     await file.close();
   }
@@ -61,10 +60,6 @@ export class Progress {
   phase(total: number, from = 0, layout: ArchiveLayout | null = null): void {
     this.total = total;
     this.done = from;
-    this.layout = layout;
-  }
-
-  setLayout(layout: ArchiveLayout | null): void {
     this.layout = layout;
   }
 

@@ -39,10 +39,8 @@ interface TransferState {
 /** A dropped connection or a server fault: worth another attempt from where it stopped. */
 function retryable(err: unknown): boolean {
   if (err instanceof TransferError) return err.status >= 500;
-  const code = (err as { code?: string }).code ?? "";
-  return (
-    err instanceof TypeError || ["ECONNRESET", "EPIPE", "ECONNREFUSED", "ETIMEDOUT", "UND_ERR_SOCKET"].includes(code)
-  );
+  // node:http's socket errors (every request of a transfer goes through it).
+  return ["ECONNRESET", "EPIPE", "ECONNREFUSED", "ETIMEDOUT"].includes((err as { code?: string }).code ?? "");
 }
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -144,6 +142,11 @@ async function run(direction: Direction, source: ArchiveSide, sink: ArchiveSide,
   mkdirSync(o.stateDir, { recursive: true, mode: 0o700 });
   const statePath = join(o.stateDir, `${o.stateKey}.json`);
   const archive = join(o.stateDir, `${o.stateKey}.tar`);
+  /** This transfer's archive and state go: it cannot be resumed (or is done). */
+  const discard = () => {
+    rmSync(statePath, { force: true });
+    rmSync(archive, { force: true });
+  };
   let state = o.fresh ? null : readState(statePath, archive, recipient);
   const progress = new Progress(`${direction} ${o.group} → ${o.target}`);
   let resumedFrom = 0;
@@ -186,7 +189,6 @@ async function run(direction: Direction, source: ArchiveSide, sink: ArchiveSide,
           (n) => progress.add(n),
         );
       });
-      progress.setLayout(await layoutOfFile(archive));
       progress.finish();
     }
   }
@@ -205,15 +207,11 @@ async function run(direction: Direction, source: ArchiveSide, sink: ArchiveSide,
     );
   }).catch((err: unknown) => {
     // Refused as damaged or corrupt: this archive cannot be resumed; the next run starts over.
-    if (err instanceof TransferError && err.code === "invalid_request") {
-      rmSync(statePath, { force: true });
-      rmSync(archive, { force: true });
-    }
+    if (err instanceof TransferError && err.code === "invalid_request") discard();
     throw err;
   });
   progress.finish();
-  rmSync(statePath, { force: true });
-  rmSync(archive, { force: true });
+  discard();
   return { imported, bytes: s.size, resumedFrom, ms: Date.now() - started };
 }
 

@@ -57,7 +57,7 @@ export type ArchiveManifest = z.infer<typeof manifestSchema>;
 export type ArchivedPrimitive = ArchiveManifest["primitives"][number];
 
 /** 400 `invalid_request` for an archive that is not what it says; nothing was imported. */
-export const corrupt = (why: string) =>
+const corrupt = (why: string) =>
   new ServiceError("invalid_request", `archive is corrupt: ${why}; nothing was imported`);
 
 /** Streams bytes into a file, hashing them. */

@@ -7,16 +7,16 @@ import type { GroupArchive, ImportedPrimitive, ImportResult, ImportStatus } from
 import { notFound, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import { packGroup, type UnpackedArchive, unpackArchive } from "../archive/group-archive.js";
-import { allPrimitivesOf, type GroupRecord, type PrimitiveRecord } from "../catalog/catalog.js";
-import { prefixedId, ulid } from "../core/ids.js";
+import { allPrimitivesOf, type PrimitiveRecord } from "../catalog/catalog.js";
+import { prefixedId } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { queryBoolean } from "../core/pagination.js";
 import { parseRecipient } from "../keys/transfer.js";
 import { groupOp, untargetedOp } from "../primitives/operation.js";
 import type { EngineServices } from "../primitives/services.js";
-import { groupInfo } from "./groups.js";
+import { groupInfo, newGroupRecord } from "./groups.js";
 import { takeSnapshot } from "./lifecycle.js";
-import { removePrimitive } from "./primitives.js";
+import { newPrimitiveRecord, removePrimitive } from "./primitives.js";
 
 /** How long a built export stays downloadable (resumable with `archive` and Range). */
 export const ARCHIVE_TTL_MS = 60 * 60 * 1000;
@@ -303,14 +303,9 @@ async function commit(
 ): Promise<Omit<ImportResult, "sha256" | "bytes">> {
   const { catalog, files } = services;
   await checkTarget(services, name, replace);
-  let group: GroupRecord | null = await catalog.getGroup(name);
+  let group = await catalog.getGroup(name);
   if (group === null) {
-    group = {
-      id: prefixedId("grp", services.clock.now()),
-      name,
-      namespace: services.namespace,
-      created_at: services.clock.now(),
-    };
+    group = newGroupRecord(services, name);
     await catalog.createGroup(group);
   }
   const existing = new Map<string, PrimitiveRecord>();
@@ -337,15 +332,9 @@ async function commit(
         });
         continue;
       }
-      const now = services.clock.now();
-      const record: PrimitiveRecord = {
-        id: ulid(now),
+      const record = newPrimitiveRecord(services, group, {
         name: source.name,
         type: source.type,
-        group_id: group.id,
-        group: group.name,
-        created_at: now,
-        paused: false,
         forked_from: {
           id: source.id,
           name: source.name,
@@ -353,7 +342,7 @@ async function commit(
           group: manifest.group.name,
           snapshot: null,
         },
-      };
+      });
       files.fromArchive(source.type, file, archiveKey, { id: record.id, groupId: group.id });
       created.push(record.id);
       await files.adopt(record.id, record.type, file, fork, true);

@@ -19,6 +19,12 @@ export async function groupInfo(services: EngineServices, g: GroupRecord): Promi
   return { ...manifest(g), primitives: primitives.map((p) => primitiveInfo(services, p)) };
 }
 
+/** A new group's record (not yet in the catalog). */
+export function newGroupRecord(services: EngineServices, name: string): GroupRecord {
+  const now = services.clock.now();
+  return { id: prefixedId("grp", now), name, namespace: services.namespace, created_at: now };
+}
+
 export const groupCreate = untargetedOp({
   name: "group.create",
   accountOnly: true,
@@ -27,12 +33,7 @@ export const groupCreate = untargetedOp({
   input: z.strictObject({ name: nameSchema }),
   async run(ctx, input): Promise<GroupInfo> {
     const { services } = ctx;
-    const group: GroupRecord = {
-      id: prefixedId("grp", services.clock.now()),
-      name: input.name,
-      namespace: services.namespace,
-      created_at: services.clock.now(),
-    };
+    const group = newGroupRecord(services, input.name);
     await services.catalog.createGroup(group);
     ctx.audit.group = group.name;
     ctx.audit.target = group.name;

@@ -5,11 +5,12 @@ import type { SnapshotInfo } from "@prim/wire";
 import { notFound, type PrimitiveInfo, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import type { PrimitiveRecord, SnapshotRecord } from "../catalog/catalog.js";
-import { prefixedId, ulid } from "../core/ids.js";
+import { prefixedId } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
 import { primitiveOp } from "../primitives/operation.js";
 import { type EngineServices, primitiveInfo } from "../primitives/services.js";
+import { newPrimitiveRecord } from "./primitives.js";
 import { resolveGroup } from "./scope.js";
 
 export type { SnapshotInfo };
@@ -130,15 +131,9 @@ export const primitiveFork = primitiveOp({
     // A scoped principal reaches only its own group (403 group_mismatch for another).
     const group = await resolveGroup(services, ctx.principal, input.group ?? source.group_id);
     const snapshot = input.snapshot === undefined ? null : await findSnapshot(services, source, input.snapshot);
-    const now = services.clock.now();
-    const record: PrimitiveRecord = {
-      id: ulid(now),
+    const record = newPrimitiveRecord(services, group, {
       name: input.name ?? forkName(source.name),
       type: source.type,
-      group_id: group.id,
-      group: group.name,
-      created_at: now,
-      paused: false,
       forked_from: {
         id: source.id,
         name: source.name,
@@ -146,7 +141,7 @@ export const primitiveFork = primitiveOp({
         group: source.group,
         snapshot: snapshot?.id ?? null,
       },
-    };
+    });
     const fork = { sourceId: source.id, fromGroupId: source.group_id, toGroupId: group.id };
     try {
       if (snapshot !== null) {

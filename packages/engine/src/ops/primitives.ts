@@ -1,6 +1,6 @@
 import { invalid, PRIMITIVE_TYPES, type PrimitiveInfo, type PrimitiveStats, READ_TOOL } from "@prim/wire";
 import { z } from "zod";
-import type { PrimitiveRecord } from "../catalog/catalog.js";
+import type { GroupRecord, PrimitiveRecord } from "../catalog/catalog.js";
 import { ulid } from "../core/ids.js";
 import { nameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
@@ -23,17 +23,7 @@ export const primitiveCreate = untargetedOp({
     if (services.files.definition(input.type) === undefined) {
       throw invalid(`type: ${input.type} primitives are not available in this engine yet`);
     }
-    const now = services.clock.now();
-    const record: PrimitiveRecord = {
-      id: ulid(now),
-      name: input.name,
-      type: input.type,
-      group_id: group.id,
-      group: group.name,
-      created_at: now,
-      paused: false,
-      forked_from: null,
-    };
+    const record = newPrimitiveRecord(services, group, { name: input.name, type: input.type, forked_from: null });
     // The file exists (with the type's tables) before the catalog row makes it reachable.
     services.files.handle(record.id, record.type);
     try {
@@ -104,6 +94,16 @@ export const primitiveUpdate = primitiveOp({
     return primitiveInfo(services, updated);
   },
 });
+
+/** A new primitive's record in `group` (not yet in the catalog): a fresh id, active. */
+export function newPrimitiveRecord(
+  services: EngineServices,
+  group: GroupRecord,
+  fields: Pick<PrimitiveRecord, "name" | "type" | "forked_from">,
+): PrimitiveRecord {
+  const now = services.clock.now();
+  return { id: ulid(now), ...fields, group_id: group.id, group: group.name, created_at: now, paused: false };
+}
 
 /** Deletes a primitive's row, snapshots and files; its blobs go with the next collection. */
 export async function removePrimitive(services: EngineServices, id: string): Promise<void> {

@@ -23,13 +23,19 @@ interface Row {
   ciphertext: Buffer;
 }
 
+/**
+ * Re-seals every row of the vault file at `path` with `transform` (which learns the primitive
+ * id the rows are bound to now) and binds the file to `meta`, in one transaction.
+ */
 function rewrite(
   path: string,
-  transform: (row: Row) => { keyId: string; iv: Buffer; tag: Buffer; ciphertext: Buffer },
+  transform: (row: Row, boundId: string) => { keyId: string; iv: Buffer; tag: Buffer; ciphertext: Buffer },
   meta: { id: string; groupId: string },
 ): void {
   const db = new Database(path);
   try {
+    const boundId =
+      (db.prepare("SELECT value FROM meta WHERE key = 'bound_id'").pluck().get() as string | undefined) ?? "";
     const rows = db.prepare("SELECT name, version, key_id, iv, tag, ciphertext FROM secrets").all() as Row[];
     const update = db.prepare("UPDATE secrets SET key_id = ?, iv = ?, tag = ?, ciphertext = ? WHERE name = ?");
     const setMeta = db.prepare(
@@ -37,7 +43,7 @@ function rewrite(
     );
     db.transaction(() => {
       for (const row of rows) {
-        const next = transform(row);
+        const next = transform(row, boundId);
         update.run(next.keyId, next.iv, next.tag, next.ciphertext, row.name);
       }
       setMeta.run("bound_id", meta.id);
@@ -51,13 +57,9 @@ function rewrite(
 
 /** Export: the copy at `path` (made from the live vault) ends up sealed under `archiveKey`. */
 export function sealForArchive(path: string, keyRing: KeyRing, archiveKey: Buffer): void {
-  const db = new Database(path, { readonly: true });
-  const boundId =
-    (db.prepare("SELECT value FROM meta WHERE key = 'bound_id'").pluck().get() as string | undefined) ?? "";
-  db.close();
   rewrite(
     path,
-    (row) => {
+    (row, boundId) => {
       const plain = unseal(keyRing.key(row.key_id).key, row, secretContext(boundId, row.name, row.version));
       if (plain === null) {
         throw new ServiceError(
