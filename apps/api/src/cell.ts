@@ -14,6 +14,7 @@ export function openCell(env: ApiEnv, clock?: Clock): Cell {
   const master = env.PRIM_MASTER_KEY === undefined ? undefined : Buffer.from(env.PRIM_MASTER_KEY, "hex");
   return Cell.openLocal({
     dataDir: env.PRIM_DATA_DIR,
+    durability: env.PRIM_DURABILITY,
     ...(clock === undefined ? {} : { clock }),
     ...(master === undefined
       ? {}

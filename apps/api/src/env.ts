@@ -50,6 +50,11 @@ const schema = z.object({
   PRIM_CELL_URL: urlString("PRIM_CELL_URL").optional(),
   /** Seconds between archives of each changed workspace shipped to the blob store (0: none). */
   PRIM_SHIP_INTERVAL_S: z.coerce.number().int().min(0).default(300),
+  /**
+   * When writes are acknowledged (CLOUD.md): `durable` (default) once fsynced to stable storage;
+   * `fast` once committed (a power cut can lose the last acknowledged writes).
+   */
+  PRIM_DURABILITY: z.enum(["fast", "durable"]).default("durable"),
   PRIM_MASTER_KEY: z
     .string()
     .regex(/^[0-9a-f]{64}$/i, "PRIM_MASTER_KEY must be 64 hex characters (32 bytes)")

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import type { Clock, Embedder, Engine } from "@prim/engine";
 import { createLocalServer } from "@prim/http";
 import { mountMcp } from "@prim/mcp";
+import type { Durability } from "@prim/wire";
 import { removeEngineFile, writeEngineFile } from "./engine-file.js";
 import { openLocalEngine } from "./local-engine.js";
 
@@ -14,6 +15,8 @@ export interface DevServerOptions {
   clock?: Clock;
   /** Embeddings for memory recall; none by default. */
   embedder?: Embedder;
+  /** When writes are acknowledged: `fast` (default) or `durable` (fsynced first). */
+  durability?: Durability;
   logger?: boolean;
 }
 

@@ -5,6 +5,8 @@ const schema = z.object({
   PRIM_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PRIM_DATA_DIR: z.string().min(1).optional(),
   PRIM_ROOT_TOKEN: z.string().min(1).optional(),
+  // When writes are acknowledged (`prim dev --durable` is the same as `durable`); default fast.
+  PRIM_DURABILITY: z.enum(["fast", "durable"]).optional(),
   // Memory recall's embeddings endpoint (OpenAI-compatible); unset = no embeddings, no network.
   PRIM_EMBEDDINGS_URL: z.url().optional(),
   PRIM_EMBEDDINGS_MODEL: z.string().min(1).optional(),

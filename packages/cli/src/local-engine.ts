@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { type Clock, type Embedder, Engine, embedderFromSettings } from "@prim/engine";
+import type { Durability } from "@prim/wire";
 import type { Env } from "./env.js";
 
 /** How the CLI's local engine is built: the same for `prim dev` and `prim mcp`. */
@@ -8,6 +9,8 @@ export interface LocalEngineSetup {
   clock?: Clock;
   /** Embeddings for memory recall; none unless `PRIM_EMBEDDINGS_URL` is set. */
   embedder?: Embedder;
+  /** When writes are acknowledged (default `fast`; `prim dev --durable`, `PRIM_DURABILITY`). */
+  durability?: Durability;
 }
 
 /** Memory recall's embedder from `PRIM_EMBEDDINGS_*` (undefined when no URL is set). */
@@ -24,5 +27,10 @@ export function embedderFromEnv(env: Env): Embedder | undefined {
  * embedder `prim dev` passed, so memory recall answered differently on the same data.
  */
 export function openLocalEngine(setup: LocalEngineSetup): Engine {
-  return Engine.openLocal({ dataDir: resolve(setup.dataDir), clock: setup.clock, embedder: setup.embedder });
+  return Engine.openLocal({
+    dataDir: resolve(setup.dataDir),
+    clock: setup.clock,
+    embedder: setup.embedder,
+    durability: setup.durability,
+  });
 }

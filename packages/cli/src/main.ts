@@ -18,6 +18,9 @@ Commands:
           --data DIR        data directory (default ./.prim, env PRIM_DATA_DIR)
           --root-token T    require this Bearer token; prefer env PRIM_ROOT_TOKEN
                             (a flag is visible to other users in ps)
+          --durable         answer a write only once it is fsynced (survives a
+                            power cut; env PRIM_DURABILITY=durable); default fast:
+                            committed, survives the process dying
           MCP (Streamable HTTP) is served at /mcp/<group>
   mcp     An MCP server on stdio for one group
           --group G         the group (created on first use)
@@ -74,6 +77,7 @@ async function dev(args: string[]): Promise<void> {
       host: { type: "string" },
       data: { type: "string" },
       "root-token": { type: "string" },
+      durable: { type: "boolean" },
     },
     strict: true,
   });
@@ -89,8 +93,9 @@ async function dev(args: string[]): Promise<void> {
     dataDir,
     rootToken: values["root-token"] ?? env.PRIM_ROOT_TOKEN,
     embedder: embedderFromEnv(env),
+    durability: values.durable ? "durable" : (env.PRIM_DURABILITY ?? "fast"),
   });
-  console.log(`prim dev: listening on ${server.url} (data in ${dataDir})`);
+  console.log(`prim dev: listening on ${server.url} (data in ${dataDir}; ${server.engine.durability} writes)`);
   // A signal to the whole process group (Ctrl-C in a terminal, a supervisor's kill -TERM -<pgid>)
   // reaches the SQL hosts too; the engine counts those as closed, so a shutdown reports what it
   // closed and exits 0. A failure to close is one line and exit 1, never a stack: the data is

@@ -43,7 +43,7 @@ export async function mcp(args: string[]): Promise<void> {
     );
     return;
   }
-  const engine = openLocalEngine({ dataDir, embedder: embedderFromEnv(env) });
+  const engine = openLocalEngine({ dataDir, embedder: embedderFromEnv(env), durability: env.PRIM_DURABILITY });
   try {
     const record = await openGroup(engine, LOCAL_PRINCIPAL, group);
     const principal = patterns.length === 0 ? LOCAL_PRINCIPAL : narrowTools(LOCAL_PRINCIPAL, patterns);

@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type { Durability } from "@prim/wire";
 import { AUDIT_RETENTION_MS, AuditLog } from "./audit/audit-log.js";
 import type { BlobStore } from "./blobs/blob-store.js";
 import { BlobCollector } from "./blobs/collector.js";
@@ -18,6 +19,7 @@ import type { EngineServices } from "./primitives/services.js";
 import { PRIMITIVE_DEFINITIONS } from "./registry.js";
 import { SqlHost } from "./sql-host/pool.js";
 import { DataDirLock } from "./sqlite/data-dir-lock.js";
+import { SyncCounters } from "./sqlite/durable-sync.js";
 
 /*
  * A cell is one process's shared infrastructure; a tenant (a workspace) is one Engine bound to
@@ -61,6 +63,11 @@ export interface CellOptions {
    * `<dataDir>/signing.key`, made on first start.
    */
   signingKey?: Buffer;
+  /**
+   * When writes are acknowledged (default `fast`): `durable` waits for the fsync that puts them
+   * on stable storage. The engine-wide default; a primitive may set its own (PATCH).
+   */
+  durability?: Durability;
 }
 
 /** What one tenant's engine is built from; every part is optional and has a local default. */
@@ -114,7 +121,11 @@ export class Cell {
     readonly auditWriter: AuditWriter,
     private readonly allowLoopbackFetch: boolean,
     private readonly lock: DataDirLock,
+    readonly durability: Durability,
   ) {}
+
+  /** The fsyncs of every tenant's durable writes (bench and stats read them). */
+  readonly syncs = new SyncCounters();
 
   /** A cell on the local disk: locks `dataDir` (one process owns it) and starts the SQL hosts. */
   static openLocal(options: CellOptions): Cell {
@@ -127,7 +138,8 @@ export class Cell {
       const signer = new UrlSigner(options.signingKey ?? readOrCreateKey(join(options.dataDir, "signing.key")));
       const auditWriter = new AuditWriter();
       const loopback = options.allowLoopbackFetch ?? false;
-      return new Cell(options.dataDir, clock, sqlHost, keyRing, signer, auditWriter, loopback, lock);
+      const durability = options.durability ?? "fast";
+      return new Cell(options.dataDir, clock, sqlHost, keyRing, signer, auditWriter, loopback, lock, durability);
     } catch (err) {
       lock.release();
       throw err;
@@ -150,13 +162,15 @@ export class Cell {
     const dataDir = options.dataDir ?? join(this.dataDir, workspaceId);
     mkdirSync(dataDir, { recursive: true });
     const { clock } = this;
-    const catalog = options.catalog ?? new SqliteCatalog(dataDir, this.auditWriter);
+    const { durability, syncs } = this;
+    const catalog =
+      options.catalog ?? new SqliteCatalog(dataDir, this.auditWriter, durability === "durable" ? syncs : undefined);
     const definitions = new Map((options.definitions ?? PRIMITIVE_DEFINITIONS).map((d) => [d.type, d]));
     const vault = { keyRing: this.keyRing, allowLoopbackFetch: this.allowLoopbackFetch };
     const files = new PrimitiveFiles(
       dataDir,
       definitions,
-      { clock, sqlHost: this.sqlHost, embedder: options.embedder, vault },
+      { clock, sqlHost: this.sqlHost, embedder: options.embedder, vault, durability, syncs },
       options.maxOpenFiles,
     );
     const audit = new AuditLog(catalog, options.auditFlushMs);
@@ -173,6 +187,7 @@ export class Cell {
       signer: this.signer,
       transferKey: this.keyRing.transferKey,
       sqlHost: this.sqlHost,
+      syncs,
     };
     const tenant = build(services, () => this.tenants.delete(workspaceId));
     this.tenants.set(workspaceId, tenant);

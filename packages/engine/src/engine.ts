@@ -1,4 +1,5 @@
 import {
+  type Durability,
   type ErrorCode,
   type InvokeMeta,
   type Invoker,
@@ -94,6 +95,11 @@ export class Engine implements Invoker {
     }
   }
 
+  /** The engine-wide durability (a primitive's own setting overrides it). */
+  get durability(): Durability {
+    return this.services.files.durabilityOf({ durability: null });
+  }
+
   operation(name: string): AnyOperation | undefined {
     return this.ops.get(name);
   }
@@ -164,6 +170,12 @@ export class Engine implements Invoker {
       }
       // Synchronous handlers (most data operations) skip a microtask turn.
       const result = (out instanceof Promise ? await out : out) as O;
+      // A durable write is answered once the fsync covering it returned (sqlite/durable-sync.ts).
+      const synced = this.synced(primitive);
+      if (synced !== undefined) {
+        this.services.syncs.writes++;
+        await synced;
+      }
       this.recordAudit(op, ctx.audit, principal, primitive, group, null, meta.audit === true);
       return result;
     } catch (err) {
@@ -208,6 +220,14 @@ export class Engine implements Invoker {
       await this.onClose();
     })();
     return this.closing;
+  }
+
+  /** What the call's answer waits for: the fsyncs covering the catalog's and the primitive's writes. */
+  private synced(primitive: PrimitiveRecord | undefined): Promise<unknown> | undefined {
+    const catalog = this.services.catalog.synced?.();
+    const file = primitive === undefined ? undefined : this.services.files.synced(primitive);
+    if (catalog === undefined) return file;
+    return file === undefined ? catalog : Promise.all([catalog, file]);
   }
 
   private checkPolicy(principal: Principal, op: AnyOperation, primitive: PrimitiveRecord | undefined): void {

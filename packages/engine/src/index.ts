@@ -11,6 +11,7 @@ export type {
   AuditRecord,
   Catalog,
   GroupRecord,
+  PrimitivePatch,
   PrimitiveRecord,
   SnapshotRecord,
 } from "./catalog/catalog.js";
@@ -105,3 +106,4 @@ export {
 export { guardedGet, type OutboundResponse } from "./primitives/vault/outbound.js";
 export { OPERATIONS, PRIMITIVE_DEFINITIONS } from "./registry.js";
 export { processAlive } from "./sqlite/data-dir-lock.js";
+export { SyncCounters } from "./sqlite/durable-sync.js";

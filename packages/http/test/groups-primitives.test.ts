@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { startServer } from "./helpers.js";
 
-const INFO_FIELDS = ["created_at", "forked_from", "group", "id", "name", "paused", "size_bytes", "type"];
+const INFO_FIELDS = ["created_at", "durability", "forked_from", "group", "id", "name", "paused", "size_bytes", "type"];
 
 describe("groups", () => {
   it("creates, lists, gets and deletes groups", async () => {
@@ -144,7 +144,15 @@ describe("primitives", () => {
       items: Array.from({ length: 50 }, (_, i) => ({ key: `k${i}`, value: "v".repeat(1000) })),
     });
     const stats = await api("GET", `/v1/primitives/${p.id}/stats`);
-    expect(Object.keys(stats.body).sort()).toEqual(["id", "items", "name", "paused", "size_bytes", "type"]);
+    expect(Object.keys(stats.body).sort()).toEqual([
+      "durability",
+      "id",
+      "items",
+      "name",
+      "paused",
+      "size_bytes",
+      "type",
+    ]);
     expect(stats.body).toMatchObject({ id: p.id, name: "one", type: "kv", items: 50, paused: false });
     expect(stats.body.size_bytes).toBeGreaterThan(50_000);
     expect((await api("GET", `/v1/primitives/${p.id}`)).body.size_bytes).toBe(stats.body.size_bytes);

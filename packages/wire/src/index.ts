@@ -61,6 +61,8 @@ export type { OperationResult, OperationResults } from "./results.js";
 export {
   type AuditEntry,
   type ByteRange,
+  DURABILITIES,
+  type Durability,
   type ForkedFrom,
   type FsEntry,
   type FsRead,

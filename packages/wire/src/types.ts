@@ -24,6 +24,14 @@ export interface ForkedFrom {
   snapshot: string | null;
 }
 
+/**
+ * When a write is acknowledged: `fast` once committed (survives the process dying; an OS crash
+ * or power cut can lose the last acknowledged commits), `durable` once on stable storage (the
+ * commit's fsync returned).
+ */
+export const DURABILITIES = ["fast", "durable"] as const;
+export type Durability = (typeof DURABILITIES)[number];
+
 export interface PrimitiveInfo {
   id: string;
   name: string;
@@ -33,6 +41,8 @@ export interface PrimitiveInfo {
   paused: boolean;
   size_bytes: number;
   forked_from: ForkedFrom | null;
+  /** The primitive's effective durability: its own setting, else the engine's. */
+  durability: Durability;
 }
 
 export interface PrimitiveStats {
@@ -42,6 +52,7 @@ export interface PrimitiveStats {
   size_bytes: number;
   items: number;
   paused: boolean;
+  durability: Durability;
 }
 
 export type KvEncoding = "json" | "bytes";

@@ -4,6 +4,7 @@ import {
   type Catalog,
   type GroupRecord,
   PrimitiveCache,
+  type PrimitivePatch,
   type PrimitiveRecord,
   type SnapshotRecord,
 } from "@prim/engine";
@@ -34,10 +35,11 @@ interface PrimitiveRow {
   created_at: string;
   paused: boolean;
   forked_from: PrimitiveRecord["forked_from"];
+  durability: PrimitiveRecord["durability"];
 }
 
 const PRIMITIVE_SELECT = `SELECT p.id, p.name, p.type, p.group_id, g.name AS group_name, p.created_at, p.paused,
-  p.forked_from FROM primitives p JOIN groups g ON g.id = p.group_id`;
+  p.forked_from, p.durability FROM primitives p JOIN groups g ON g.id = p.group_id`;
 
 const toPrimitive = (row: PrimitiveRow): PrimitiveRecord => ({
   id: row.id,
@@ -48,6 +50,7 @@ const toPrimitive = (row: PrimitiveRow): PrimitiveRecord => ({
   created_at: Number(row.created_at),
   paused: row.paused,
   forked_from: row.forked_from,
+  durability: row.durability,
 });
 
 const toGroup = (row: { id: string; name: string; namespace: string; created_at: string }): GroupRecord => ({
@@ -162,8 +165,8 @@ export class PgCatalog implements Catalog {
 
   async createPrimitive(record: Omit<PrimitiveRecord, "group">): Promise<void> {
     await this.write(
-      `INSERT INTO primitives (id, workspace_id, name, type, group_id, created_at, paused, forked_from)
-       SELECT $1, $2, $3, $4, g.id, $6, $7, $8 FROM groups g WHERE g.workspace_id = $2 AND g.id = $5`,
+      `INSERT INTO primitives (id, workspace_id, name, type, group_id, created_at, paused, forked_from, durability)
+       SELECT $1, $2, $3, $4, g.id, $6, $7, $8, $9 FROM groups g WHERE g.workspace_id = $2 AND g.id = $5`,
       [
         record.id,
         this.workspace,
@@ -173,6 +176,7 @@ export class PgCatalog implements Catalog {
         record.created_at,
         record.paused,
         record.forked_from === null ? null : JSON.stringify(record.forked_from),
+        record.durability,
       ],
       `a ${record.type} primitive named '${record.name}' already exists in the group`,
     );
@@ -221,11 +225,12 @@ export class PgCatalog implements Catalog {
     return rows[0].n;
   }
 
-  async updatePrimitive(id: string, patch: { name?: string; group_id?: string; paused?: boolean }): Promise<void> {
+  async updatePrimitive(id: string, patch: PrimitivePatch): Promise<void> {
     const args: unknown[] = [this.workspace, id];
     const sets: string[] = [];
     if (patch.name !== undefined) sets.push(`name = $${args.push(patch.name)}`);
     if (patch.paused !== undefined) sets.push(`paused = $${args.push(patch.paused)}`);
+    if (patch.durability !== undefined) sets.push(`durability = $${args.push(patch.durability)}`);
     // A move names a group of the same workspace, or changes nothing.
     if (patch.group_id !== undefined) {
       sets.push(`group_id = (SELECT id FROM groups WHERE workspace_id = $1 AND id = $${args.push(patch.group_id)})`);

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, mkdirSync } from "node:fs";
 import { type FileHandle, open, readdir, rename, rm, stat, utimes } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { ServiceError } from "@prim/wire";
 import { type Clock, systemClock } from "../core/clock.js";
+import { fsyncPath } from "../sqlite/durable-sync.js";
 import { PRIVATE_DIR_MODE, privateDir } from "../sqlite/private-files.js";
 import type { BlobStore, Ingested, IngestOptions } from "./blob-store.js";
 
@@ -79,8 +80,12 @@ export class LocalBlobStore implements BlobStore {
       const writtenAt = this.clock.now() / 1000;
       await utimes(tmp, writtenAt, writtenAt);
       const final = this.path(sha256);
-      mkdirSync(join(this.dir, sha256.slice(0, 2)), { recursive: true, mode: PRIVATE_DIR_MODE });
+      const made = mkdirSync(dirname(final), { recursive: true, mode: PRIVATE_DIR_MODE });
       await rename(tmp, final); // same content may already be there: rename replaces it atomically
+      // The blob's name is durable before the metadata that names it commits: its directory
+      // (and, when it was just made, the store's) is fsynced too.
+      await fsyncPath(dirname(final));
+      if (made !== undefined) await fsyncPath(this.dir);
       return { kind: "blob", hash: sha256, sha256, size };
     } catch (err) {
       if (file !== null) await file.close().catch(() => undefined);

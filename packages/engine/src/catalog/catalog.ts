@@ -1,4 +1,4 @@
-import type { AuditEntry, ForkedFrom, PrimitiveType } from "@prim/wire";
+import type { AuditEntry, Durability, ForkedFrom, PrimitiveType } from "@prim/wire";
 
 export interface GroupRecord {
   id: string;
@@ -17,6 +17,17 @@ export interface PrimitiveRecord {
   created_at: number;
   paused: boolean;
   forked_from: ForkedFrom | null;
+  /** The primitive's own durability setting; null follows the engine's. */
+  durability: Durability | null;
+}
+
+/** What `updatePrimitive` may change. */
+export interface PrimitivePatch {
+  name?: string;
+  group_id?: string;
+  paused?: boolean;
+  /** null clears the primitive's own setting. */
+  durability?: Durability | null;
 }
 
 /** A snapshot of a primitive: its file lives under the engine's snapshot directory. */
@@ -77,7 +88,7 @@ export interface Catalog {
   /** The group's primitives called `name` (of `type` when given): how a reference is resolved. */
   primitivesNamed(groupId: string, name: string, type?: PrimitiveType): Promise<PrimitiveRecord[]>;
   countPrimitives(groupId: string): Promise<number>;
-  updatePrimitive(id: string, patch: { name?: string; group_id?: string; paused?: boolean }): Promise<void>;
+  updatePrimitive(id: string, patch: PrimitivePatch): Promise<void>;
   deletePrimitive(id: string): Promise<void>;
 
   /** Throws `already_exists` when the primitive already has a snapshot with that label. */
@@ -94,6 +105,12 @@ export interface Catalog {
   listAudit(filter: AuditFilter): Promise<AuditRecord[]>;
   /** Deletes audit entries older than `before` (ms); returns how many. */
   pruneAudit(before: number): Promise<number>;
+
+  /**
+   * Resolves once every catalog write made so far is on stable storage; undefined when nothing
+   * is left to wait for (nothing written since, or a catalog that is durable by itself: Postgres).
+   */
+  synced?(): Promise<void> | undefined;
 
   close(): Promise<void>;
 }

@@ -1,8 +1,17 @@
 import { join } from "node:path";
-import { type AuditEntry, type PrimitiveType, ServiceError } from "@prim/wire";
+import { type AuditEntry, type Durability, type PrimitiveType, ServiceError } from "@prim/wire";
 import Database from "better-sqlite3";
+import { ConnectionSync, type SyncCounters } from "../sqlite/durable-sync.js";
 import { openSqlite } from "../sqlite/sqlite.js";
-import type { AuditFilter, AuditRecord, Catalog, GroupRecord, PrimitiveRecord, SnapshotRecord } from "./catalog.js";
+import type {
+  AuditFilter,
+  AuditRecord,
+  Catalog,
+  GroupRecord,
+  PrimitivePatch,
+  PrimitiveRecord,
+  SnapshotRecord,
+} from "./catalog.js";
 import { PrimitiveCache } from "./primitive-cache.js";
 import { type AuditWriter, SqliteAudit } from "./sqlite-audit.js";
 
@@ -21,6 +30,7 @@ CREATE TABLE IF NOT EXISTS primitives (
   created_at INTEGER NOT NULL,
   paused INTEGER NOT NULL DEFAULT 0,
   forked_from TEXT,
+  durability TEXT,
   UNIQUE (group_id, type, name)
 );
 CREATE TABLE IF NOT EXISTS snapshots (
@@ -43,10 +53,11 @@ interface PrimitiveRow {
   created_at: number;
   paused: number;
   forked_from: string | null;
+  durability: Durability | null;
 }
 
 const PRIMITIVE_SELECT = `SELECT p.id, p.name, p.type, p.group_id, g.name AS group_name, p.created_at,
-  p.paused, p.forked_from FROM primitives p JOIN groups g ON g.id = p.group_id`;
+  p.paused, p.forked_from, p.durability FROM primitives p JOIN groups g ON g.id = p.group_id`;
 
 function toPrimitive(row: PrimitiveRow): PrimitiveRecord {
   return {
@@ -58,6 +69,7 @@ function toPrimitive(row: PrimitiveRow): PrimitiveRecord {
     created_at: row.created_at,
     paused: row.paused === 1,
     forked_from: row.forked_from === null ? null : JSON.parse(row.forked_from),
+    durability: row.durability,
   };
 }
 
@@ -88,11 +100,20 @@ export class SqliteCatalog implements Catalog {
   private readonly audit: SqliteAudit;
   private readonly stmts;
   private readonly cache = new PrimitiveCache();
+  private readonly sync: ConnectionSync | undefined;
 
-  /** `auditWriter`: a cell's shared audit writer thread (default: one of its own). */
-  constructor(dir: string, auditWriter?: AuditWriter) {
-    this.db = openSqlite(join(dir, "catalog.sqlite"));
+  /**
+   * `auditWriter`: a cell's shared audit writer thread (default: one of its own). `syncs`: the
+   * engine is durable — catalog writes are fsynced before the calls that made them are answered.
+   */
+  constructor(dir: string, auditWriter?: AuditWriter, syncs?: SyncCounters) {
+    const path = join(dir, "catalog.sqlite");
+    this.db = openSqlite(path);
     this.db.exec(SCHEMA);
+    // Catalogs made before per-primitive durability lack its column.
+    const columns = this.db.prepare("SELECT name FROM pragma_table_info('primitives')").pluck().all();
+    if (!columns.includes("durability")) this.db.exec("ALTER TABLE primitives ADD COLUMN durability TEXT");
+    this.sync = syncs === undefined ? undefined : new ConnectionSync(this.db, path, syncs);
     this.audit = new SqliteAudit(join(dir, "audit.sqlite"), auditWriter);
     const db = this.db;
     this.stmts = {
@@ -102,8 +123,8 @@ export class SqliteCatalog implements Catalog {
       deletePrimitivesOfGroup: db.prepare("DELETE FROM primitives WHERE group_id = ?"),
       deleteGroup: db.prepare("DELETE FROM groups WHERE id = ?"),
       insertPrimitive: db.prepare(
-        `INSERT INTO primitives (id, name, type, group_id, created_at, paused, forked_from)
-         VALUES (@id, @name, @type, @group_id, @created_at, @paused, @forked_from)`,
+        `INSERT INTO primitives (id, name, type, group_id, created_at, paused, forked_from, durability)
+         VALUES (@id, @name, @type, @group_id, @created_at, @paused, @forked_from, @durability)`,
       ),
       primitiveById: db.prepare(`${PRIMITIVE_SELECT} WHERE p.id = ?`),
       countPrimitives: db.prepare("SELECT count(*) AS n FROM primitives WHERE group_id = ?"),
@@ -204,7 +225,7 @@ export class SqliteCatalog implements Catalog {
     return (this.stmts.countPrimitives.get(groupId) as { n: number }).n;
   }
 
-  async updatePrimitive(id: string, patch: { name?: string; group_id?: string; paused?: boolean }): Promise<void> {
+  async updatePrimitive(id: string, patch: PrimitivePatch): Promise<void> {
     const sets: string[] = [];
     const args: unknown[] = [];
     if (patch.name !== undefined) {
@@ -218,6 +239,10 @@ export class SqliteCatalog implements Catalog {
     if (patch.paused !== undefined) {
       sets.push("paused = ?");
       args.push(patch.paused ? 1 : 0);
+    }
+    if (patch.durability !== undefined) {
+      sets.push("durability = ?");
+      args.push(patch.durability);
     }
     if (sets.length === 0) return;
     this.cache.clear();
@@ -288,8 +313,13 @@ export class SqliteCatalog implements Catalog {
     return this.audit.list(filter);
   }
 
+  synced(): Promise<void> | undefined {
+    return this.sync?.covered();
+  }
+
   async close(): Promise<void> {
     await this.audit.close();
+    this.sync?.close();
     this.db.close();
   }
 }

@@ -92,6 +92,10 @@ export class LocalKeyRing implements KeyRing {
     this.transferKey = transferKeyFrom(this.master);
     this.db = openSqlite(join(dataDir, "keys.sqlite"));
     try {
+      // Every commit fsynced, whatever the engine's durability: a group key lost to a power cut
+      // while a secret sealed with it survived would leave that secret unreadable for good.
+      // Keys are made once per group, so this costs nothing that matters.
+      this.db.pragma("synchronous = FULL");
       this.db.exec(SCHEMA);
       const first = this.db.prepare("SELECT * FROM group_keys ORDER BY id LIMIT 1").get() as KeyRow | undefined;
       if (first !== undefined && this.tryUnwrap(first) === null) {

@@ -1,4 +1,4 @@
-import { invalid, PRIMITIVE_TYPES, type PrimitiveInfo, type PrimitiveStats, READ_TOOL } from "@prim/wire";
+import { DURABILITIES, invalid, PRIMITIVE_TYPES, type PrimitiveInfo, type PrimitiveStats, READ_TOOL } from "@prim/wire";
 import { z } from "zod";
 import type { GroupRecord, PrimitiveRecord } from "../catalog/catalog.js";
 import { ulid } from "../core/ids.js";
@@ -77,11 +77,16 @@ export const primitiveUpdate = primitiveOp({
   accountOnly: true,
   audited: true,
   metered: false,
-  input: z.strictObject({ name: nameSchema.optional(), group: z.string().min(1).optional() }),
+  input: z.strictObject({
+    name: nameSchema.optional(),
+    group: z.string().min(1).optional(),
+    // null: back to the engine's setting.
+    durability: z.enum(DURABILITIES, { error: `must be one of ${DURABILITIES.join(", ")}, or null` }).nullish(),
+  }),
   async run(ctx, input): Promise<PrimitiveInfo> {
     const { services, primitive } = ctx;
     const group = input.group === undefined ? null : await resolveGroup(services, ctx.principal, input.group);
-    const patch = { name: input.name, group_id: group?.id };
+    const patch = { name: input.name, group_id: group?.id, durability: input.durability };
     await services.catalog.updatePrimitive(primitive.id, patch);
     if (group !== null && group.id !== primitive.group_id) {
       services.files.moved(primitive.id, primitive.type, { fromGroupId: primitive.group_id, toGroupId: group.id });
@@ -91,6 +96,14 @@ export const primitiveUpdate = primitiveOp({
       from: { name: primitive.name, group: primitive.group },
       to: { name: updated.name, group: updated.group },
     };
+    if (input.durability !== undefined) {
+      const { files } = services;
+      ctx.audit.detail.durability = {
+        from: files.durabilityOf(primitive),
+        to: files.durabilityOf(updated),
+        own: updated.durability,
+      };
+    }
     return primitiveInfo(services, updated);
   },
 });
@@ -102,7 +115,8 @@ export function newPrimitiveRecord(
   fields: Pick<PrimitiveRecord, "name" | "type" | "forked_from">,
 ): PrimitiveRecord {
   const now = services.clock.now();
-  return { id: ulid(now), ...fields, group_id: group.id, group: group.name, created_at: now, paused: false };
+  const record = { id: ulid(now), ...fields, group_id: group.id, group: group.name, created_at: now };
+  return { ...record, paused: false, durability: null };
 }
 
 /** Deletes a primitive's row, snapshots and files; its blobs go with the next collection. */
@@ -139,6 +153,7 @@ export const primitiveStats = primitiveOp({
       size_bytes: services.files.sizeBytes(p.id, p.type),
       items: await services.files.items(p.id, p.type),
       paused: p.paused,
+      durability: services.files.durabilityOf(p),
     };
   },
 });

@@ -1,8 +1,9 @@
-import type { PrimitiveType } from "@prim/wire";
+import type { Durability, PrimitiveType } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../core/clock.js";
 import type { VaultEnv } from "../keys/keyring.js";
 import type { SqlHost } from "../sql-host/pool.js";
+import type { SyncCounters } from "../sqlite/durable-sync.js";
 
 /**
  * Turns texts into vectors for recall's optional semantic signal. The engine has none unless
@@ -22,6 +23,10 @@ export interface PrimitiveEnv {
   embedder?: Embedder | undefined;
   /** The vault's key ring and fetch settings; absent, vault primitives cannot be opened. */
   vault?: VaultEnv | undefined;
+  /** The engine-wide durability (default `fast`); a primitive's own setting overrides it. */
+  durability?: Durability | undefined;
+  /** Where durable writes count their fsyncs (the cell's). */
+  syncs?: SyncCounters | undefined;
 }
 
 /** A primitive's move to another group (group ids). */
@@ -52,6 +57,12 @@ export interface PrimitiveDefinition<S = unknown> {
   ownsFile?: boolean;
   /** Creates the type's tables (idempotently) and returns its store over the open file. */
   open(db: Database.Database, env: PrimitiveEnv & { path: string; dir: string }): S;
+  /**
+   * For a type that keeps its file itself: what a durable call waits for (the fsync covering
+   * what it wrote), or undefined when nothing is unsynced. Other types' files are synced by the
+   * engine's connection.
+   */
+  synced?(store: S): Promise<unknown> | undefined;
   /** Called when the engine closes the primitive (LRU eviction, delete, shutdown). */
   close?(store: S): void | Promise<void>;
   /** PrimitiveStats `items`, counted as the spec says for the type. */

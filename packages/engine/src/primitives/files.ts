@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { copyFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { PrimitiveType } from "@prim/wire";
+import type { Durability, PrimitiveType } from "@prim/wire";
 import type Database from "better-sqlite3";
+import type { PrimitiveRecord } from "../catalog/catalog.js";
+import { ConnectionSync, SyncCounters, syncFiles } from "../sqlite/durable-sync.js";
 import { privateDir, privateFile } from "../sqlite/private-files.js";
 import { openSqlite } from "../sqlite/sqlite.js";
 import type { ForkContext, PrimitiveDefinition, PrimitiveEnv, PrimitiveMove } from "./definition.js";
@@ -13,6 +15,8 @@ export interface PrimitiveHandle {
   /** The engine's connection to the file; null for types that keep their file elsewhere (db). */
   db: Database.Database | null;
   store: unknown;
+  /** Durable writes' fsyncs of `db`'s file, made by the first durable call. */
+  sync?: ConnectionSync;
 }
 
 /**
@@ -32,6 +36,30 @@ export class PrimitiveFiles {
   ) {
     this.dir = privateDir(join(dataDir, "primitives"));
     privateDir(join(dataDir, "snapshots"));
+  }
+
+  /** A primitive's effective durability: its own setting, else the engine's. */
+  durabilityOf(p: Pick<PrimitiveRecord, "durability">): Durability {
+    return p.durability ?? this.env.durability ?? "fast";
+  }
+
+  /**
+   * What a call on `p` waits for before it is answered: for a durable primitive, the fsync that
+   * covers what the call (or a call before it) wrote; undefined when nothing is left unsynced.
+   * A file closed since (LRU) was checkpointed on close, which SQLite fsyncs.
+   */
+  synced(p: PrimitiveRecord): Promise<unknown> | undefined {
+    if (this.durabilityOf(p) !== "durable") return undefined;
+    const handle = this.open.get(p.id);
+    if (handle === undefined) return undefined;
+    if (handle.db === null) return this.definitions.get(handle.type)?.synced?.(handle.store);
+    handle.sync ??= new ConnectionSync(handle.db, this.path(p.id), this.counters);
+    return handle.sync.covered();
+  }
+
+  private get counters(): SyncCounters {
+    this.env.syncs ??= new SyncCounters();
+    return this.env.syncs;
   }
 
   /** How many files are open now. */
@@ -161,6 +189,7 @@ export class PrimitiveFiles {
     const definition = this.opened(type);
     if (definition.backup !== undefined) await definition.backup(handle.store, dest);
     else await (handle.db as Database.Database).backup(dest);
+    await syncFiles([dest]);
   }
 
   /** Replaces the primitive's data with the copy at `src` (which is left in place). */
@@ -174,12 +203,14 @@ export class PrimitiveFiles {
     const staged = `${base}.restoring`;
     copyFileSync(src, staged);
     privateFile(staged); // a snapshot from an older version may be 0644
+    await syncFiles([staged]);
     // From closing the connection to renaming the copy in, nothing yields: no request can
     // reopen the old file in between. Parked long polls end with the old store.
     const closing = this.closeOne(id);
     for (const file of [`${base}-wal`, `${base}-shm`]) rmSync(file, { force: true });
     renameSync(staged, base);
     await closing;
+    await syncFiles([base]); // the rename
   }
 
   /**
@@ -190,6 +221,7 @@ export class PrimitiveFiles {
     if (move) renameSync(src, this.path(id));
     else copyFileSync(src, this.path(id));
     privateFile(this.path(id));
+    await syncFiles([this.path(id)]);
     const definition = this.opened(type);
     await definition.onFork?.(this.handle(id, type).store, fork);
   }
@@ -248,6 +280,7 @@ export class PrimitiveFiles {
     const handle = this.open.get(id);
     if (handle === undefined) return;
     this.open.delete(id);
+    handle.sync?.close();
     handle.db?.close();
     await this.definitions.get(handle.type)?.close?.(handle.store);
   }

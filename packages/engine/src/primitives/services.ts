@@ -7,6 +7,7 @@ import type { Clock } from "../core/clock.js";
 import type { UrlSigner } from "../keys/signing.js";
 import type { TransferKey } from "../keys/transfer.js";
 import type { SqlHost } from "../sql-host/pool.js";
+import type { SyncCounters } from "../sqlite/durable-sync.js";
 import type { PrimitiveFiles } from "./files.js";
 
 /**
@@ -38,6 +39,8 @@ export interface EngineServices {
   transferKey: TransferKey;
   /** Cell: the SQL host pool serving every db primitive; an engine never closes it. */
   sqlHost: SqlHost;
+  /** Cell: the fsyncs durable writes waited for. */
+  syncs: SyncCounters;
 }
 
 export function primitiveInfo(services: EngineServices, p: PrimitiveRecord): PrimitiveInfo {
@@ -50,5 +53,6 @@ export function primitiveInfo(services: EngineServices, p: PrimitiveRecord): Pri
     paused: p.paused,
     size_bytes: services.files.sizeBytes(p.id, p.type),
     forked_from: p.forked_from,
+    durability: services.files.durabilityOf(p),
   };
 }

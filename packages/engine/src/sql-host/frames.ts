@@ -1,7 +1,8 @@
 /**
  * Framing of the engine ↔ SQL host channel (a socket pair): each frame is a 4-byte length, a
  * 4-byte id, a 1-byte status and a UTF-8 JSON payload. Requests carry `{ req }` with status 0;
- * replies carry the value (status 0) or `{ code, message }` (status 1). A reply's JSON text is
+ * replies carry the value (status 0, or 2: an `exec` that changed the file) or `{ code, message }`
+ * (status 1). A reply's JSON text is
  * exactly the result, so the engine can send it on as a response body without serialising it
  * again — the reason this is not Node's IPC channel (which would escape it inside a message).
  */

@@ -111,8 +111,12 @@ async function promote(at: DbLocation, name: string, force: boolean): Promise<{ 
   return { promoted: name };
 }
 
+/** Whether the last `exec` changed its file (its reply says so: status 2). */
+let execWrote = false;
+
 /** Answers a request: a value, or a promise of one for the few that wait on the backup API. */
 function handle(req: HostRequest): unknown {
+  execWrote = false;
   switch (req.kind) {
     case "exec": {
       const db = target(req.at);
@@ -120,6 +124,7 @@ function handle(req: HostRequest): unknown {
       try {
         const result = execute(db, req.statements, req.batch, req.readOnly);
         wrote = result.wrote;
+        execWrote = result.wrote;
         if (result.wrote && req.at.branch === undefined) bumpMain(req.at);
         return result.value;
       } finally {
@@ -202,8 +207,8 @@ let outbox: Buffer[] = [];
 // fd 3 is a socket pair shared with the engine: requests in, replies out.
 const channel = new Socket({ fd: 3, readable: true, writable: true });
 
-function reply(id: number, value: unknown): void {
-  outbox.push(encodeFrame(id, 0, JSON.stringify(value) ?? "null"));
+function reply(id: number, value: unknown, wrote = false): void {
+  outbox.push(encodeFrame(id, wrote ? 2 : 0, JSON.stringify(value) ?? "null"));
 }
 
 function replyError(id: number, err: unknown): void {
@@ -222,7 +227,7 @@ function run(message: { id: number; req: HostRequest }): void {
     return;
   }
   if (!(value instanceof Promise)) {
-    reply(message.id, value);
+    reply(message.id, value, execWrote);
     return;
   }
   waitingOn = value.then(

@@ -148,14 +148,17 @@ export class SqlHostProcess {
     this.pending.shift();
     this.clearTimer();
     if (this.pending.length > 0) this.armTimer();
-    if (frame.status !== 0) {
+    if (frame.status === 1) {
       const { code, message } = JSON.parse(frame.text) as { code: string; message: string };
       head.reject(hostError(code, message));
       return;
     }
     // A statement's result crosses as the JSON text of the response body: REST sends it as is,
     // and only a caller that reads its fields pays for parsing it.
-    head.resolve(head.req.kind === "exec" ? lazyJson(frame.text) : JSON.parse(frame.text));
+    if (head.req.kind === "exec") {
+      head.req.wrote = frame.status === 2;
+      head.resolve(lazyJson(frame.text));
+    } else head.resolve(JSON.parse(frame.text));
   }
 
   private armTimer(): void {

@@ -18,7 +18,15 @@ export interface DbLocation {
 }
 
 export type HostRequest =
-  | { kind: "exec"; at: DbLocation; statements: Statement[]; batch: boolean; readOnly: boolean }
+  | {
+      kind: "exec";
+      at: DbLocation;
+      statements: Statement[];
+      batch: boolean;
+      readOnly: boolean;
+      /** Set in the engine when the host's answer says the statements changed the file. */
+      wrote?: boolean;
+    }
   | { kind: "tables"; at: DbLocation }
   | { kind: "table"; at: DbLocation; name: string }
   | { kind: "branch.create"; at: DbLocation; name: string; now: number }

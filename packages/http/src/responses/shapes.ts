@@ -1,5 +1,5 @@
 import type * as W from "@prim/wire";
-import { ERROR_STATUS, PRIMITIVE_TYPES } from "@prim/wire";
+import { DURABILITIES, ERROR_STATUS, PRIMITIVE_TYPES } from "@prim/wire";
 import { z } from "zod";
 
 /**
@@ -32,6 +32,11 @@ const forkedFrom = same<W.ForkedFrom>()(
   }),
 );
 
+const durability = z.enum(DURABILITIES).meta({
+  description:
+    "When writes are acknowledged: `fast` once committed (survives the process dying; a power cut can lose the last ones), `durable` once fsynced to stable storage. The primitive's own setting (PATCH) or the engine's.",
+});
+
 export const primitiveInfo = same<W.PrimitiveInfo>()(
   z
     .object({
@@ -43,6 +48,7 @@ export const primitiveInfo = same<W.PrimitiveInfo>()(
       paused: z.boolean(),
       size_bytes: z.number(),
       forked_from: forkedFrom.nullable(),
+      durability,
     })
     .meta({ id: "PrimitiveInfo" }),
 );
@@ -60,6 +66,7 @@ export const primitiveStats = same<W.PrimitiveStats>()(
       size_bytes: z.number(),
       items: z.number().int(),
       paused: z.boolean(),
+      durability,
     })
     .meta({ id: "PrimitiveStats" }),
 );

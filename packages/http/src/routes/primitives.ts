@@ -28,7 +28,7 @@ export const PRIMITIVE_ROUTES: readonly RestRoute[] = [
     op: "primitive.update",
     target: "id",
     from: "body",
-    summary: "Rename or move a primitive",
+    summary: "Rename or move a primitive, or set its durability (`fast`, `durable`, null for the engine's)",
     tag,
   },
   {

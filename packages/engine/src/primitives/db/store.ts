@@ -1,6 +1,8 @@
+import { join } from "node:path";
 import type { TableDetail, TableSummary } from "@prim/wire";
 import type { SqlHost } from "../../sql-host/pool.js";
 import type { BranchInfo, DbLocation, HostRequest, QueryResult, Statement } from "../../sql-host/protocol.js";
+import { Coverage, type SyncCounters, WalSync } from "../../sqlite/durable-sync.js";
 import { DirectReads } from "./direct-reads.js";
 
 export type { TableDetail, TableSummary };
@@ -11,13 +13,62 @@ export type { TableDetail, TableSummary };
  */
 export class DbStore {
   private readonly direct: DirectReads;
+  /** Files the host wrote since the last `synced()`, and each file's fsync rounds. */
+  private readonly dirty = new Set<string>();
+  private readonly coverage = new Map<string, Coverage>();
 
   constructor(
     private readonly host: SqlHost,
     private readonly file: string,
     private readonly dir: string,
+    private readonly syncs: SyncCounters,
   ) {
     this.direct = new DirectReads(file);
+  }
+
+  /**
+   * What a durable call waits for: an fsync of each file the host wrote for it (or for a call
+   * before it) — the database or branch, and the metadata file that counts main's writes. The
+   * host commits with synchronous=NORMAL and answers at once; the engine fsyncs the WAL files
+   * itself (sqlite/durable-sync.ts), so the host never waits and concurrent writers share
+   * rounds.
+   */
+  synced(): Promise<unknown> | undefined {
+    for (const path of this.dirty) {
+      let coverage = this.coverage.get(path);
+      if (coverage === undefined) {
+        coverage = new Coverage(new WalSync(path, this.syncs, false));
+        this.coverage.set(path, coverage);
+      }
+      coverage.wrote();
+    }
+    this.dirty.clear();
+    const pending: Promise<void>[] = [];
+    for (const coverage of this.coverage.values()) {
+      const round = coverage.covered();
+      if (round !== undefined) pending.push(round);
+    }
+    return pending.length === 0 ? undefined : pending.length === 1 ? pending[0] : Promise.all(pending);
+  }
+
+  /**
+   * Notes the files a request may have written (once answered, its commits are in their WAL):
+   * the database or branch it ran on, a new branch's copy, and the metadata (branches, main's
+   * write counter). Reads, listings and backups (a copy elsewhere, synced by the engine) write none.
+   */
+  private wrote(req: HostRequest): void {
+    const at = req.at;
+    // An exec that failed may have written before it failed (a batch rolls back, but say so).
+    if (req.kind === "exec" && (req.readOnly || req.wrote === false)) return;
+    if (req.kind === "exec" || req.kind === "branch.promote" || req.kind === "restore") {
+      this.dirty.add(at.branch === undefined ? this.file : this.branchFile(at.branch));
+    } else if (req.kind === "branch.create") this.dirty.add(this.branchFile(req.name));
+    else if (req.kind !== "branch.delete") return;
+    this.dirty.add(join(this.dir, "meta.sqlite"));
+  }
+
+  private branchFile(name: string): string {
+    return join(this.dir, "branches", `${name}.sqlite`);
   }
 
   /**
@@ -41,9 +92,18 @@ export class DbStore {
   private async bracketed<T>(req: HostRequest, end: () => void): Promise<T> {
     end();
     try {
-      return await this.host.request<T>(req);
+      return await this.request<T>(req);
     } finally {
       end();
+    }
+  }
+
+  /** A host request; one that may write marks its files for the next `synced()`, even if it failed. */
+  private async request<T>(req: HostRequest): Promise<T> {
+    try {
+      return await this.host.request<T>(req);
+    } finally {
+      this.wrote(req);
     }
   }
 
@@ -82,7 +142,7 @@ export class DbStore {
   }
 
   createBranch(name: string, now: number): Promise<BranchInfo> {
-    return this.host.request({ kind: "branch.create", at: this.at(), name, now });
+    return this.request({ kind: "branch.create", at: this.at(), name, now });
   }
 
   branches(): Promise<BranchInfo[]> {
@@ -94,7 +154,7 @@ export class DbStore {
   }
 
   deleteBranch(name: string): Promise<{ deleted: string }> {
-    return this.host.request({ kind: "branch.delete", at: this.at(), name });
+    return this.request({ kind: "branch.delete", at: this.at(), name });
   }
 
   /** A consistent copy of the database (SQLite's backup API) written to `dest`. */
@@ -108,6 +168,7 @@ export class DbStore {
   }
 
   close(): Promise<unknown> {
+    for (const coverage of this.coverage.values()) coverage.close();
     return this.manage({ kind: "close", at: this.at() });
   }
 }
