@@ -4,6 +4,8 @@
 //   child → parent  { type: "ready", enginePort, barePort, dataDir }
 //   parent → child  { type: "bodies", get, put }   child → parent { type: "bodies-set" }
 //   parent → child  { type: "cpu" }                child → parent { type: "cpu", user, system }  (µs)
+//   parent → child  { type: "syncs" }              child → parent { type: "syncs", fsyncs, writes }
+//                   (the engine's durable-write counters: fsync rounds, calls answered after one)
 //   parent → child  { type: "stop" }               child closes both servers and exits
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,12 +14,17 @@ import { startDevServer } from "@prim/cli";
 import Fastify from "fastify";
 import { serveParent } from "./lib/serve-parent.js";
 
-export type ParentMessage = { type: "bodies"; get: string; put: string } | { type: "cpu" } | { type: "stop" };
+export type ParentMessage =
+  | { type: "bodies"; get: string; put: string }
+  | { type: "cpu" }
+  | { type: "syncs" }
+  | { type: "stop" };
 
 export type ChildMessage =
   | { type: "ready"; enginePort: number; barePort: number; dataDir: string }
   | { type: "bodies-set" }
-  | { type: "cpu"; user: number; system: number };
+  | { type: "cpu"; user: number; system: number }
+  | { type: "syncs"; fsyncs: number; writes: number };
 
 const HOST = "127.0.0.1";
 
@@ -71,6 +78,11 @@ async function main(): Promise<void> {
   serveParent({
     stop,
     onMessage: (message) => {
+      if (message.type === "syncs") {
+        const { fsyncs, writes } = engine.engine.services.syncs;
+        send({ type: "syncs", fsyncs, writes });
+        return;
+      }
       const bodies = message as Extract<ParentMessage, { type: "bodies" }>;
       if (bodies.type !== "bodies") return;
       getBody = bodies.get;

@@ -1,22 +1,24 @@
 // kv benchmark: REST kv GET/PUT on the real local engine against a bare Fastify route that
 // answers with the same bytes. The servers run in a child process (bench/kv-server.ts) so
-// they do not share an event loop with autocannon, which runs here.
+// they do not share an event loop with autocannon, which runs here. A durable phase PUTs to a
+// second kv primitive set `durable` (PATCH): each answer waits for the fsync covering its write.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
 import { childCpuMicros, forkTs } from "./lib/child.js";
 import { benchSeconds, cpuProfileDir } from "./lib/knobs.js";
 import { failOnErrors, type Measured, type Phase, ROUNDS, runPhases } from "./lib/load.js";
+import { childSyncs, syncsBetween } from "./lib/syncs.js";
 import { printRatio } from "./lib/verdict.js";
 
-type PhaseName = "bare_get" | "kv_get" | "bare_put" | "kv_put";
+type PhaseName = "bare_get" | "kv_get" | "bare_put" | "kv_put" | "kv_put_durable";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const KEYS = 1000;
 const PUT_BODY = JSON.stringify({ value: "v".repeat(1024) }); // a 1 KiB JSON string value
 const JSON_HEADERS = { "content-type": "application/json" };
 const CONNECTIONS = 50;
-const TARGETS = { get: 0.6, put: 0.4 };
+const TARGETS = { get: 0.6, put: 0.4, durablePut: 0.5 };
 
 async function call(method: string, url: string, body?: unknown): Promise<string> {
   const init: RequestInit = { method };
@@ -30,11 +32,11 @@ async function call(method: string, url: string, body?: unknown): Promise<string
   return text;
 }
 
-/** Creates group `bench`, kv primitive `bench` and keys k0..k999; returns the primitive's id. */
-async function seed(base: string): Promise<string> {
-  await call("POST", `${base}/v1/groups`, { name: "bench" });
-  const created = await call("POST", `${base}/v1/primitives`, { name: "bench", type: "kv", group: "bench" });
+/** Creates kv primitive `name` in group `bench` with keys k0..k999; returns the primitive's id. */
+async function seed(base: string, name: string, durable: boolean): Promise<string> {
+  const created = await call("POST", `${base}/v1/primitives`, { name, type: "kv", group: "bench" });
   const { id } = JSON.parse(created) as { id: string };
+  if (durable) await call("PATCH", `${base}/v1/primitives/${id}`, { durability: "durable" });
   for (let i = 0; i < KEYS; i += 50) {
     const urls = Array.from({ length: Math.min(50, KEYS - i) }, (_, j) => `${base}/v1/primitives/${id}/keys/k${i + j}`);
     await Promise.all(urls.map((url) => call("PUT", url, PUT_BODY)));
@@ -57,8 +59,10 @@ export async function run(): Promise<void> {
       `          ${warmupSeconds}s warm-up + ${durationSeconds}s measured per phase, in ${ROUNDS} interleaved slices`,
     );
 
-    const id = await seed(base);
-    const keyPath = (i: number) => `/v1/primitives/${id}/keys/k${i}`;
+    await call("POST", `${base}/v1/groups`, { name: "bench" });
+    const id = await seed(base, "bench", false);
+    const durableId = await seed(base, "durable", true);
+    const keyPath = (i: number, primitive = id) => `/v1/primitives/${primitive}/keys/k${i}`;
     // The bare routes answer with exactly the bytes the kv routes answer with.
     const getBody = await call("GET", `${base}${keyPath(0)}`);
     const putBody = await call("PUT", `${base}${keyPath(0)}`, PUT_BODY);
@@ -75,8 +79,11 @@ export async function run(): Promise<void> {
       { name: "kv_get", url: base, requests: indexes.map((i) => ({ method: "GET", path: keyPath(i) })) },
       { name: "bare_put", url: bare, requests: [{ ...put, path: "/bare" }] },
       { name: "kv_put", url: base, requests: indexes.map((i) => ({ ...put, path: keyPath(i) })) },
+      { name: "kv_put_durable", url: base, requests: indexes.map((i) => ({ ...put, path: keyPath(i, durableId) })) },
     ];
     const serverCpuMicros = () => childCpuMicros(child);
+    // Only the durable primitive's writes wait for fsyncs: the engine itself is `fast`.
+    const syncsBefore = await childSyncs(child);
     const results = await runPhases(phases, {
       connections: CONNECTIONS,
       warmupSeconds,
@@ -84,7 +91,8 @@ export async function run(): Promise<void> {
       serverCpuMicros,
     });
 
-    for (const name of ["kv_get", "kv_put", "bare_get", "bare_put"] as const) {
+    const syncs = syncsBetween(syncsBefore, await childSyncs(child));
+    for (const name of ["kv_get", "kv_put", "kv_put_durable", "bare_get", "bare_put"] as const) {
       const m = results[name];
       console.log(`RESULT ${name}_rps ${m.rps.toFixed(0)} req/s`);
       console.log(`RESULT ${name}_p50 ${m.p50.toFixed(2)} ms`);
@@ -95,6 +103,14 @@ export async function run(): Promise<void> {
     const putRatio = ratio(results.kv_put, results.bare_put);
     printRatio("kv_get_vs_bare", getRatio, TARGETS.get);
     printRatio("kv_put_vs_bare", putRatio, TARGETS.put);
+    // Counted over the durable phase's warm-ups and slices together; each PUT is one write, so
+    // its rate over writes per fsync is the fsync rate.
+    const perFsync = syncs.fsyncs > 0 ? syncs.writes / syncs.fsyncs : 0;
+    console.log(`RESULT kv_put_durable_writes_per_fsync ${perFsync.toFixed(1)} writes/fsync`);
+    const fsyncRate = perFsync > 0 ? results.kv_put_durable.rps / perFsync : 0;
+    console.log(`RESULT kv_put_durable_fsyncs_per_sec ${fsyncRate.toFixed(0)} fsyncs/s`);
+    printRatio("kv_put_durable_vs_bare", ratio(results.kv_put_durable, results.bare_put), TARGETS.durablePut);
+    printRatio("kv_put_durable_vs_fast", ratio(results.kv_put_durable, results.kv_put), null);
 
     failOnErrors(results);
   } finally {

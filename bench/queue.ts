@@ -6,7 +6,8 @@
 // from just before the send until the job's completion has been acknowledged by the store.
 // Then a backlog: one queue filled with BENCH_BACKLOG jobs and drained by the batch consumers,
 // against the same consumers draining a shallow queue. Loops: lib/queue-loops.ts; backlog:
-// lib/queue-backlog.ts.
+// lib/queue-backlog.ts. The single loop runs twice on Prim: on a `fast` primitive and on one
+// set `durable` (PATCH), whose every answer waits for the fsync covering its write.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
@@ -36,6 +37,7 @@ import {
 } from "./lib/queue-common.js";
 import { BATCH, bullmqSlice, primBatchSlice, primSlice } from "./lib/queue-loops.js";
 import { type RedisServer, startRedis } from "./lib/redis-server.js";
+import { addSyncs, childSyncs, printSyncs, type Syncs, syncsBetween } from "./lib/syncs.js";
 import { printFail, printRatio } from "./lib/verdict.js";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -47,9 +49,12 @@ const TARGET_BATCH = 1.5;
 const TARGET_BATCH_P99 = 1.0;
 /** Draining a deep backlog keeps at least this share of the shallow drain's jobs/s. */
 const TARGET_BACKLOG = 0.8;
+/** Single loop on a durable primitive: at least this share of the fast one's jobs/s. */
+const TARGET_DURABLE = 0.8;
 
 const LOOPS = [
   { key: "prim", label: "prim (HTTP)", prefix: "queue", server: "server" },
+  { key: "prim_durable", label: "prim durable (HTTP)", prefix: "queue_durable", server: "server" },
   { key: "bullmq", label: "bullmq (no persistence)", prefix: "bullmq", server: "redis" },
   { key: "bullmq_aof", label: "bullmq (AOF everysec)", prefix: "bullmq_aof", server: "redis" },
   { key: "prim_batch", label: "prim batch 10 (HTTP)", prefix: "queue_batch", server: "server" },
@@ -84,8 +89,10 @@ function printLoopResults(outcomes: Record<LoopKey, Outcome>): void {
 }
 
 function printLoopRatios(outcomes: Record<LoopKey, Outcome>): void {
-  const { prim, bullmq, bullmq_aof, prim_batch, bullmq_bulk, bullmq_bulk_aof } = outcomes;
+  const { prim, prim_durable, bullmq, bullmq_aof, prim_batch, bullmq_bulk, bullmq_bulk_aof } = outcomes;
   printRatio("queue_vs_bullmq", prim.jobsPerSec / bullmq.jobsPerSec, TARGET_SINGLE);
+  printRatio("queue_durable_vs_fast", prim_durable.jobsPerSec / prim.jobsPerSec, TARGET_DURABLE);
+  printRatio("queue_durable_vs_bullmq_aof", prim_durable.jobsPerSec / bullmq_aof.jobsPerSec, null);
   printRatio("queue_vs_bullmq_aof", prim.jobsPerSec / bullmq_aof.jobsPerSec, TARGET_SINGLE);
   printRatio("queue_batch_vs_bullmq_bulk", prim_batch.jobsPerSec / bullmq_bulk.jobsPerSec, TARGET_BATCH);
   printRatio("queue_batch_vs_bullmq_bulk_aof", prim_batch.jobsPerSec / bullmq_bulk_aof.jobsPerSec, TARGET_BATCH);
@@ -207,6 +214,8 @@ export async function run(): Promise<void> {
     lap = now;
   };
   let backlog: Backlog;
+  let durableSyncs: Syncs = { fsyncs: 0, writes: 0 };
+  let durableSeconds = 0;
   try {
     redis.push(await startRedis(false), await startRedis(true));
     const [plain, aof] = redis as [RedisServer, RedisServer];
@@ -215,6 +224,9 @@ export async function run(): Promise<void> {
     // The single loop keeps its own primitive (SQLite file), as before the batch loop existed.
     const primitive = await primPrimitive(post, "jobs", true);
     const batchPrimitive = await primPrimitive(post, "batch", false);
+    const durablePrimitive = await primPrimitive(post, "durable", false);
+    const patched = await post(durablePrimitive, { durability: "durable" }, "PATCH");
+    if (patched.body?.durability !== "durable") throw new Error(`PATCH durability: ${patched.status}`);
     const serverMicros = () => childCpuMicros(child);
     console.log(`queue bench: ${PRODUCERS} producers, ${CONSUMERS} consumers; ${seconds}s measured per loop`);
     console.log(`  single (send, receive 10, ack each) and batch (send ${BATCH}, receive ${BATCH}, ack ${BATCH});`);
@@ -228,6 +240,11 @@ export async function run(): Promise<void> {
         seconds: seconds / ROUNDS,
       });
       tallies.prim.push(await primSlice(post, primitive, slice(0), serverMicros));
+      const before = await childSyncs(child);
+      const durableSlice = slice(6);
+      tallies.prim_durable.push(await primSlice(post, durablePrimitive, durableSlice, serverMicros));
+      durableSyncs = addSyncs(durableSyncs, syncsBetween(before, await childSyncs(child)));
+      durableSeconds += durableSlice.warmup + durableSlice.seconds;
       tallies.bullmq.push(await bullmqSlice(plain, slice(1), false));
       tallies.bullmq_aof.push(await bullmqSlice(aof, slice(2), false));
       tallies.prim_batch.push(await primBatchSlice(post, batchPrimitive, slice(3), serverMicros));
@@ -248,6 +265,8 @@ export async function run(): Promise<void> {
   printLoopTable(outcomes);
   printBacklogTable(backlog);
   printLoopResults(outcomes);
+  // Writes: every send, receive (a lease) and ack of the durable loop, warm-ups included.
+  printSyncs("queue_durable", durableSyncs, durableSeconds);
   const backlogRatios = printBacklogResults(backlog, outcomes.prim_batch);
   printLoopRatios(outcomes);
   backlogRatios();

@@ -39,7 +39,8 @@ export interface Outcome {
   notes: string[];
 }
 
-export type Post = (path: string, body: unknown) => Promise<{ status: number; body: any }>;
+/** A JSON request (POST unless `method` says otherwise) and its parsed answer. */
+export type Post = (path: string, body: unknown, method?: string) => Promise<{ status: number; body: any }>;
 
 export const sleepUntil = (t: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.max(0, t - performance.now())));
@@ -83,7 +84,7 @@ export function noteTo(notes: string[]): (note: string) => void {
 /** A keep-alive JSON client over node:http (one socket per concurrent caller, up to `sockets`). */
 export function jsonClient(port: number, sockets = PRODUCERS + CONSUMERS): Post {
   const agent = new Agent({ keepAlive: true, maxSockets: sockets });
-  return (path: string, body: unknown) =>
+  return (path: string, body: unknown, method = "POST") =>
     new Promise<{ status: number; body: any }>((resolve, reject) => {
       const payload = JSON.stringify(body);
       const req = request(
@@ -91,7 +92,7 @@ export function jsonClient(port: number, sockets = PRODUCERS + CONSUMERS): Post 
           host: "127.0.0.1",
           port,
           path,
-          method: "POST",
+          method,
           agent,
           headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
         },

@@ -9,7 +9,11 @@ describe("api configuration", () => {
       REDIS_URL: "redis://localhost:6379",
       PRIM_API_PORT: 8787,
       publicApiUrl: "http://localhost:8787",
+      // Writes are answered once fsynced (issue 26): the cloud's default.
+      PRIM_DURABILITY: "durable",
     });
+    expect(readApiEnv({ PRIM_DURABILITY: "fast" }).PRIM_DURABILITY).toBe("fast");
+    expect(() => readApiEnv({ PRIM_DURABILITY: "eventual" })).toThrow(/PRIM_DURABILITY/);
   });
 
   it("names every missing or malformed variable at once", () => {

@@ -170,4 +170,35 @@ describe("primitives", () => {
     expect((await api("GET", `/v1/primitives/${p.id}`)).body.paused).toBe(true);
     expect((await api("GET", `/v1/primitives/${p.id}/stats`)).body.paused).toBe(true);
   });
+
+  it("sets a primitive's durability with PATCH, shown in info, lists and stats; null goes back to the engine's", async () => {
+    const { api } = await startServer();
+    await api("POST", "/v1/groups", { name: "a" });
+    const p = (await api("POST", "/v1/primitives", { name: "one", type: "kv", group: "a" })).body;
+    // The engine's setting: fast locally, durable in the cloud.
+    const engine = p.durability as string;
+    expect(["fast", "durable"]).toContain(engine);
+    const other = engine === "fast" ? "durable" : "fast";
+    const patched = await api("PATCH", `/v1/primitives/${p.id}`, { durability: other });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ id: p.id, name: "one", durability: other });
+    expect((await api("GET", `/v1/primitives/${p.id}`)).body.durability).toBe(other);
+    expect((await api("GET", `/v1/primitives/${p.id}/stats`)).body.durability).toBe(other);
+    expect((await api("GET", "/v1/primitives?group=a")).body.data[0].durability).toBe(other);
+    expect((await api("GET", "/v1/groups/a")).body.primitives[0].durability).toBe(other);
+    // Writes still work and are read back under either setting.
+    expect((await api("PUT", `/v1/primitives/${p.id}/keys/k`, { value: 1 })).status).toBe(200);
+    expect((await api("GET", `/v1/primitives/${p.id}/keys/k`)).body.value).toBe(1);
+    // A rename leaves the setting alone.
+    expect((await api("PATCH", `/v1/primitives/${p.id}`, { name: "renamed" })).body.durability).toBe(other);
+
+    const bad = await api("PATCH", `/v1/primitives/${p.id}`, { durability: "sometimes" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: "invalid_request", message: expect.stringMatching(/^durability:/) });
+    expect((await api("GET", `/v1/primitives/${p.id}`)).body.durability).toBe(other);
+
+    const reset = await api("PATCH", `/v1/primitives/${p.id}`, { durability: null });
+    expect(reset.status).toBe(200);
+    expect(reset.body.durability).toBe(engine);
+  });
 });

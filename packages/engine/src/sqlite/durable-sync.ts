@@ -118,7 +118,8 @@ export class WalSync {
       }
     }
     try {
-      const { ino } = await fstatAsync(fd);
+      // A descriptor held open keeps its inode: only a reopened one can be a new WAL file.
+      const ino = fd === this.fd ? this.syncedIno : (await fstatAsync(fd)).ino;
       await fdatasyncAsync(fd);
       if (ino !== this.syncedIno) {
         // A new WAL file: its directory entry must be durable too (and the database file's,
