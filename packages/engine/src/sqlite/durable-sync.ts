@@ -111,7 +111,7 @@ export class WalSync {
         // No WAL: the last connection checkpointed (SQLite fsyncs the database when it does)
         // and removed it, or the file was written without one (a backup's copy) — or it was
         // never made (a request that failed before writing anything).
-        await this.syncFile(this.path).catch((err: NodeJS.ErrnoException) => {
+        await this.syncDatabase().catch((err: NodeJS.ErrnoException) => {
           if (err.code !== "ENOENT") throw err;
         });
         return;
@@ -122,9 +122,11 @@ export class WalSync {
       const ino = fd === this.fd ? this.syncedIno : (await fstatAsync(fd)).ino;
       await fdatasyncAsync(fd);
       if (ino !== this.syncedIno) {
-        // A new WAL file: its directory entry must be durable too (and the database file's,
-        // created in the same directory before it).
-        await this.syncFile(dirname(this.path));
+        // A new WAL file: the database file's first pages must be durable too (SQLite drops a
+        // WAL beside an empty database file), and both names in their directory.
+        await fsyncPath(this.path);
+        await fsyncPath(dirname(this.path));
+        this.dirSynced = true;
         this.syncedIno = ino;
       }
     } finally {
@@ -136,11 +138,12 @@ export class WalSync {
     }
   }
 
-  private async syncFile(path: string): Promise<void> {
-    await fsyncPath(path);
-    if (!this.dirSynced && path === this.path) {
+  /** The database file, and its directory the first time. */
+  private async syncDatabase(): Promise<void> {
+    await fsyncPath(this.path);
+    if (!this.dirSynced) {
       this.dirSynced = true;
-      await fsyncPath(dirname(path));
+      await fsyncPath(dirname(this.path));
     }
   }
 }
