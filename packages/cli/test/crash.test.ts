@@ -10,6 +10,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { primCommand, startPrim as runPrim } from "./prim-process.js";
+import { exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
 
 const LANES = 4; // concurrent requests per primitive type
 const BIG = 100 * 1024; // above the 16 KiB inline limit: goes to the blob store
@@ -24,23 +25,6 @@ afterEach(() => {
   for (const pid of pids.splice(0)) if (!gone(pid)) process.kill(pid, "SIGKILL");
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-/** Resolves once node has reaped the child (so its pid no longer looks alive to the lock). */
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
-    else child.on("exit", (code) => resolve(code));
-  });
-}
-
-/** Gone or a zombie (an orphan's new parent may never reap it). */
-function gone(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") ?? true;
-  } catch {
-    return true;
-  }
-}
 
 function childPids(pid: number): number[] {
   try {
@@ -80,30 +64,9 @@ function batchOf(b: number) {
 
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
-/** Runs `write(i)` in `LANES` loops until `stop()`; `onAck` only after a 2xx answer arrived. */
+/** Runs `write(i)` in `LANES` loops until the kill; `onAck` only after a 2xx answer arrived. */
 function writer<T>(write: (i: number) => Promise<T>, onAck: (i: number, result: T) => void, state: WriteState) {
-  let next = 0;
-  const lane = async () => {
-    while (!state.killed) {
-      const i = next++;
-      state.inFlight++;
-      try {
-        onAck(i, await write(i));
-      } catch (err) {
-        // Writes cut off by the kill were never acknowledged; a failure before it is a test bug.
-        if (!state.killed) state.errors.push(String(err));
-      } finally {
-        state.inFlight--;
-      }
-    }
-  };
-  return Promise.all(Array.from({ length: LANES }, lane));
-}
-
-interface WriteState {
-  killed: boolean;
-  inFlight: number;
-  errors: string[];
+  return writeLanes(state, LANES, write, onAck);
 }
 
 /** Runs `check` over `items` with a few requests at a time. */

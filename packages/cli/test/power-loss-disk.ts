@@ -195,12 +195,3 @@ export function descendants(pid: number): number[] {
   });
   return direct.flatMap((child) => [child, ...descendants(child)]);
 }
-
-/** Gone or a zombie (an orphan's new parent may never reap it). */
-export function gone(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") ?? true;
-  } catch {
-    return true;
-  }
-}

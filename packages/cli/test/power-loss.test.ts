@@ -24,8 +24,9 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { descendants, gone, PowerDisk, powerLossUnsupported } from "./power-loss-disk.js";
+import { descendants, PowerDisk, powerLossUnsupported } from "./power-loss-disk.js";
 import { primCommand, startPrim } from "./prim-process.js";
+import { exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
 
 const LANES = 3; // concurrent requests per kind of write
 const LOAD_MS = 1500; // load before the cut (plus up to 500 ms, so it lands at no fixed point)
@@ -43,14 +44,6 @@ afterEach(async () => {
   await disk?.dispose(); // unmounts even when the test failed half-way
   disk = null;
 }, 60_000);
-
-/** Resolves once node has reaped the child. */
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
-    else child.on("exit", (code) => resolve(code));
-  });
-}
 
 /** A request's status and parsed body (raw bytes for non-JSON answers). */
 async function request(base: string, method: string, path: string, body?: unknown) {
@@ -86,30 +79,9 @@ const objectBytes = (i: number) => bytesOf(i + 7, i % 2 === 1 ? 40 * 1024 : 200)
 const kvValue = (i: number) => ({ i, text: `value-${i}`.repeat(1 + (i % 5)) });
 const memoryText = (i: number) => `Service ${i} deploys on day ${i % 7} of the week.`;
 
-interface Cut {
-  killed: boolean;
-  inFlight: number;
-  errors: string[];
-}
-
 /** Runs `write(i)` in LANES loops until the cut; `onAck` only once a 2xx answer arrived. */
-function writer<T>(cut: Cut, write: (i: number) => Promise<T>, onAck: (i: number, result: T) => void) {
-  let next = 0;
-  const lane = async () => {
-    while (!cut.killed) {
-      const i = next++;
-      cut.inFlight++;
-      try {
-        onAck(i, await write(i));
-      } catch (err) {
-        // Writes cut off by the kill were never acknowledged; a failure before it is a test bug.
-        if (!cut.killed) cut.errors.push(String(err));
-      } finally {
-        cut.inFlight--;
-      }
-    }
-  };
-  return Promise.all(Array.from({ length: LANES }, lane));
+function writer<T>(cut: WriteState, write: (i: number) => Promise<T>, onAck: (i: number, result: T) => void) {
+  return writeLanes(cut, LANES, write, onAck);
 }
 
 /** Runs `check` over `items` a few requests at a time. */
@@ -141,7 +113,7 @@ type Acked = ReturnType<typeof newAcked>;
 type Ids = Record<(typeof TYPES)[number], string>;
 
 /** Starts every lane against `url`; resolves once the cut has stopped them all. */
-function load(url: string, ids: Ids, acked: Acked, cut: Cut): Promise<unknown> {
+function load(url: string, ids: Ids, acked: Acked, cut: WriteState): Promise<unknown> {
   const p = (type: keyof Ids) => `/v1/primitives/${ids[type]}`;
   return Promise.all([
     writer(
@@ -298,7 +270,7 @@ async function powerCut(mode: Mode) {
   if (mode !== "durable") await disk.sync();
 
   const acked = newAcked();
-  const cut: Cut = { killed: false, inFlight: 0, errors: [] };
+  const cut: WriteState = { killed: false, inFlight: 0, errors: [] };
   const lanes = load(url, ids, acked, cut);
   const loading = Date.now();
   await sleep(LOAD_MS + Math.random() * 500);
