@@ -23,10 +23,10 @@ export interface PrimitiveEnv {
   embedder?: Embedder | undefined;
   /** The vault's key ring and fetch settings; absent, vault primitives cannot be opened. */
   vault?: VaultEnv | undefined;
-  /** The engine-wide durability (default `fast`); a primitive's own setting overrides it. */
-  durability?: Durability | undefined;
+  /** The engine-wide durability; a primitive's own setting overrides it. */
+  durability: Durability;
   /** Where durable writes count their fsyncs (the cell's). */
-  syncs?: SyncCounters | undefined;
+  syncs: SyncCounters;
 }
 
 /** A primitive's move to another group (group ids). */

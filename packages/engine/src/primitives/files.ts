@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import type { Durability, PrimitiveType } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { PrimitiveRecord } from "../catalog/catalog.js";
-import { ConnectionSync, SyncCounters, syncFiles } from "../sqlite/durable-sync.js";
+import { ConnectionSync, fsyncPath, syncFiles } from "../sqlite/durable-sync.js";
 import { privateDir, privateFile } from "../sqlite/private-files.js";
 import { openSqlite } from "../sqlite/sqlite.js";
 import type { ForkContext, PrimitiveDefinition, PrimitiveEnv, PrimitiveMove } from "./definition.js";
@@ -40,7 +40,7 @@ export class PrimitiveFiles {
 
   /** A primitive's effective durability: its own setting, else the engine's. */
   durabilityOf(p: Pick<PrimitiveRecord, "durability">): Durability {
-    return p.durability ?? this.env.durability ?? "fast";
+    return p.durability ?? this.env.durability;
   }
 
   /**
@@ -53,13 +53,8 @@ export class PrimitiveFiles {
     const handle = this.open.get(p.id);
     if (handle === undefined) return undefined;
     if (handle.db === null) return this.definitions.get(handle.type)?.synced?.(handle.store);
-    handle.sync ??= new ConnectionSync(handle.db, this.path(p.id), this.counters);
+    handle.sync ??= new ConnectionSync(handle.db, this.path(p.id), this.env.syncs);
     return handle.sync.covered();
-  }
-
-  private get counters(): SyncCounters {
-    this.env.syncs ??= new SyncCounters();
-    return this.env.syncs;
   }
 
   /** How many files are open now. */
@@ -203,14 +198,14 @@ export class PrimitiveFiles {
     const staged = `${base}.restoring`;
     copyFileSync(src, staged);
     privateFile(staged); // a snapshot from an older version may be 0644
-    await syncFiles([staged]);
+    await fsyncPath(staged);
     // From closing the connection to renaming the copy in, nothing yields: no request can
     // reopen the old file in between. Parked long polls end with the old store.
     const closing = this.closeOne(id);
     for (const file of [`${base}-wal`, `${base}-shm`]) rmSync(file, { force: true });
     renameSync(staged, base);
     await closing;
-    await syncFiles([base]); // the rename
+    await fsyncPath(dirname(base)); // the rename
   }
 
   /**

@@ -1,13 +1,6 @@
-import { close, fdatasync, fstat, fsync, open } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { promisify } from "node:util";
 import type Database from "better-sqlite3";
-
-const openAsync = promisify(open);
-const fdatasyncAsync = promisify(fdatasync);
-const fsyncAsync = promisify(fsync);
-const fstatAsync = promisify(fstat);
-const closeAsync = promisify(close);
 
 /**
  * What the engine's durable writes cost since it started: `fsyncs` rounds, and `writes` calls
@@ -51,7 +44,7 @@ function waiters(): Waiters {
 export class WalSync {
   private running = false;
   private next: Waiters | null = null;
-  private fd: number | null = null;
+  private fd: FileHandle | null = null;
   private syncedIno = -1;
   private dirSynced = false;
   private closed = false;
@@ -79,7 +72,7 @@ export class WalSync {
   close(): void {
     this.closed = true;
     if (this.fd !== null && !this.running) {
-      close(this.fd, () => {});
+      void this.fd.close().catch(() => undefined);
       this.fd = null;
     }
   }
@@ -105,7 +98,7 @@ export class WalSync {
     let fd = this.fd;
     if (fd === null) {
       try {
-        fd = await openAsync(`${this.path}-wal`, "r");
+        fd = await open(`${this.path}-wal`, "r");
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
         // No WAL: the last connection checkpointed (SQLite fsyncs the database when it does)
@@ -119,8 +112,8 @@ export class WalSync {
     }
     try {
       // A descriptor held open keeps its inode: only a reopened one can be a new WAL file.
-      const ino = fd === this.fd ? this.syncedIno : (await fstatAsync(fd)).ino;
-      await fdatasyncAsync(fd);
+      const ino = fd === this.fd ? this.syncedIno : (await fd.stat()).ino;
+      await fd.datasync();
       if (ino !== this.syncedIno) {
         // A new WAL file: the database file's first pages must be durable too (SQLite drops a
         // WAL beside an empty database file), and both names in their directory.
@@ -133,7 +126,7 @@ export class WalSync {
       if (this.keepOpen && !this.closed) this.fd = fd;
       else {
         this.fd = null;
-        await closeAsync(fd);
+        await fd.close();
       }
     }
   }
@@ -212,11 +205,11 @@ export class ConnectionSync {
 
 /** fsyncs one file or directory. */
 export async function fsyncPath(path: string): Promise<void> {
-  const fd = await openAsync(path, "r");
+  const file = await open(path, "r");
   try {
-    await fsyncAsync(fd);
+    await file.sync();
   } finally {
-    await closeAsync(fd);
+    await file.close();
   }
 }
 

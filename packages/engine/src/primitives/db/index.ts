@@ -1,11 +1,10 @@
-import { SyncCounters } from "../../sqlite/durable-sync.js";
 import type { PrimitiveDefinition } from "../definition.js";
 import { DbStore } from "./store.js";
 
 export const dbDefinition: PrimitiveDefinition<DbStore> = {
   type: "db",
   ownsFile: true,
-  open: (_db, env) => new DbStore(env.sqlHost, env.path, env.dir, env.syncs ?? new SyncCounters()),
+  open: (_db, env) => new DbStore(env.sqlHost, env.path, env.dir, env.syncs),
   synced: (store) => store.synced(),
   close: async (store) => {
     await store.close();
