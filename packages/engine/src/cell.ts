@@ -29,7 +29,8 @@ import { SyncCounters } from "./sqlite/durable-sync.js";
  * - the SQL host pool (the heavy part: child processes serving every db primitive),
  * - the audit writer thread (one worker appending to every tenant's `audit.sqlite`),
  * - the vault key ring (`master.key` + `keys.sqlite`; data keys are per primitive id, and ids
- *   are globally unique ULIDs, so one ring serves every workspace — the cloud's KMS),
+ *   are globally unique ULIDs, so one ring serves every workspace — the cloud's KMS); each
+ *   tenant's transfer key is derived from it for that workspace alone,
  * - the URL signer (`signing.key`): a signature only says "this URL was issued here"; the
  *   engine that serves it still resolves the primitive through its own catalog,
  * - the clock and the data-directory lock (one process owns the whole tree).
@@ -185,7 +186,7 @@ export class Cell {
       blobs,
       blobCollector: new BlobCollector(catalog, files, blobs, clock),
       signer: this.signer,
-      transferKey: this.keyRing.transferKey,
+      transferKey: this.keyRing.transferKey(workspaceId),
       sqlHost: this.sqlHost,
       syncs,
     };

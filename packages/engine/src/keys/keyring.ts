@@ -7,7 +7,7 @@ import { ulid } from "../core/ids.js";
 import { readOrCreateKey } from "../core/key-file.js";
 import { openSqlite } from "../sqlite/sqlite.js";
 import { context, seal, unseal } from "./cipher.js";
-import { type TransferKey, transferKeyFrom } from "./transfer.js";
+import { type TransferKey, transferKeyFor } from "./transfer.js";
 
 /** A group's data key: vault values of the group's primitives are sealed with it. */
 export interface GroupKey {
@@ -79,8 +79,6 @@ export class LocalKeyRing implements KeyRing {
   private readonly db: Database.Database;
   private readonly byId = new Map<string, GroupKey>();
   private readonly byGroup = new Map<string, GroupKey>();
-  /** The transfer key the master key derives (group archives: keys/transfer.ts). */
-  readonly transferKey: TransferKey;
 
   constructor(
     dataDir: string,
@@ -89,7 +87,6 @@ export class LocalKeyRing implements KeyRing {
   ) {
     if (master !== undefined && master.length !== 32) throw new Error("the master key must be 32 bytes");
     this.master = master ?? readOrCreateKey(join(dataDir, "master.key"));
-    this.transferKey = transferKeyFrom(this.master);
     this.db = openSqlite(join(dataDir, "keys.sqlite"));
     try {
       // Every commit fsynced, whatever the engine's durability: a group key lost to a power cut
@@ -126,6 +123,11 @@ export class LocalKeyRing implements KeyRing {
     const row = this.db.prepare("SELECT * FROM group_keys WHERE id = ?").get(keyId) as KeyRow | undefined;
     if (row === undefined) throw new ServiceError("internal_error", "a vault data key is missing from the key ring");
     return this.unwrap(row);
+  }
+
+  /** Workspace `workspaceId`'s transfer key (group archives: keys/transfer.ts), its own on every cell. */
+  transferKey(workspaceId: string): TransferKey {
+    return transferKeyFor(this.master, workspaceId);
   }
 
   close(): void {

@@ -11,11 +11,13 @@ import { ServiceError } from "@prim/wire";
 import { context, seal, unseal } from "./cipher.js";
 
 /**
- * An engine's transfer key: an X25519 key pair derived from the master key, so every cell of one
- * deployment (they share `PRIM_MASTER_KEY`) has the same one and a local engine's survives
+ * A workspace's transfer key: an X25519 key pair derived from the master key and the workspace
+ * id, so each workspace has its own (an archive sealed for workspace B opens only in B), every
+ * cell of one deployment (they share `PRIM_MASTER_KEY`) derives the same one for a workspace (a
+ * moved or rebuilt workspace keeps its key with nothing to carry), and a local engine's survives
  * restarts. A group archive's vault values are sealed under a fresh archive key, and that key
- * is wrapped for one recipient's transfer key: only the engine that holds its private half can
- * import the values; nobody in between (the CLI, a disk, a proxy) can read them.
+ * is wrapped for one recipient's transfer key: only the workspace whose key holds its private
+ * half can import the values; nobody in between (the CLI, a disk, a proxy) can read them.
  */
 export interface TransferKey {
   /** The public half, raw 32 bytes in base64url (43 characters): what an exporter names. */
@@ -38,9 +40,15 @@ const ALG = "X25519-HKDF-SHA256-A256GCM";
 
 const publicRaw = (key: KeyObject): string => (key.export({ format: "jwk" }) as { x: string }).x;
 
-/** The transfer key a master key derives (HKDF-SHA256, its own label: no other key is reused). */
-export function transferKeyFrom(master: Buffer): TransferKey {
-  const seed = Buffer.from(hkdfSync("sha256", master, Buffer.alloc(0), "prim.transfer-key.v1", 32));
+/**
+ * The transfer key of `workspaceId` under a master key (HKDF-SHA256 with the workspace id as
+ * salt and its own label: no other key is reused, and no workspace's key tells anything of
+ * another's).
+ */
+export function transferKeyFor(master: Buffer, workspaceId: string): TransferKey {
+  if (workspaceId.length === 0) throw new Error("a transfer key needs a workspace id");
+  const salt = Buffer.from(workspaceId, "utf8");
+  const seed = Buffer.from(hkdfSync("sha256", master, salt, "prim.transfer-key.v2", 32));
   const privateKey = createPrivateKey({
     key: Buffer.concat([PKCS8_X25519_PREFIX, seed]),
     format: "der",
@@ -80,14 +88,14 @@ export function wrapArchiveKey(archiveKey: Buffer, recipient: string): WrappedAr
 }
 
 /**
- * The archive key, unwrapped with this engine's transfer key. An archive sealed for another
- * engine is refused with 400 naming both keys (nothing in it can be read here).
+ * The archive key, unwrapped with this workspace's transfer key. An archive sealed for another
+ * workspace is refused with 400 naming both keys (nothing in it can be read here).
  */
 export function unwrapArchiveKey(wrapped: WrappedArchiveKey, own: TransferKey): Buffer {
   if (wrapped.recipient !== own.publicKey) {
     throw new ServiceError(
       "invalid_request",
-      `the archive's vault secrets are sealed for transfer key ${wrapped.recipient}, not this engine's (${own.publicKey}); export again with recipient=${own.publicKey}`,
+      `the archive's vault secrets are sealed for transfer key ${wrapped.recipient}, not this workspace's (${own.publicKey}); export again with recipient=${own.publicKey}`,
     );
   }
   const key = wrappingKey(
