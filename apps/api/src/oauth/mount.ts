@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { acceptConsent, checkConsent, purgeExpiredOAuth, recordConnection, savePendingAuthorization } from "@prim/db";
 import { ServiceError, toServiceError } from "@prim/engine";
-import { requestPath } from "@prim/http";
-import type { FastifyInstance } from "fastify";
+import { clientIpOf, requestPath } from "@prim/http";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type Provider from "oidc-provider";
 import type pg from "pg";
-import { MCP_SCOPE } from "./provider.js";
+import { CLIENT_IP_HEADER, MCP_SCOPE } from "./provider.js";
 
 export interface OAuthMountOptions {
   provider: Provider;
@@ -18,6 +18,21 @@ export interface OAuthMountOptions {
 }
 
 const INTERACTION_RE = /^\/interaction\/([A-Za-z0-9_-]{1,64})(\/complete)?$/;
+
+/**
+ * The library builds its endpoints, the interaction's way back and its cookies' `secure` flag
+ * from the request's host and protocol (the forwarded ones, as it trusts a proxy). Those are
+ * the issuer's, whatever the caller or a proxy claims: `Host` and `X-Forwarded-Host/-Proto`
+ * are overwritten with PRIM_AUTH_URL's, and the address is the one apps/api trusts
+ * (`PRIM_CLIENT_IP_HEADER` only when configured, else the socket's).
+ */
+function pinToIssuer(req: FastifyRequest, issuer: URL): void {
+  const headers = req.raw.headers;
+  headers.host = issuer.host;
+  headers["x-forwarded-host"] = issuer.host;
+  headers["x-forwarded-proto"] = issuer.protocol.slice(0, -1);
+  headers[CLIENT_IP_HEADER] = clientIpOf(req);
+}
 
 function sendError(res: ServerResponse, err: unknown): void {
   const error = toServiceError(err);
@@ -130,6 +145,7 @@ async function interaction(
 export function mountOAuth(app: FastifyInstance, options: OAuthMountOptions): () => void {
   const { prefix, provider } = options;
   const callback = provider.callback();
+  const issuer = new URL(provider.issuer);
   const wellKnown = `/.well-known/oauth-authorization-server${prefix}`;
   app.addHook("onRequest", (req, reply, done) => {
     const path = requestPath(req.url);
@@ -138,6 +154,7 @@ export function mountOAuth(app: FastifyInstance, options: OAuthMountOptions): ()
     else if (path.startsWith(`${prefix}/`)) inner = req.url.slice(prefix.length);
     else return done();
     reply.hijack();
+    pinToIssuer(req, issuer);
     const raw = req.raw;
     const match = INTERACTION_RE.exec(requestPath(inner));
     if (match !== null) {

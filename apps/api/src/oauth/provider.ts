@@ -7,6 +7,9 @@ import type pg from "pg";
 /** The one scope of the MCP resource (the tools a token reaches are the connection's, not scopes). */
 export const MCP_SCOPE = "mcp";
 
+/** Where the provider (`proxyIpHeader`) reads the caller's address, as apps/api decided it. */
+export const CLIENT_IP_HEADER = "x-prim-client-ip";
+
 const HOUR = 3600;
 const DAY = 24 * HOUR;
 
@@ -73,6 +76,24 @@ async function signingKey(pool: pg.Pool): Promise<Record<string, unknown>> {
   return (await read()) ?? jwk;
 }
 
+/** Hosts an `http` redirect URI may name (OAuth 2.1 §8.4.2, any port; MCP authorization). */
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/**
+ * Why a redirect URI is refused, or undefined: https, or http to a loopback host (the MCP
+ * authorization spec's "localhost or https"); no fragment. Private-use schemes (`com.app:/cb`)
+ * are refused too: MCP clients use https or a loopback listener, and a scheme any app can
+ * claim would hand the code to whichever app claimed it.
+ */
+export function redirectUriProblem(uri: unknown): string | undefined {
+  const parsed = typeof uri === "string" ? URL.parse(uri) : null;
+  if (parsed === null) return "redirect_uris must only contain valid uris";
+  if (parsed.hash !== "" || String(uri).includes("#")) return "redirect_uris must not contain fragments";
+  if (parsed.protocol === "https:") return undefined;
+  if (parsed.protocol === "http:" && LOOPBACK_HOSTS.has(parsed.hostname)) return undefined;
+  return `redirect_uris must use https, or http on a loopback host (127.0.0.1, [::1], localhost): ${String(uri)}`;
+}
+
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** `po_` / `pr_` on the opaque ids (no option for prefixes; oidc-provider 9.13 is pinned for this). */
@@ -106,6 +127,19 @@ export async function createAuthProvider(options: AuthServerOptions): Promise<Pr
     jwks: { keys: [(await signingKey(options.pool)) as never] },
     cookies: { keys: [cookieKey] },
     clientAuthMethods: ["none"],
+    // Every client's metadata passes here: registration, Client ID Metadata Documents, and
+    // clients read back from the store. The message's `redirect_uris` prefix makes the library
+    // answer RFC 7591's `invalid_redirect_uri`.
+    extraClientMetadata: {
+      properties: ["redirect_uris"],
+      validator: (_ctx, key, value) => {
+        if (key !== "redirect_uris" || !Array.isArray(value)) return;
+        for (const uri of value) {
+          const problem = redirectUriProblem(uri);
+          if (problem !== undefined) throw new errors.InvalidClientMetadata(problem);
+        }
+      },
+    },
     clientDefaults: {
       token_endpoint_auth_method: "none",
       grant_types: ["authorization_code", "refresh_token"],
@@ -164,7 +198,11 @@ export async function createAuthProvider(options: AuthServerOptions): Promise<Pr
     },
   };
   const provider = new Provider(options.issuer, configuration);
+  // Trusted because mount.ts overwrites what it reads (`pinToIssuer`): the host and protocol
+  // become PRIM_AUTH_URL's (an https issuer behind a TLS proxy gets https endpoints and secure
+  // cookies), the address the one apps/api trusts.
   provider.proxy = true;
+  provider.proxyIpHeader = CLIENT_IP_HEADER;
   prefixTokens(provider);
   return provider;
 }
