@@ -21,7 +21,7 @@ export { Cell, type CellOptions, type TenantHandle, type TenantOptions } from ".
 export type { ConsistencyReport } from "./consistency.js";
 export { type Clock, ManualClock, systemClock } from "./core/clock.js";
 export { MAX_DURATION_MS, parseDuration } from "./core/duration.js";
-export { isUlid, prefixedId, ulid } from "./core/ids.js";
+export { isGroupId, isUlid, prefixedId, ulid } from "./core/ids.js";
 export { jsonNestsDeeperThan, MAX_JSON_DEPTH } from "./core/json-depth.js";
 export { decodeCursor, encodeCursor, KEY_PAGE, LIST_PAGE } from "./core/pagination.js";
 export { RAW_JSON, rawJsonOf, type WithRawJson } from "./core/raw-json.js";

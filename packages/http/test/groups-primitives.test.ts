@@ -23,6 +23,36 @@ describe("groups", () => {
     expect((await api("GET", "/v1/groups/app")).status).toBe(404);
   });
 
+  it("refuses names in an id's form, so an id and a name never match two groups or primitives", async () => {
+    const { api } = await startServer();
+    const app = (await api("POST", "/v1/groups", { name: "app" })).body;
+    const other = (await api("POST", "/v1/groups", { name: "other" })).body;
+    // A group named like another group's id would have shadowed it (id = $1 OR name = $1).
+    for (const name of [app.id, other.id]) {
+      const refused = await api("POST", "/v1/groups", { name });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({
+        code: "invalid_request",
+        message: expect.stringMatching(/^name:.*group id/),
+      });
+    }
+    expect((await api("GET", `/v1/groups/${other.id}`)).body.name).toBe("other");
+    expect((await api("GET", "/v1/groups/other")).body.id).toBe(other.id);
+    // Names merely like the prefix are fine (the rightful caller's success).
+    expect((await api("POST", "/v1/groups", { name: "grp_reports" })).status).toBe(201);
+
+    const kv = (await api("POST", "/v1/primitives", { name: "cache", type: "kv", group: app.id })).body;
+    expect(kv.group).toBe("app");
+    const ulidName = await api("POST", "/v1/primitives", { name: kv.id, type: "kv", group: "app" });
+    expect(ulidName.status).toBe(400);
+    expect(ulidName.body.error.message).toMatch(/^name:.*primitive id/);
+    const rename = await api("PATCH", `/v1/primitives/${kv.id}`, { name: other.id.slice(4) });
+    expect(rename.status).toBe(400);
+    const fork = await api("POST", `/v1/primitives/${kv.id}/fork`, { name: kv.id });
+    expect(fork.status).toBe(400);
+    expect((await api("PATCH", `/v1/primitives/${kv.id}`, { name: "cache-2" })).body.name).toBe("cache-2");
+  });
+
   it("pages the Manifest list", async () => {
     const { api } = await startServer();
     for (const name of ["c", "a", "b"]) await api("POST", "/v1/groups", { name });

@@ -3,6 +3,7 @@ import {
   type AuditRecord,
   type Catalog,
   type GroupRecord,
+  isGroupId,
   PrimitiveCache,
   type PrimitivePatch,
   type PrimitiveRecord,
@@ -140,8 +141,10 @@ export class PgCatalog implements Catalog {
 
   async getGroup(idOrName: string): Promise<GroupRecord | null> {
     const group = await this.lookup(`g:${idOrName}`, async () => {
+      // An id is looked up as an id only, a name as a name only: never one row for the other.
+      const column = isGroupId(idOrName) ? "id" : "name";
       const { rows } = await this.pool.query(
-        "SELECT id, name, namespace, created_at FROM groups WHERE workspace_id = $1 AND (id = $2 OR name = $2) LIMIT 1",
+        `SELECT id, name, namespace, created_at FROM groups WHERE workspace_id = $1 AND ${column} = $2`,
         [this.workspace, idOrName],
       );
       return rows[0] === undefined ? null : toGroup(rows[0]);

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { type AuditEntry, type Durability, type PrimitiveType, ServiceError } from "@prim/wire";
 import Database from "better-sqlite3";
+import { isGroupId } from "../core/ids.js";
 import { ConnectionSync, type SyncCounters } from "../sqlite/durable-sync.js";
 import { openSqlite } from "../sqlite/sqlite.js";
 import type {
@@ -118,7 +119,8 @@ export class SqliteCatalog implements Catalog {
     const db = this.db;
     this.stmts = {
       insertGroup: db.prepare("INSERT INTO groups (id, name, namespace, created_at) VALUES (?, ?, ?, ?)"),
-      groupById: db.prepare("SELECT * FROM groups WHERE id = ? OR name = ?"),
+      groupById: db.prepare("SELECT * FROM groups WHERE id = ?"),
+      groupByName: db.prepare("SELECT * FROM groups WHERE name = ?"),
       listGroups: db.prepare("SELECT * FROM groups WHERE name > ? ORDER BY name LIMIT ?"),
       deletePrimitivesOfGroup: db.prepare("DELETE FROM primitives WHERE group_id = ?"),
       deleteGroup: db.prepare("DELETE FROM groups WHERE id = ?"),
@@ -146,7 +148,9 @@ export class SqliteCatalog implements Catalog {
   }
 
   async getGroup(idOrName: string): Promise<GroupRecord | null> {
-    return (this.stmts.groupById.get(idOrName, idOrName) as GroupRecord | undefined) ?? null;
+    // An id is looked up as an id only, a name as a name only: never one row for the other.
+    const lookup = isGroupId(idOrName) ? this.stmts.groupById : this.stmts.groupByName;
+    return (lookup.get(idOrName) as GroupRecord | undefined) ?? null;
   }
 
   async listGroups(page: { after?: string; limit: number }): Promise<GroupRecord[]> {

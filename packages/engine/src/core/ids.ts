@@ -78,6 +78,13 @@ export function isUlid(value: string): boolean {
   return ULID_RE.test(value);
 }
 
+const GROUP_ID_RE = /^grp_[0-7][0-9a-hjkmnp-tv-z]{25}$/;
+
+/** A group id's form (`grp_` + a ULID): looked up by id only, never as a name. */
+export function isGroupId(value: string): boolean {
+  return GROUP_ID_RE.test(value);
+}
+
 export type IdPrefix = "grp" | "snap" | "job" | "mem" | "key" | "aud" | "req" | "ws" | "usr" | "conn" | "inv" | "arc";
 
 /** Prefixed, time-sortable ids for everything that is not a primitive: `snap_01h…`. */

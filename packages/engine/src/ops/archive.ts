@@ -9,7 +9,7 @@ import { z } from "zod";
 import { packGroup, type UnpackedArchive, unpackArchive } from "../archive/group-archive.js";
 import { allPrimitivesOf, type PrimitiveRecord } from "../catalog/catalog.js";
 import { prefixedId } from "../core/ids.js";
-import { nameSchema } from "../core/names.js";
+import { groupNameSchema, nameSchema } from "../core/names.js";
 import { queryBoolean } from "../core/pagination.js";
 import { parseRecipient } from "../keys/transfer.js";
 import { groupOp, untargetedOp } from "../primitives/operation.js";
@@ -220,7 +220,7 @@ export const groupImport = untargetedOp({
   audited: true,
   metered: true,
   input: z.strictObject({
-    group: nameSchema,
+    group: groupNameSchema,
     body: z.custom<Readable>(
       (v) => typeof (v as AsyncIterable<Buffer> | null)?.[Symbol.asyncIterator] === "function",
       "expected the archive as the request body",

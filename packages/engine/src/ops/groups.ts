@@ -2,7 +2,7 @@ import { type GroupInfo, type Manifest, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import { allPrimitivesOf, type GroupRecord } from "../catalog/catalog.js";
 import { prefixedId } from "../core/ids.js";
-import { nameSchema } from "../core/names.js";
+import { groupNameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean, toPage } from "../core/pagination.js";
 import { groupOp, untargetedOp } from "../primitives/operation.js";
 import { type EngineServices, primitiveInfo } from "../primitives/services.js";
@@ -30,7 +30,7 @@ export const groupCreate = untargetedOp({
   accountOnly: true,
   audited: true,
   metered: false,
-  input: z.strictObject({ name: nameSchema }),
+  input: z.strictObject({ name: groupNameSchema }),
   async run(ctx, input): Promise<GroupInfo> {
     const { services } = ctx;
     const group = newGroupRecord(services, input.name);

@@ -6,7 +6,7 @@ import { notFound, type PrimitiveInfo, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import type { PrimitiveRecord, SnapshotRecord } from "../catalog/catalog.js";
 import { prefixedId } from "../core/ids.js";
-import { nameSchema } from "../core/names.js";
+import { nameSchema, primitiveNameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
 import { primitiveOp } from "../primitives/operation.js";
 import { type EngineServices, primitiveInfo } from "../primitives/services.js";
@@ -122,7 +122,7 @@ export const primitiveFork = primitiveOp({
   audited: true,
   metered: true,
   input: z.strictObject({
-    name: nameSchema.optional(),
+    name: primitiveNameSchema.optional(),
     group: z.string().min(1).optional(),
     snapshot: z.string().min(1).optional(),
   }),

@@ -2,7 +2,7 @@ import { DURABILITIES, invalid, PRIMITIVE_TYPES, type PrimitiveInfo, type Primit
 import { z } from "zod";
 import type { GroupRecord, PrimitiveRecord } from "../catalog/catalog.js";
 import { ulid } from "../core/ids.js";
-import { nameSchema } from "../core/names.js";
+import { primitiveNameSchema } from "../core/names.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
 import { primitiveOp, untargetedOp } from "../primitives/operation.js";
 import { type EngineServices, primitiveInfo } from "../primitives/services.js";
@@ -15,7 +15,7 @@ export const primitiveCreate = untargetedOp({
   tool: "primitive_create",
   audited: true,
   metered: false,
-  input: z.strictObject({ name: nameSchema, type: typeSchema, group: z.string().min(1) }),
+  input: z.strictObject({ name: primitiveNameSchema, type: typeSchema, group: z.string().min(1) }),
   async run(ctx, input): Promise<PrimitiveInfo> {
     const { services } = ctx;
     const group = await resolveGroup(services, ctx.principal, input.group);
@@ -78,7 +78,7 @@ export const primitiveUpdate = primitiveOp({
   audited: true,
   metered: false,
   input: z.strictObject({
-    name: nameSchema.optional(),
+    name: primitiveNameSchema.optional(),
     group: z.string().min(1).optional(),
     // null: back to the engine's setting.
     durability: z.enum(DURABILITIES, { error: `must be one of ${DURABILITIES.join(", ")}, or null` }).nullish(),
