@@ -25,6 +25,7 @@ COPY packages/cli/package.json packages/cli/
 COPY packages/db/package.json packages/db/
 COPY packages/engine/package.json packages/engine/
 COPY packages/http/package.json packages/http/
+COPY packages/mail/package.json packages/mail/
 COPY packages/mcp/package.json packages/mcp/
 COPY packages/sdk/package.json packages/sdk/
 COPY packages/wire/package.json packages/wire/
