@@ -84,7 +84,8 @@ export interface ApiAppOptions {
 }
 
 export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Promise<ApiApp> {
-  const hub = await CatalogHub.open(env.DATABASE_URL);
+  // With limits on, Starter's count caps are taken in the create's own transaction.
+  const hub = await CatalogHub.open(env.DATABASE_URL, { planCaps: env.PRIM_LIMITS === "on" });
   const revocations = new Revocations(env.REDIS_URL);
   let cell: Cell | undefined;
   let limiter: RedisLimiter | undefined;

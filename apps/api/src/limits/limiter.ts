@@ -10,7 +10,6 @@ import { LIMIT_SCRIPT } from "./script.js";
 export const DEFAULT_RATE = { rps: 20, burst: 60 };
 const STARTER_OPERATIONS = STARTER_CAPS.operations;
 export const STARTER_STORAGE_BYTES = STARTER_CAPS.storageBytes;
-const STARTER_PRIMITIVES = STARTER_CAPS.primitives;
 
 interface PlanRow {
   plan: string;
@@ -95,8 +94,6 @@ export class RedisLimiter implements Limiter {
     // Signed URLs carry no credential: limited per client IP.
     const who = op.name === "storage.signed" ? `ip:${call.clientIp ?? "unknown"}` : call.principal.actor;
     const storageWrite = isStorageWrite(op, call.input);
-    const primitives = op.name === "primitive.create" ? await this.count("primitives", ws) : -1;
-    const groups = op.name === "group.create" ? await this.count("groups", ws) : -1;
     // A batch counts each entry (spec: "What counts as an operation"; the queue's batch routes).
     const units = op.metered ? (op.units?.(call.input) ?? 1) : 0;
     if (units > 0) this.active.add(ws);
@@ -106,8 +103,6 @@ export class RedisLimiter implements Limiter {
       units,
       storageWrite ? 1 : 0,
       isStarterFeature(op) ? 1 : 0,
-      primitives,
-      groups,
     ];
     const script = () => this.redis.primLimit(keys.bucket(who), keys.plan, keys.storage, ...args);
     if (!this.down) {
@@ -125,7 +120,7 @@ export class RedisLimiter implements Limiter {
         return answer(reply);
       }
     }
-    return this.admitLocally(ws, who, units, storageWrite, isStarterFeature(op), primitives, groups);
+    return this.admitLocally(ws, who, units, storageWrite, isStarterFeature(op));
   }
 
   /** Runs Redis commands; any failure of theirs (down, refused, slower than the timeout) is an outage. */
@@ -136,14 +131,6 @@ export class RedisLimiter implements Limiter {
       this.wentDown();
       return undefined;
     }
-  }
-
-  private async count(table: "primitives" | "groups", ws: string): Promise<number> {
-    const { rows } = await this.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM ${table} WHERE workspace_id = $1`,
-      [ws],
-    );
-    return Number(rows[0]?.n ?? 0);
   }
 
   private async loadPlan(ws: string): Promise<PlanRow> {
@@ -177,8 +164,6 @@ export class RedisLimiter implements Limiter {
     units: number,
     storageWrite: boolean,
     feature: boolean,
-    primitives: number,
-    groups: number,
   ): Promise<Record<string, string>> {
     const plan = this.plans.get(ws) ?? (await this.loadPlan(ws));
     const rate = plan.rps ?? DEFAULT_RATE.rps;
@@ -187,10 +172,8 @@ export class RedisLimiter implements Limiter {
     if (!taken.ok) return answer([1, taken.retryAfter, burst, rate]);
     if (plan.plan === "starter") {
       if (feature) answer([3, 1, 0, 0]);
-      if (groups >= 1) answer([3, 2, 0, 0]);
       if (units > 0 && (this.monthOps.get(ws) ?? 0) + units > STARTER_OPERATIONS) answer([2, 1, 0, 0]);
       if (storageWrite && (this.gauges.get(ws) ?? 0) >= STARTER_STORAGE_BYTES) answer([2, 2, 0, 0]);
-      if (primitives >= STARTER_PRIMITIVES) answer([2, 3, 0, 0]);
     }
     if (units > 0) {
       this.monthOps.set(ws, (this.monthOps.get(ws) ?? 0) + units);
@@ -267,16 +250,13 @@ function answer([status, a, burst, rate]: ScriptReply): Record<string, string> {
       "",
       `the Starter plan's ${STARTER_OPERATIONS.toLocaleString("en")} operations this month are used up, or fewer remain than the call's entries (they reset on the 1st, UTC)`,
       "the Starter plan's 5 GB of storage is full: writes are refused, reads and deletes work",
-      `the Starter plan allows ${STARTER_PRIMITIVES} primitives`,
     ][a];
     throw new ServiceError("plan_limit", `${what}; upgrade to Pro`, { status: 429 });
   }
   if (status === 3) {
     throw new ServiceError(
       "plan_limit",
-      a === 2
-        ? "the Starter plan has one group; upgrade to Pro for more"
-        : "snapshots, restore, fork and the audit log need the Pro plan",
+      "snapshots, restore, fork, group export and import and the audit log need the Pro plan",
     );
   }
   throw new Error(`limit script answered ${status}`);

@@ -12,13 +12,14 @@
  *       3 storage gauge (`prim:{ws}:storage`, bytes)
  * ARGV: 1 now ms ("" = Redis TIME), 2 counter prefix (`prim:{ws}:ops:`), 3 operations the call
  *       counts (0 = not metered; a batch counts each entry),
- *       4 storage write 0/1, 5 Starter feature 0/1, 6 primitive count (-1 = not a create),
- *       7 group count (-1 = not a group create)
+ *       4 storage write 0/1, 5 Starter feature 0/1
  * Answers { status, a, b, c, d }:
  *   0 admitted: a = tokens left (floor), b = burst, c = rate per s, d = operations this month
  *   1 rate_limited: a = Retry-After s (>= 1), b = burst, c = rate
- *   2 plan_limit (429): a = 1 operations, 2 storage, 3 primitives
- *   3 plan_limit (403): a = 1 Starter feature, 2 second group
+ *   2 plan_limit (429): a = 1 operations, 2 storage
+ *   3 plan_limit (403): a = 1 Starter feature
+ * The count caps (primitives, groups) are not here: the catalog takes them in the create's own
+ * Postgres transaction (@prim/db, plan-caps.ts), where concurrent creates cannot both pass.
  *   4 the plan is not in Redis: the caller loads it and calls again
  */
 export const LIMIT_SCRIPT = `
@@ -64,10 +65,8 @@ end
 -- The plan's caps (Starter only; Pro and Enterprise are never cut off).
 if starter then
   if ARGV[5] == '1' then return {3, 1, 0, 0} end
-  if tonumber(ARGV[7]) >= 1 then return {3, 2, 0, 0} end
   if units > 0 and (tonumber(redis.call('GET', monthKey)) or 0) + units > 1000000 then return {2, 1, 0, 0} end
   if ARGV[4] == '1' and (tonumber(redis.call('GET', KEYS[3])) or 0) >= 5368709120 then return {2, 2, 0, 0} end
-  if tonumber(ARGV[6]) >= 100 then return {2, 3, 0, 0} end
 end
 
 -- Admitted: only now take the token and count the operation.

@@ -38,6 +38,7 @@ export class CatalogHub implements CatalogHubPort {
     private listener: pg.Client,
     private readonly databaseUrl: string,
     private readonly clock: () => number,
+    readonly planCaps: boolean,
   ) {
     this.watch(listener);
   }
@@ -115,7 +116,12 @@ export class CatalogHub implements CatalogHubPort {
   /** Connects (a clear error if Postgres does not answer) and starts listening. */
   static async open(
     databaseUrl: string,
-    options: { poolSize?: number; clock?: () => number } = {},
+    options: {
+      poolSize?: number;
+      clock?: () => number;
+      /** Creates hold to Starter's primitive and group caps, atomically (plan-caps.ts). */
+      planCaps?: boolean;
+    } = {},
   ): Promise<CatalogHub> {
     const url = new URL(databaseUrl);
     const pool = new pg.Pool({
@@ -133,7 +139,7 @@ export class CatalogHub implements CatalogHubPort {
       await pool.end().catch(() => {});
       throw connectionError(err, url);
     }
-    const hub = new CatalogHub(pool, listener, databaseUrl, options.clock ?? Date.now);
+    const hub = new CatalogHub(pool, listener, databaseUrl, options.clock ?? Date.now, options.planCaps ?? false);
     await hub.auditPartitions();
     return hub;
   }

@@ -12,6 +12,7 @@ import {
 import { type AuditEntry, type PrimitiveType, ServiceError } from "@prim/wire";
 import type pg from "pg";
 import { auditWhere, toAudit } from "./audit-sql.js";
+import { insertWithinPlan } from "./plan-caps.js";
 
 /** What a catalog needs of its process's hub (catalog-hub.ts): the pool and cache invalidation. */
 export interface CatalogHubPort {
@@ -25,6 +26,11 @@ export interface CatalogHubPort {
    * connection is up). While it is down, every lookup reads Postgres.
    */
   readonly caching: boolean;
+  /**
+   * Whether creates hold to the workspace's plan (Starter's primitive and group caps, checked in
+   * the insert's transaction): on where the cloud enforces limits.
+   */
+  readonly planCaps: boolean;
 }
 
 interface PrimitiveRow {
@@ -119,10 +125,17 @@ export class PgCatalog implements Catalog {
     return value;
   }
 
-  private async write(sql: string, args: unknown[], clash?: string): Promise<pg.QueryResult> {
+  /** A write (or, with `counted`, a create within the plan's count cap of that table). */
+  private async write(
+    sql: string,
+    args: unknown[],
+    clash?: string,
+    counted?: "primitives" | "groups",
+  ): Promise<pg.QueryResult> {
     this.invalidate();
     try {
-      return await this.pool.query(sql, args);
+      if (counted === undefined || !this.hub.planCaps) return await this.pool.query(sql, args);
+      return await insertWithinPlan(this.pool, this.workspace, counted, (client) => client.query(sql, args));
     } catch (err) {
       if (clash !== undefined && isUniqueViolation(err)) throw new ServiceError("already_exists", clash);
       throw err;
@@ -136,6 +149,7 @@ export class PgCatalog implements Catalog {
       "INSERT INTO groups (id, workspace_id, name, namespace, created_at) VALUES ($1, $2, $3, $4, $5)",
       [group.id, this.workspace, group.name, group.namespace, group.created_at],
       `group '${group.name}' already exists`,
+      "groups",
     );
   }
 
@@ -182,6 +196,7 @@ export class PgCatalog implements Catalog {
         record.durability,
       ],
       `a ${record.type} primitive named '${record.name}' already exists in the group`,
+      "primitives",
     );
   }
 

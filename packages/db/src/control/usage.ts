@@ -3,7 +3,7 @@ import type pg from "pg";
 
 /** One workspace's figures for one UTC day (`YYYY-MM-DD`). */
 /** Starter's caps (spec: Plans; Pro and Enterprise are never cut off): the limiter and the usage page. */
-export const STARTER_CAPS = { operations: 1_000_000, storageBytes: 5 * 1024 ** 3, primitives: 100 } as const;
+export const STARTER_CAPS = { operations: 1_000_000, storageBytes: 5 * 1024 ** 3, primitives: 100, groups: 1 } as const;
 
 export interface DayUsage {
   workspace: string;
