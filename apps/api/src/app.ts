@@ -12,7 +12,7 @@ import { createInternalServer, createServer, forwardedOf, requestPath } from "@p
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type pg from "pg";
 import { type ApiBilling, type BillingOptions, mountBilling, WEBHOOK_PATH } from "./billing.js";
-import { blobStores, openCell } from "./cell.js";
+import { blobStores, masterKeyOf, openCell } from "./cell.js";
 import { CellService } from "./cells/cell-service.js";
 import { PlacedInvoker } from "./cells/placed-invoker.js";
 import type { ApiEnv } from "./env.js";
@@ -135,6 +135,7 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
         resource: env.mcpResource,
         secret: env.PRIM_INTERNAL_SECRET,
         pool,
+        masterKey: masterKeyOf(env),
         publish: (message) => revocations.publish(message),
         fetch: options.oauthFetch,
       });

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { join } from "node:path";
-import { type BlobStore, Cell, type Clock, LocalBlobStore } from "@prim/engine";
+import { type BlobStore, Cell, type Clock, LocalBlobStore, readOrCreateKey } from "@prim/engine";
 import { S3BlobStore } from "./blobs/s3-blob-store.js";
 import { createS3Client } from "./blobs/s3-client.js";
 import type { ApiEnv } from "./env.js";
@@ -20,6 +20,15 @@ export function openCell(env: ApiEnv, clock?: Clock): Cell {
       ? {}
       : { masterKey: master, signingKey: createHmac("sha256", master).update("prim.url-signing.v1").digest() }),
   });
+}
+
+/**
+ * The master key: `PRIM_MASTER_KEY`, else this cell's `<PRIM_DATA_DIR>/master.key` (the key
+ * ring's own, made on first start; one cell alone, as several must share PRIM_MASTER_KEY).
+ */
+export function masterKeyOf(env: ApiEnv): Buffer {
+  if (env.PRIM_MASTER_KEY !== undefined) return Buffer.from(env.PRIM_MASTER_KEY, "hex");
+  return readOrCreateKey(join(env.PRIM_DATA_DIR, "master.key"));
 }
 
 /** `PRIM_BLOBS`: each workspace's blobs under its own prefix in S3, or its own local directory. */

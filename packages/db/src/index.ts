@@ -81,5 +81,6 @@ export {
   savePendingAuthorization,
   signConsent,
 } from "./oauth/consent.js";
+export { oauthSigningKey } from "./oauth/signing-key.js";
 export { hashId, postgresOidcAdapter, purgeExpiredOAuth } from "./oauth/store.js";
 export { looksLikeAccessToken, OAuthTokenResolver } from "./oauth/tokens.js";

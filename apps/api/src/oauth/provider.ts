@@ -1,5 +1,5 @@
-import { createHmac, generateKeyPairSync } from "node:crypto";
-import { postgresOidcAdapter } from "@prim/db";
+import { createHmac } from "node:crypto";
+import { oauthSigningKey, postgresOidcAdapter } from "@prim/db";
 import { guardedGet } from "@prim/engine";
 import type { Configuration, default as Provider } from "oidc-provider";
 import type pg from "pg";
@@ -21,6 +21,11 @@ export interface AuthServerOptions {
   /** `PRIM_INTERNAL_SECRET`: cookie keys are derived from it. */
   secret: string;
   pool: pg.Pool;
+  /**
+   * Wraps the ID-token signing key kept in Postgres (one RSA key shared by every process, made
+   * by the first): `PRIM_MASTER_KEY`, else the cell's own master key file.
+   */
+  masterKey: Buffer;
   /** The revocation fan-out (`prim:revoked`). */
   publish: (message: string) => Promise<void>;
   /**
@@ -52,29 +57,6 @@ export const guardedFetch: NonNullable<Configuration["fetch"]> = async (url, opt
   }
   return new Response(res.status === 204 ? null : new Uint8Array(res.body), { status: res.status, headers: out });
 };
-
-/**
- * The signing key of ID tokens (only for clients that also ask `openid`): one RSA key shared by
- * every process, made by the first and kept in Postgres.
- */
-async function signingKey(pool: pg.Pool): Promise<Record<string, unknown>> {
-  const read = async () =>
-    (
-      await pool.query<{ payload: Record<string, unknown> }>(
-        "SELECT payload FROM oauth_store WHERE model = 'SigningKey' AND id_hash = 'prim-1'",
-      )
-    ).rows[0]?.payload;
-  const existing = await read();
-  if (existing !== undefined) return existing;
-  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
-  const jwk = { ...privateKey.export({ format: "jwk" }), kid: "prim-1", alg: "RS256", use: "sig" };
-  // Two processes starting at once: the first insert wins and both use it.
-  await pool.query(
-    `INSERT INTO oauth_store (model, id_hash, payload) VALUES ('SigningKey', 'prim-1', $1) ON CONFLICT DO NOTHING`,
-    [JSON.stringify(jwk)],
-  );
-  return (await read()) ?? jwk;
-}
 
 /** Hosts an `http` redirect URI may name (OAuth 2.1 §8.4.2, any port; MCP authorization). */
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
@@ -124,7 +106,7 @@ export async function createAuthProvider(options: AuthServerOptions): Promise<Pr
   const cookieKey = createHmac("sha256", options.secret).update("prim oauth cookies v1").digest("hex");
   const configuration: Configuration = {
     adapter: postgresOidcAdapter(options.pool, options.publish) as unknown as Configuration["adapter"],
-    jwks: { keys: [(await signingKey(options.pool)) as never] },
+    jwks: { keys: [(await oauthSigningKey(options.pool, options.masterKey)) as never] },
     cookies: { keys: [cookieKey] },
     clientAuthMethods: ["none"],
     // Every client's metadata passes here: registration, Client ID Metadata Documents, and
