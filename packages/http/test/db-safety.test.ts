@@ -48,9 +48,37 @@ describe("db: refused statements", () => {
       expect(res.body.error.code, sql).toBe("forbidden");
     }
     expect(existsSync(join(dir, "x.db")) || existsSync(join(dir, "y.db")) || existsSync(join(dir, "z.db"))).toBe(false);
-    // Nothing got attached: only main is listed.
-    const dbs = (await q("SELECT name FROM pragma_database_list")).body.rows.map((r: { name: string }) => r.name);
-    expect(dbs).toEqual(["main"]);
+    // Nothing got attached: only main's tables are listed.
+    const schemas = await q("SELECT DISTINCT schema FROM pragma_table_list WHERE schema <> 'temp'");
+    expect(schemas.body.rows).toEqual([{ schema: "main" }]);
+  });
+
+  it("answers 403 forbidden to pragma functions outside the read-only allowlist (the file's path stays hidden)", async () => {
+    const { q, batch } = await seeded();
+    for (const sql of [
+      "select * from pragma_database_list",
+      'SELECT file FROM "pragma_database_list"',
+      "SELECT file FROM main.PRAGMA_DATABASE_LIST",
+      "SELECT (SELECT file FROM [pragma_database_list] LIMIT 1) AS f",
+      "WITH d AS (SELECT * FROM `pragma_database_list`) SELECT * FROM d",
+      "CREATE VIEW leak AS SELECT file FROM pragma_database_list",
+      "SELECT * FROM pragma_temp_store_directory",
+    ]) {
+      const res = await q(sql);
+      expect(res.status, sql).toBe(403);
+      expect(res.body.error.code, sql).toBe("forbidden");
+      expect(JSON.stringify(res.body), sql).not.toContain(tmpdir());
+    }
+    const inBatch = await batch([{ sql: "SELECT 1" }, { sql: "SELECT * FROM pragma_database_list" }]);
+    expect(inBatch.status).toBe(403);
+    expect(inBatch.body.error.message).toMatch(/^statements\[1\]: pragma_database_list is not allowed/);
+    expect((await q("SELECT name FROM sqlite_schema WHERE type = 'view'")).body.rows).toEqual([]);
+    // The allowlisted ones answer, and a string that merely says it is only a value.
+    expect((await q("SELECT name FROM pragma_table_info('t') ORDER BY cid")).body.rows).toEqual([
+      { name: "id" },
+      { name: "v" },
+    ]);
+    expect((await q("SELECT 'pragma_database_list' AS s")).body.rows).toEqual([{ s: "pragma_database_list" }]);
   });
 
   it("answers 403 forbidden to VACUUM and VACUUM INTO, writing no file", async () => {

@@ -106,10 +106,39 @@ export function checkStatementAllowed(sql: string, field: string): void {
 const allowed = new Map<string, true>();
 const ALLOWED_CACHE = 1024;
 
+/**
+ * PRAGMAs as table-valued functions (`SELECT * FROM pragma_table_info('t')`) that user SQL may
+ * name: the read-only introspection ones, and the engine's durability settings (a pragma
+ * function cannot set a value: its arguments are a table or schema name). Others are refused
+ * wherever they appear in a statement (`pragma_database_list` answers the server's absolute
+ * file path, for one).
+ */
+const PRAGMA_TABLE_FUNCTIONS = new Set(
+  [...READ_PRAGMA_FUNCTIONS, ...READ_PRAGMA_VALUES, "journal_mode", "synchronous", "foreign_keys"].map(
+    (n) => `PRAGMA_${n.toUpperCase()}`,
+  ),
+);
+
+/** A `pragma_…` table-valued function the statement names outside the allowed set, if any. */
+function refusedPragmaFunction(sql: string): string | undefined {
+  // Every token, quoted identifiers included (they come back upper-cased without their quotes);
+  // string literals are one opaque token, so a 'pragma_x' in a value is not a call.
+  return leadingTokens(sql, Number.POSITIVE_INFINITY).find(
+    (t) => t.startsWith("PRAGMA_") && !PRAGMA_TABLE_FUNCTIONS.has(t),
+  );
+}
+
 function refuseIfNotAllowed(sql: string, field: string): void {
   const keyword = leadingKeyword(sql);
   const refused = REFUSED[keyword];
   if (refused !== undefined) throw new ServiceError("forbidden", `${field}: ${refused}`);
+  const fn = refusedPragmaFunction(sql);
+  if (fn !== undefined) {
+    throw new ServiceError(
+      "forbidden",
+      `${field}: ${fn.toLowerCase()} is not allowed here; only read-only introspection pragma functions are (${[...READ_PRAGMA_FUNCTIONS].map((n) => `pragma_${n}`).join(", ")}, …)`,
+    );
+  }
   if (keyword !== "PRAGMA") return;
   // PRAGMA [schema .] name [= value | (arg)]
   let t = leadingTokens(sql, 6);
