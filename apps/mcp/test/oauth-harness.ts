@@ -13,12 +13,16 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { type ConsentDecision, describeAuthorization, signConsent } from "@prim/db";
+import { consentDecisionFromForm, describeAuthorization, signConsent } from "@prim/db";
 import { listenInternal } from "@prim/http";
+import { TOOLS } from "@prim/mcp";
 import { call, startCloud, type TestCloud } from "../../api/test/cloud.js";
 import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
 
 export const REDIRECT = "http://127.0.0.1:9/callback";
+
+/** The tool catalog a consent is checked against (the dashboard's, every MCP tool's name). */
+export const TOOL_NAMES = TOOLS.map((tool) => tool.name);
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -73,18 +77,8 @@ function consentRoute(stack: () => OAuthStack): Server {
         return;
       }
       const form = new URLSearchParams(Buffer.concat(chunks).toString());
-      const decision: ConsentDecision =
-        form.get("action") === "allow"
-          ? {
-              action: "allow",
-              uid,
-              user,
-              workspace: form.get("workspace") ?? "",
-              group: form.get("group") ?? "",
-              tools: form.getAll("tools"),
-            }
-          : { action: "deny", uid, user };
-      signConsent(s.cloud.api.hub.pool, s.secret, decision)
+      const decision = consentDecisionFromForm(uid, user, form);
+      signConsent(s.cloud.api.hub.pool, s.secret, decision, { catalog: TOOL_NAMES })
         .then((result) => {
           res.statusCode = 303;
           res.setHeader("location", `${s.issuer}/interaction/${uid}/complete?result=${encodeURIComponent(result)}`);
@@ -221,12 +215,15 @@ export function consentForm(fields: {
   workspace?: string;
   group?: string;
   tools?: string[];
+  /** The screen's "every tool" choice (`every_tool=yes`). */
+  everyTool?: boolean;
   action: "allow" | "deny";
 }): RequestInit {
   const form = new URLSearchParams();
   if (fields.workspace !== undefined) form.set("workspace", fields.workspace);
   if (fields.group !== undefined) form.set("group", fields.group);
   for (const tool of fields.tools ?? []) form.append("tools", tool);
+  if (fields.everyTool === true) form.set("every_tool", "yes");
   form.set("action", fields.action);
   return {
     method: "POST",

@@ -16,6 +16,7 @@ import {
   REDIRECT,
   registerClient,
   startOAuthStack,
+  TOOL_NAMES,
   tokenRequest,
 } from "./oauth-harness.js";
 import { rawInitialize as initialize } from "./raw.js";
@@ -299,10 +300,13 @@ describe("consent results at the authorization server", () => {
       group: "app",
       tools: ["kv_get"],
     };
-    const result = await signConsent(pool, stack.secret, decision);
+    const result = await signConsent(pool, stack.secret, decision, { catalog: TOOL_NAMES });
     await expect(acceptConsent(pool, stack.secret, result, "uid-two")).rejects.toMatchObject({ code: "forbidden" });
     await expect(acceptConsent(pool, "x".repeat(48), result, "uid-one")).rejects.toMatchObject({ code: "forbidden" });
-    const late = await signConsent(pool, stack.secret, decision, Date.now() - 3 * 60_000);
+    const late = await signConsent(pool, stack.secret, decision, {
+      catalog: TOOL_NAMES,
+      now: Date.now() - 3 * 60_000,
+    });
     await expect(acceptConsent(pool, stack.secret, late, "uid-one")).rejects.toMatchObject({
       message: expect.stringContaining("expired"),
     });

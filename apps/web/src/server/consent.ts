@@ -1,4 +1,4 @@
-import type { ConsentDecision, PendingAuthorization } from "@prim/db";
+import type { PendingAuthorization } from "@prim/db";
 import { db } from "./db";
 import { webEnv } from "./env";
 import { primDb, primMcp } from "./prim";
@@ -54,18 +54,10 @@ export async function consentChoices(uid: string, user: string): Promise<Consent
  * authorization server, answered as where the browser goes next.
  */
 export async function decideConsent(uid: string, user: string, form: FormData): Promise<string> {
-  const action = form.get("action");
-  const decision: ConsentDecision =
-    action === "allow"
-      ? {
-          action: "allow",
-          uid,
-          user,
-          workspace: String(form.get("workspace") ?? ""),
-          group: String(form.get("group") ?? ""),
-          tools: form.getAll("tools").map(String),
-        }
-      : { action: "deny", uid, user };
-  const result = await (await primDb()).signConsent(db(), webEnv().PRIM_INTERNAL_SECRET, decision);
+  const prim = await primDb();
+  const decision = prim.consentDecisionFromForm(uid, user, form);
+  // Checked against every tool's name: a name or pattern matching none is refused.
+  const catalog = (await primMcp()).TOOLS.map((tool) => tool.name);
+  const result = await prim.signConsent(db(), webEnv().PRIM_INTERNAL_SECRET, decision, { catalog });
   return `${webEnv().authUrl}/interaction/${encodeURIComponent(uid)}/complete?result=${encodeURIComponent(result)}`;
 }

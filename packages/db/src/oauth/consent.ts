@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { invalid, notFound, ServiceError } from "@prim/engine";
 import type pg from "pg";
 import { checkTools, findGroup } from "../control/admin.js";
+import { consentTools } from "./consent-form.js";
 import { hashId } from "./store.js";
 
 const forbidden = (message: string) => new ServiceError("forbidden", message);
@@ -12,7 +13,16 @@ export const CONSENT_RESULT_TTL_MS = 2 * 60_000;
 /** What the user decided on the consent screen for one interaction (CLOUD.md, "OAuth for MCP"). */
 export type ConsentDecision =
   | { action: "deny"; uid: string; user: string }
-  | { action: "allow"; uid: string; user: string; workspace: string; group: string; tools: string[] };
+  | {
+      action: "allow";
+      uid: string;
+      user: string;
+      workspace: string;
+      group: string;
+      tools: string[];
+      /** The screen's "every tool" choice: grants `*` (consent-form.ts). */
+      everyTool?: boolean;
+    };
 
 /** A decision as signed: the group resolved to its id, a nonce (single use) and an expiry. */
 export type ConsentResult = ConsentDecision & { nonce: string; exp: number };
@@ -32,21 +42,31 @@ function sign(secret: string, body: string): string {
 const CONNECTING_ROLES = new Set(["owner", "admin", "member"]);
 
 /**
- * The dashboard's half of the challenge pattern: checks what the user chose (a member of the
- * workspace with a data role, a group of that workspace, tool names or patterns) and answers the
- * signed, short-lived, single-use result the browser carries back to the authorization server.
- * A denial is signed too, so the server can end the interaction with `access_denied`.
+ * The dashboard's half of the challenge pattern: checks what the user chose (tools of `catalog`,
+ * every MCP tool's name — `consentTools`; a member of the workspace with a data role, a group of
+ * that workspace) and answers the signed, short-lived, single-use result the browser carries
+ * back to the authorization server. A denial is signed too, so the server can end the
+ * interaction with `access_denied`.
  */
 export async function signConsent(
   pool: pg.Pool,
   secret: string,
   decision: ConsentDecision,
-  now = Date.now(),
+  options: { catalog: readonly string[]; now?: number },
 ): Promise<string> {
+  const now = options.now ?? Date.now();
   let result: ConsentResult;
   if (decision.action === "allow") {
-    const checked = await checkConsent(pool, decision);
-    result = { ...decision, group: checked.groupId, nonce: b64(randomBytes(16)), exp: now + CONSENT_RESULT_TTL_MS };
+    const { everyTool, ...chosen } = decision;
+    const tools = consentTools(chosen.tools, everyTool === true, options.catalog);
+    const checked = await checkConsent(pool, { ...chosen, tools });
+    result = {
+      ...chosen,
+      tools,
+      group: checked.groupId,
+      nonce: b64(randomBytes(16)),
+      exp: now + CONSENT_RESULT_TTL_MS,
+    };
   } else {
     result = { ...decision, nonce: b64(randomBytes(16)), exp: now + CONSENT_RESULT_TTL_MS };
   }

@@ -85,6 +85,10 @@ export default async function ConsentPage({ params, searchParams }: Props) {
         <fieldset>
           <legend className="text-sm font-medium">Tools</legend>
           <p className="text-xs text-zinc-600">primitive_list is always allowed.</p>
+          {/* The only way to grant every tool (`*`): the server refuses `*` among the tools (@prim/db consent-form.ts). */}
+          <label className="mt-2 flex items-center gap-2 text-sm font-medium">
+            <input type="checkbox" name="every_tool" value="yes" /> Every tool, including tools added later
+          </label>
           <div className="mt-2 grid grid-cols-1 gap-3 sm:grid-cols-2">
             {tools.map((t) => (
               <div key={t.type} className="rounded border p-2">
