@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Durability } from "@prim/wire";
 import { AUDIT_RETENTION_MS, AuditLog } from "./audit/audit-log.js";
@@ -20,6 +19,7 @@ import { PRIMITIVE_DEFINITIONS } from "./registry.js";
 import { SqlHost } from "./sql-host/pool.js";
 import { DataDirLock } from "./sqlite/data-dir-lock.js";
 import { SyncCounters } from "./sqlite/durable-sync.js";
+import { privateDir } from "./sqlite/private-files.js";
 
 /*
  * A cell is one process's shared infrastructure; a tenant (a workspace) is one Engine bound to
@@ -130,7 +130,7 @@ export class Cell {
 
   /** A cell on the local disk: locks `dataDir` (one process owns it) and starts the SQL hosts. */
   static openLocal(options: CellOptions): Cell {
-    mkdirSync(options.dataDir, { recursive: true });
+    privateDir(options.dataDir);
     const lock = DataDirLock.acquire(options.dataDir);
     try {
       const clock = options.clock ?? systemClock;
@@ -161,7 +161,7 @@ export class Cell {
     if (!WORKSPACE_ID.test(workspaceId)) throw new Error(`invalid workspace id '${workspaceId}'`);
     if (this.tenants.has(workspaceId)) throw new Error(`workspace '${workspaceId}' already has an open engine`);
     const dataDir = options.dataDir ?? join(this.dataDir, workspaceId);
-    mkdirSync(dataDir, { recursive: true });
+    privateDir(dataDir); // one workspace's files: no other local user reads them
     const { clock } = this;
     const { durability, syncs } = this;
     const catalog =

@@ -27,6 +27,9 @@ export interface WorkspaceFiles {
 
 const MAX_ARCHIVE_BYTES = Number.MAX_SAFE_INTEGER;
 
+/** Directories of a workspace's files (and their copies in `.ship` and staging) are 0700. */
+const privateMkdir = (dir: string) => mkdir(dir, { recursive: true, mode: 0o700 });
+
 /** `fn`, or null if what it reads has gone (a blob collected meanwhile, a missing directory). */
 async function unlessGone<T>(fn: () => Promise<T>): Promise<T | null> {
   try {
@@ -104,7 +107,7 @@ export async function unpackWorkspace(
 ): Promise<{ keys: WrappedGroupKey[]; bytes: number }> {
   const staging = `${files.dataDir}.incoming-${randomBytes(6).toString("hex")}`;
   await rm(staging, { recursive: true, force: true });
-  await mkdir(join(staging, "files"), { recursive: true });
+  await privateMkdir(join(staging, "files"));
   const hash = createHash("sha256");
   let bytes = 0;
   let keys: WrappedGroupKey[] = [];
@@ -126,17 +129,17 @@ export async function unpackWorkspace(
         continue;
       }
       const path = join(staging, name);
-      await mkdir(dirname(path), { recursive: true });
+      await privateMkdir(dirname(path));
       await pipeline(entry, createWriteStream(path, { mode: 0o600 }));
     }
     await feeding;
     const sha = hash.digest("hex");
     if (sha !== key) throw new Error(`archive ${key}: its content does not match its hash (${sha})`);
     await rm(files.dataDir, { recursive: true, force: true });
-    await mkdir(dirname(files.dataDir), { recursive: true });
+    await privateMkdir(dirname(files.dataDir));
     await rename(join(staging, "files"), files.dataDir);
     if (files.blobDir !== null) {
-      await mkdir(files.blobDir, { recursive: true });
+      await privateMkdir(files.blobDir);
       await unlessGone(() => cp(join(staging, "blobs"), files.blobDir as string, { recursive: true, force: false }));
     }
     return { keys, bytes };
@@ -149,10 +152,10 @@ export async function unpackWorkspace(
 export async function copyWorkspace(files: WorkspaceFiles, to: string): Promise<WorkspaceFiles> {
   await rm(to, { recursive: true, force: true });
   const dataDir = join(to, "files");
-  await mkdir(dataDir, { recursive: true });
+  await privateMkdir(dataDir);
   for await (const f of walk(files.dataDir, skipData)) {
     const target = join(dataDir, f.rel);
-    await mkdir(dirname(target), { recursive: true });
+    await privateMkdir(dirname(target));
     await cp(f.path, target);
   }
   // Blobs are immutable and content-addressed: the live directory is packed as it is.

@@ -5,6 +5,7 @@ import { chmodSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/wire";
 import { describe, expect, it } from "vitest";
+import { Cell } from "../../src/cell.js";
 import { Engine } from "../../src/engine.js";
 import { tempDir, testEngine } from "../helpers.js";
 
@@ -66,6 +67,32 @@ describe("data directory modes", () => {
     }
     expect(modes(dataDir).size).toBeGreaterThan(20);
     expectPrivate(dataDir);
+  });
+
+  it("keeps a cell's directory and its workspaces' directories 0700, an older 0755 one tightened", async () => {
+    const dataDir = tempDir();
+    mkdirSync(join(dataDir, "ws_old"));
+    chmodSync(dataDir, 0o755);
+    chmodSync(join(dataDir, "ws_old"), 0o755);
+    const cell = Cell.openLocal({ dataDir });
+    try {
+      for (const workspace of ["ws_new", "ws_old"]) {
+        const engine = Engine.forWorkspace(cell, workspace);
+        const owner = { kind: "account", workspace, actor: "key:k", groupId: null, tools: null } as const;
+        await engine.invoke(owner, "group.create", null, { name: "g" });
+        const kv = await engine.invoke<PrimitiveInfo>(owner, "primitive.create", null, {
+          name: "c",
+          type: "kv",
+          group: "g",
+        });
+        await engine.invoke(owner, "kv.set", kv.id, { key: "k", value: 1 });
+        await engine.invoke(owner, "primitive.snapshot", kv.id, {});
+      }
+      expect(modes(dataDir).get("ws_new")).toEqual({ dir: true, mode: "700" });
+      expectPrivate(dataDir);
+    } finally {
+      await cell.close();
+    }
   });
 
   it("tightens a data directory an older version left 0755 when it opens it", async () => {
