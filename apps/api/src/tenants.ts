@@ -9,6 +9,7 @@ import {
   type Principal,
 } from "@prim/engine";
 import { ServiceError } from "@prim/wire";
+import { PgSecretExportPolicy } from "./secret-export.js";
 
 /** How long a client should wait before retrying a call for a workspace being moved. */
 export const MOVING_RETRY_AFTER_S = 1;
@@ -46,6 +47,8 @@ export class WorkspaceEngines implements Invoker {
   /** When each workspace was last called (kept after its engine closes: what ships look at). */
   private readonly touched = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
+  /** Whether an export may carry vault values for another key: one rule for every engine. */
+  private readonly secretExport: PgSecretExportPolicy;
   private closed = false;
 
   constructor(
@@ -63,6 +66,7 @@ export class WorkspaceEngines implements Invoker {
     const idleMs = options.idleMs ?? 10 * 60_000;
     this.sweeper = setInterval(() => void this.closeIdle(idleMs), Math.min(idleMs, 60_000));
     this.sweeper.unref();
+    this.secretExport = new PgSecretExportPolicy(hub.pool);
   }
 
   private now(): number {
@@ -87,6 +91,7 @@ export class WorkspaceEngines implements Invoker {
         catalog: this.hub.catalog(workspace),
         blobs: this.options.blobsFor?.(workspace),
         limiter: this.options.limiter,
+        secretExport: this.secretExport,
       });
       tenant = { engine, inflight: 0, lastUsed: this.now(), quiet: new AbortController() };
       this.tenants.set(workspace, tenant);

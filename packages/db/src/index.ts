@@ -49,6 +49,7 @@ export {
   revokeInvitation,
 } from "./control/invitations.js";
 export { ApiKeyResolver } from "./control/key-resolver.js";
+export { readSecretExport, type SecretExportSetting, setSecretExport } from "./control/secret-export.js";
 export { operationsKeyPrefix, planCacheKey, REVOKED_CHANNEL, Revocations } from "./control/revocation.js";
 export { type DayUsage, readUsage, rollUpUsage, STARTER_CAPS, type UsageReport } from "./control/usage.js";
 export {
@@ -59,6 +60,7 @@ export {
   type UserCreated,
   verifyPassword,
 } from "./control/users.js";
+export { ensureAuditDay, recordWorkspaceAudit, type WorkspaceAuditEntry } from "./control/workspace-audit.js";
 export { MIGRATIONS_DIR, type MigrateOptions, migrate, readMigrations } from "./migrate.js";
 export {
   type Connection,

@@ -10,6 +10,7 @@ import {
   type Target,
   toolAllowed,
 } from "@prim/wire";
+import type { SecretExportPolicy } from "./archive/secret-export.js";
 import type { GroupRecord, PrimitiveRecord } from "./catalog/catalog.js";
 import { Cell, type CellOptions, type TenantOptions } from "./cell.js";
 import { type ConsistencyReport, checkConsistency } from "./consistency.js";
@@ -59,16 +60,24 @@ export class Engine implements Invoker {
     this.onClose = onClose;
   }
 
-  /** The engine of one workspace on a shared cell (cell.ts): only the tenant's parts are its own. */
+  /**
+   * The engine of one workspace on a shared cell (cell.ts): only the tenant's parts are its own.
+   * The cloud adds its limiter and its secret-export policy (archive/secret-export.ts).
+   */
   static forWorkspace(
     cell: Cell,
     workspaceId: string,
-    options: TenantOptions & { operations?: readonly AnyOperation[]; limiter?: Limiter } = {},
+    options: TenantOptions & {
+      operations?: readonly AnyOperation[];
+      limiter?: Limiter;
+      secretExport?: SecretExportPolicy;
+    } = {},
   ): Engine {
     return cell.openTenant(
       workspaceId,
       options,
-      (services, release) => new Engine(services, options.operations, release, options.limiter),
+      (services, release) =>
+        new Engine({ ...services, secretExport: options.secretExport }, options.operations, release, options.limiter),
     );
   }
 

@@ -2,6 +2,7 @@
 
 export * from "@prim/wire";
 export { MANIFEST_ENTRY } from "./archive/group-archive.js";
+export { recipientFingerprint, type SecretExportPolicy } from "./archive/secret-export.js";
 export { BLOCK as TAR_BLOCK, padding as tarPadding, parseHeader as parseTarHeader } from "./archive/tar.js";
 export { AuditLog } from "./audit/audit-log.js";
 export type { BlobStore, Ingested, IngestOptions } from "./blobs/blob-store.js";

@@ -166,6 +166,11 @@ export interface SecretInfo {
 
 export interface SecretListing extends SecretInfo {
   grant: GrantSummary | null;
+  /**
+   * True for a secret imported from a group archive made without vault values: it has a name,
+   * a version and a grant but no value, and using it answers 409 `conflict` until a put sets one.
+   */
+  needs_value: boolean;
 }
 
 /** What fetch answers: the upstream's status, headers and body, with the secret redacted. */

@@ -72,8 +72,11 @@ export interface AuditEntry {
   id: string;
   ts: number;
   group: string;
-  /** The primitive's type, or the text `group` for group events. */
-  primitive: PrimitiveType | "group";
+  /**
+   * The primitive's type, or the text `group` for group events, or `workspace` for the cloud's
+   * control-plane entries (CLOUD.md: "Audit of the control plane"; `group` is then empty).
+   */
+  primitive: PrimitiveType | "group" | "workspace";
   primitive_id: string | null;
   instance: string | null;
   actor: string;

@@ -89,19 +89,21 @@ const sidecars = (path: string) => [path, `${path}-wal`, `${path}-shm`];
 /**
  * Writes `group`'s archive to `dest`: a consistent copy of each primitive made while writers
  * continue (one at a time, so the copies are each consistent, not one instant for the group),
- * vault values sealed for `recipient`, then the blobs they name, then the manifest with every
+ * vault values sealed for `recipient` (null: no values, only names, versions and grants; the
+ * manifest's `vault` is then null), then the blobs they name, then the manifest with every
  * entry's sha256 (taken as the entry is written: nothing is read twice). Returns the archive's
  * size and sha256.
  */
 export async function packGroup(
   services: EngineServices,
   group: GroupRecord,
-  recipient: string,
+  recipient: string | null,
   dest: string,
 ): Promise<{ size: number; sha256: string; manifest: ArchiveManifest }> {
   const { files, blobs } = services;
   const primitives = await allPrimitivesOf(services.catalog, group.id);
-  const archiveKey = primitives.some((p) => files.sealsForArchive(p.type)) ? newArchiveKey() : null;
+  const sealing = recipient !== null && primitives.some((p) => files.sealsForArchive(p.type));
+  const archiveKey = sealing ? newArchiveKey() : null;
   const staged: string[] = [];
   let unpin = () => {};
   let out: HashingWriter | null = null;
@@ -111,11 +113,12 @@ export async function packGroup(
       const path = files.tmpPath(`archive-${p.id}`);
       staged.push(path);
       await files.backup(p.id, p.type, path);
-      if (archiveKey !== null) files.toArchive(p.type, path, archiveKey);
+      files.toArchive(p.type, path, archiveKey);
       refsOf.push([...new Set(files.blobRefsOfFile(p.type, path))].sort());
     }
     unpin = services.blobCollector.pin(refsOf.flat());
-    const vault: WrappedArchiveKey | null = archiveKey === null ? null : wrapArchiveKey(archiveKey, recipient);
+    const vault: WrappedArchiveKey | null =
+      archiveKey === null || recipient === null ? null : wrapArchiveKey(archiveKey, recipient);
     archiveKey?.fill(0);
     const writer = await HashingWriter.create(dest);
     out = writer;
@@ -246,8 +249,6 @@ export async function unpackArchive(services: EngineServices, source: AsyncItera
       if (got.size !== e.size || got.sha256 !== e.sha256) throw corrupt(`entry '${e.entry}' does not match its sha256`);
     }
     if (seen.size !== listed.length) throw corrupt("it holds entries its manifest does not list");
-    const needsKey = m.primitives.some((p) => files.sealsForArchive(p.type));
-    if (needsKey && m.vault === null) throw corrupt("it holds a vault but no vault key");
     const archiveKey = m.vault === null ? null : unwrapArchiveKey(m.vault, services.transferKey);
     return { manifest: m, staged: m.primitives.map((p) => staged.get(p.entry) as string), archiveKey, release };
   } catch (err) {

@@ -7,12 +7,13 @@ import type { GroupArchive, ImportedPrimitive, ImportResult, ImportStatus } from
 import { notFound, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import { packGroup, type UnpackedArchive, unpackArchive } from "../archive/group-archive.js";
+import { recipientFingerprint } from "../archive/secret-export.js";
 import { allPrimitivesOf, type PrimitiveRecord } from "../catalog/catalog.js";
 import { prefixedId } from "../core/ids.js";
 import { groupNameSchema, nameSchema } from "../core/names.js";
 import { queryBoolean } from "../core/pagination.js";
 import { parseRecipient } from "../keys/transfer.js";
-import { groupOp, untargetedOp } from "../primitives/operation.js";
+import { groupOp, type OpContext, untargetedOp } from "../primitives/operation.js";
 import type { EngineServices } from "../primitives/services.js";
 import { groupInfo, newGroupRecord } from "./groups.js";
 import { takeSnapshot } from "./lifecycle.js";
@@ -82,9 +83,10 @@ export const groupExport = groupOp({
     }
     const recipient = input.recipient ?? services.transferKey.publicKey;
     parseRecipient(recipient);
+    const withValues = await mayExportValues(ctx, recipient);
     const id = prefixedId("arc", now);
     const part = join(dir, `${id}.tar.part`);
-    const packed = await packGroup(services, group, recipient, part);
+    const packed = await packGroup(services, group, withValues ? recipient : null, part);
     await rename(part, join(dir, `${id}.tar`));
     const meta: ArchiveMeta = { id, group_id: group.id, size: packed.size, sha256: packed.sha256, created_at: now };
     writeFileSync(join(dir, `${id}.json`), JSON.stringify(meta), { mode: 0o600 });
@@ -93,10 +95,24 @@ export const groupExport = groupOp({
       primitives: packed.manifest.primitives.length,
       blobs: packed.manifest.blobs.length,
       bytes: packed.size,
+      recipient: recipientFingerprint(recipient),
+      vault_values: withValues,
     };
     return toArchive(meta);
   },
 });
+
+/**
+ * Whether this export carries vault values (CLOUD.md: "Group archives carry vault values only for
+ * a workspace whose owner enabled secret export"). Sealed for the workspace's own key they never
+ * leave it usable (only this workspace opens them), so they go; for another key, the cloud's
+ * policy decides (archive/secret-export.ts); the local engine has none and always exports them.
+ */
+async function mayExportValues(ctx: OpContext, recipient: string): Promise<boolean> {
+  const { secretExport, transferKey } = ctx.services;
+  if (secretExport === undefined || recipient === transferKey.publicKey) return true;
+  return secretExport.allows(ctx.principal);
+}
 
 const uploadPath = (services: EngineServices, group: string, sha256: string) =>
   join(services.files.workDir("imports"), `${group}.${sha256}.part`);

@@ -4,7 +4,8 @@ import type { AuditFilter, AuditRecord } from "../catalog/catalog.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../core/pagination.js";
 import { groupOp, type OpContext, primitiveOp, untargetedOp } from "../primitives/operation.js";
 
-const AUDIT_TYPES = ["group", ...PRIMITIVE_TYPES] as const;
+/** `workspace`: the cloud's control-plane entries (CLOUD.md: "Audit of the control plane"). */
+const AUDIT_TYPES = ["group", "workspace", ...PRIMITIVE_TYPES] as const;
 const msSchema = z.coerce.number().int("must be an integer (ms since the epoch)").min(0);
 
 const filterSchema = z.strictObject({

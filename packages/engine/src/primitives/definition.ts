@@ -85,12 +85,17 @@ export interface PrimitiveDefinition<S = unknown> {
   restore?(store: S, src: string): Promise<unknown>;
   /**
    * Group archives (archive/): makes a copy of the file fit to leave this engine — whatever only
-   * this engine's keys can read is re-sealed under `archiveKey` (vault values). Types without
-   * such data need nothing.
+   * this engine's keys can read is re-sealed under `archiveKey` (vault values), or left out when
+   * there is none (an export without vault values). Types without such data need nothing.
    */
-  toArchive?(path: string, env: PrimitiveEnv, archiveKey: Buffer): void;
+  toArchive?(path: string, env: PrimitiveEnv, archiveKey: Buffer | null): void;
   /** The reverse, on an archived copy about to become primitive `target.id` in `target.groupId`. */
-  fromArchive?(path: string, env: PrimitiveEnv, archiveKey: Buffer, target: { id: string; groupId: string }): void;
+  fromArchive?(
+    path: string,
+    env: PrimitiveEnv,
+    archiveKey: Buffer | null,
+    target: { id: string; groupId: string },
+  ): void;
   /** Adjusts a fresh copy made by a fork (queue: release leases; storage: new signing epoch). */
   onFork?(store: S, fork: ForkContext): void | Promise<void>;
 }

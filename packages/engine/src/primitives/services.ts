@@ -1,4 +1,5 @@
 import type { PrimitiveInfo } from "@prim/wire";
+import type { SecretExportPolicy } from "../archive/secret-export.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { BlobStore } from "../blobs/blob-store.js";
 import type { BlobCollector } from "../blobs/collector.js";
@@ -41,6 +42,11 @@ export interface EngineServices {
   sqlHost: SqlHost;
   /** Cell: the fsyncs durable writes waited for. */
   syncs: SyncCounters;
+  /**
+   * Cloud: who may export vault values for a key other than the workspace's own (ops/archive.ts);
+   * absent in the local engine, which always may (archive/secret-export.ts).
+   */
+  secretExport?: SecretExportPolicy | undefined;
 }
 
 export function primitiveInfo(services: EngineServices, p: PrimitiveRecord): PrimitiveInfo {

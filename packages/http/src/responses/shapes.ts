@@ -83,7 +83,7 @@ export const auditEntry = same<W.AuditEntry>()(
       id: z.string(),
       ts: ms,
       group: z.string(),
-      primitive: z.union([primitiveType, z.literal("group")]),
+      primitive: z.union([primitiveType, z.literal("group"), z.literal("workspace")]),
       primitive_id: z.string().nullable(),
       instance: z.string().nullable(),
       actor: z.string(),
@@ -279,7 +279,15 @@ export const secretInfo = same<W.SecretInfo>()(
   z.object({ name: z.string(), version: z.number().int(), created_at: ms, updated_at: ms }),
 );
 
-export const secretListing = same<W.SecretListing>()(z.object({ ...secretInfo.shape, grant: grantSummary.nullable() }));
+export const secretListing = same<W.SecretListing>()(
+  z.object({
+    ...secretInfo.shape,
+    grant: grantSummary.nullable(),
+    needs_value: z
+      .boolean()
+      .describe("true: imported from a group archive without vault values; using it is 409 until a value is put"),
+  }),
+);
 
 export const fetchResult = same<W.FetchResult>()(
   z.object({

@@ -18,6 +18,7 @@ import {
   parseTargetUrl,
   requestBody,
 } from "./request.js";
+import { needsValue } from "./store.js";
 
 export type { FetchResult };
 
@@ -52,6 +53,7 @@ function redactedError(err: unknown, redactor: Redactor): ServiceError {
 
 export const vaultFetch = vaultOp({
   name: "vault.fetch",
+  writesStorage: false,
   tool: "vault_use",
   input: z.strictObject({
     url: z.string(),
@@ -72,6 +74,7 @@ export const vaultFetch = vaultOp({
 
     const store = boundStore(ctx);
     if (!store.exists(name)) throw notFound(`secret '${name}'`);
+    if (store.needsValue(name)) throw needsValue(name);
     const authorize = grantCheck(store, ctx.services.clock, name);
     authorize(url, input.method); // refuse before the value is even decrypted
     const value = store.reveal(name);

@@ -59,6 +59,20 @@ const toGrant = (row: GrantRow): Grant => ({
   created_at: row.created_at,
 });
 
+/**
+ * The `key_id` of a secret that has a name, a version and maybe a grant but no value: imported
+ * from a group archive made without vault values (ops/archive.ts). Its value columns are empty;
+ * using it is 409 until a put stores one.
+ */
+export const NO_VALUE_KEY_ID = "none";
+
+/** 409 `conflict`: the secret exists but has no value to inject (never a silent empty one). */
+export const needsValue = (name: string) =>
+  new ServiceError(
+    "conflict",
+    `secret '${name}' has no value here: it came from a group archive exported without vault values; put a value for it (PUT …/secrets/${name}) to use it`,
+  );
+
 /** Binds a ciphertext to its primitive, secret name and version: rows cannot be swapped. */
 export const secretContext = (primitiveId: string, name: string, version: number) =>
   context("prim.vault.secret.v1", primitiveId, name, version);
@@ -93,7 +107,8 @@ export class VaultStore {
       deleteSecret: db.prepare("DELETE FROM secrets WHERE name = ?"),
       count: db.prepare("SELECT count(*) FROM secrets").pluck(),
       list: db.prepare(
-        `SELECT s.name, s.version, s.created_at, s.updated_at, g.hosts, g.methods, g.expires_at, g.created_at AS granted_at
+        `SELECT s.name, s.version, s.created_at, s.updated_at, s.key_id = '${NO_VALUE_KEY_ID}' AS needs_value,
+           g.hosts, g.methods, g.expires_at, g.created_at AS granted_at
          FROM secrets s LEFT JOIN grants g ON g.name = s.name WHERE s.name > ? ORDER BY s.name LIMIT ?`,
       ),
       grant: db.prepare("SELECT * FROM grants WHERE name = ?"),
@@ -156,15 +171,25 @@ export class VaultStore {
     return this.stmts.secret.get(name) !== undefined;
   }
 
-  /** Names after `after`, in order, with versions and grants; never values. */
+  /** Whether the secret exists without a value (imported without values; `NO_VALUE_KEY_ID`). */
+  needsValue(name: string): boolean {
+    return (this.stmts.secret.get(name) as SecretRow | undefined)?.key_id === NO_VALUE_KEY_ID;
+  }
+
+  /** Names after `after`, in order, with versions, grants and whether a value is missing; never values. */
   list(after: string, limit: number): SecretListing[] {
     const rows = this.stmts.list.all(after, limit) as (SecretInfo &
-      Omit<GrantRow, "name" | "created_at"> & { hosts: string | null; granted_at: number | null })[];
+      Omit<GrantRow, "name" | "created_at"> & {
+        hosts: string | null;
+        granted_at: number | null;
+        needs_value: number;
+      })[];
     return rows.map((row) => ({
       name: row.name,
       version: row.version,
       created_at: row.created_at,
       updated_at: row.updated_at,
+      needs_value: row.needs_value === 1,
       grant:
         row.hosts === null
           ? null
@@ -184,6 +209,7 @@ export class VaultStore {
     const { id, groupId } = this.bound();
     const row = this.stmts.secret.get(name) as SecretRow | undefined;
     if (row === undefined) return null;
+    if (row.key_id === NO_VALUE_KEY_ID) throw needsValue(name);
     const key = this.keyRing.key(row.key_id);
     const plain = key.groupId === groupId ? unseal(key.key, row, secretContext(id, row.name, row.version)) : null;
     if (plain === null) throw new ServiceError("internal_error", `secret '${name}' could not be decrypted`);
@@ -233,6 +259,7 @@ export class VaultStore {
       const current = from === id && (this.stmts.foreignKeys.get(target.id) as number) === 0;
       if (!current && from !== null) {
         for (const row of this.stmts.allSecrets.all() as SecretRow[]) {
+          if (row.key_id === NO_VALUE_KEY_ID) continue; // nothing sealed to move
           // A row that does not decrypt (tampered, or its key gone) stays as it is: reading it
           // answers 500, and it can still be deleted or overwritten instead of locking the vault.
           const plain = this.tryUnseal(row, from);

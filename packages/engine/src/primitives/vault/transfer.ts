@@ -2,17 +2,23 @@ import { ServiceError } from "@prim/wire";
 import Database from "better-sqlite3";
 import { context, seal, unseal } from "../../keys/cipher.js";
 import type { KeyRing } from "../../keys/keyring.js";
-import { secretContext } from "./store.js";
+import { NO_VALUE_KEY_ID, secretContext } from "./store.js";
 
 /**
  * A vault's values in a group archive (archive/group-archive.ts): a copy of the vault's file
  * whose every value is re-sealed under the archive key — bound to the secret's name and version —
  * instead of the group's data key, which never leaves this engine. No value is ever written in
  * the clear, even to a temporary file: each is decrypted in memory, re-sealed and wiped.
+ *
+ * An archive made without vault values (no archive key: the cloud's secret-export setting is off)
+ * keeps each secret's name, version and grant, with `NO_VALUE_KEY_ID` and empty value columns;
+ * imported, such a secret needs a value before it can be used (store.ts).
  */
 
 const ARCHIVE_KEY_ID = "archive";
 const archiveContext = (name: string, version: number) => context("prim.archive.secret.v1", name, version);
+const EMPTY = Buffer.alloc(0);
+const noValue = { keyId: NO_VALUE_KEY_ID, iv: EMPTY, tag: EMPTY, ciphertext: EMPTY };
 
 interface Row {
   name: string;
@@ -55,11 +61,15 @@ function rewrite(
   }
 }
 
-/** Export: the copy at `path` (made from the live vault) ends up sealed under `archiveKey`. */
-export function sealForArchive(path: string, keyRing: KeyRing, archiveKey: Buffer): void {
+/**
+ * Export: the copy at `path` (made from the live vault) ends up sealed under `archiveKey`, or,
+ * without one, holds no value at all (names, versions and grants only).
+ */
+export function sealForArchive(path: string, keyRing: KeyRing, archiveKey: Buffer | null): void {
   rewrite(
     path,
     (row, boundId) => {
+      if (archiveKey === null || row.key_id === NO_VALUE_KEY_ID) return noValue;
       const plain = unseal(keyRing.key(row.key_id).key, row, secretContext(boundId, row.name, row.version));
       if (plain === null) {
         throw new ServiceError(
@@ -77,20 +87,24 @@ export function sealForArchive(path: string, keyRing: KeyRing, archiveKey: Buffe
 
 /**
  * Import: the archived copy at `path` ends up sealed under `groupId`'s data key for primitive
- * `id`, as if it had been written there. A value that does not decrypt is a corrupt archive.
+ * `id`, as if it had been written there; a secret archived without its value stays without one.
+ * A value that does not decrypt (or comes without the archive key) is a corrupt archive.
  */
 export function openFromArchive(
   path: string,
   keyRing: KeyRing,
-  archiveKey: Buffer,
+  archiveKey: Buffer | null,
   target: { id: string; groupId: string },
 ): void {
   const key = keyRing.groupKey(target.groupId);
   rewrite(
     path,
     (row) => {
+      if (row.key_id === NO_VALUE_KEY_ID) return noValue;
       const plain =
-        row.key_id === ARCHIVE_KEY_ID ? unseal(archiveKey, row, archiveContext(row.name, row.version)) : null;
+        row.key_id === ARCHIVE_KEY_ID && archiveKey !== null
+          ? unseal(archiveKey, row, archiveContext(row.name, row.version))
+          : null;
       if (plain === null) {
         throw new ServiceError(
           "invalid_request",

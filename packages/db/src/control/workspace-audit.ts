@@ -1,0 +1,49 @@
+import { prefixedId } from "@prim/engine";
+import type pg from "pg";
+
+/**
+ * Control-plane entries in a workspace's audit trail (CLOUD.md: "Audit of the control plane"):
+ * the spec's AuditEntry shape with `primitive` = `workspace` (so `type=workspace` finds them),
+ * `group` empty (they concern no group), `primitive_id` and `instance` null, in the same table,
+ * filters, retention and plan rule as the data entries.
+ */
+export interface WorkspaceAuditEntry {
+  /** `user:<id>`, `key:<id>`, or `admin` for the operator's `prim admin`. */
+  actor: string;
+  /** e.g. `secret_export.enable`. */
+  action: string;
+  target: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+/** Postgres: duplicate_table, unique_violation (another process made the same partition). */
+const RACED = new Set(["42P07", "23505"]);
+
+/**
+ * Makes sure the audit partition of the day of `at` exists (the api makes today's when it
+ * starts; `prim admin` may run on a day no api has started yet). Drops nothing.
+ */
+export async function ensureAuditDay(pool: pg.Pool, at: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await pool.query("SELECT prim_audit_partitions($1, 1000000, 0)", [at]);
+      return;
+    } catch (err) {
+      if (!RACED.has((err as { code?: string }).code ?? "") || attempt === 5) throw err;
+    }
+  }
+}
+
+/** Appends one control-plane entry (inside the caller's transaction, with the change it records). */
+export async function recordWorkspaceAudit(
+  client: pg.ClientBase,
+  workspace: string,
+  entry: WorkspaceAuditEntry,
+  at: number,
+): Promise<void> {
+  await client.query(
+    `INSERT INTO audit (ts, id, workspace_id, group_name, primitive, primitive_id, instance, actor, action, target, detail)
+     VALUES ($1, $2, $3, '', 'workspace', NULL, NULL, $4, $5, $6, $7)`,
+    [at, prefixedId("aud", at), workspace, entry.actor, entry.action, entry.target, entry.detail],
+  );
+}
