@@ -29,6 +29,9 @@ function connect(path: string): Database.Database {
   db.pragma("synchronous = NORMAL");
   db.pragma("busy_timeout = 5000");
   db.pragma("foreign_keys = ON");
+  // A file's own views and triggers run untrusted: no pragma functions or unsafe functions in
+  // them (a file may come from an archive; `pragma_database_list` would tell the server's path).
+  db.pragma("trusted_schema = OFF");
   open.set(path, db);
   if (open.size > MAX_OPEN_CONNECTIONS) closePath(open.keys().next().value as string);
   return db;
