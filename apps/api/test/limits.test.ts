@@ -178,6 +178,33 @@ describe("Starter caps and features", () => {
     expect((await fetch(upload, { method: "PUT", body: "x" })).status).toBe(200);
   });
 
+  it("at 5 GB refuses queue batches (send and publish) like single sends; receiving and deleting still work", async () => {
+    const w = await workspace();
+    const queue = (await call(cloud.url, w.key, "POST", "/v1/primitives", { name: "q", type: "queue", group: "app" }))
+      .body.id as string;
+    const base = `/v1/primitives/${queue}`;
+    const messages = { messages: [{ body: 1 }, { body: 2 }] };
+    const sendBatch = () => call(cloud.url, w.key, "POST", `${base}/queues/jobs/messages/batch`, messages);
+    const publishBatch = () => call(cloud.url, w.key, "POST", `${base}/topics/news/publish/batch`, messages);
+    // Below the cap both batches write (the rightful caller).
+    expect((await call(cloud.url, w.key, "POST", `${base}/topics/news/subscriptions`, { queue: "jobs" })).status).toBe(
+      201,
+    );
+    expect((await sendBatch()).status).toBe(200);
+    expect((await publishBatch()).status).toBe(200);
+
+    await redis.set(limitKeys(w.id).storage, 5 * 1024 ** 3);
+    for (const refused of [await sendBatch(), await publishBatch()]) {
+      expect([refused.status, refused.body.error?.code]).toEqual([429, "plan_limit"]);
+    }
+    const listed = await call(cloud.url, w.key, "GET", `${base}/queues/jobs/messages`);
+    expect([listed.status, listed.body.data.length]).toEqual([200, 4]);
+    const purged = await call(cloud.url, w.key, "POST", `${base}/queues/jobs/purge`, { status: "done" });
+    expect([purged.status, purged.body]).toEqual([200, { purged: 0 }]);
+    expect((await call(cloud.url, w.key, "DELETE", `${base}/topics/news/subscriptions/jobs`)).status).toBe(204);
+    await redis.set(limitKeys(w.id).storage, 0);
+  });
+
   it("answers 429 plan_limit to the 101st primitive", async () => {
     const w = await workspace();
     for (let i = 1; i < 100; i++) {

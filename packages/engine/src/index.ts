@@ -66,6 +66,7 @@ export {
   primitiveOp,
   type UntargetedOperation,
   untargetedOp,
+  writesStorage,
 } from "./primitives/operation.js";
 export {
   DEFAULT_LEASE_MS,

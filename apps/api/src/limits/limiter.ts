@@ -1,8 +1,7 @@
 import { operationsKeyPrefix, planCacheKey, STARTER_CAPS } from "@prim/db";
-import { type LimitCall, type Limiter, ServiceError } from "@prim/engine";
+import { type LimitCall, type Limiter, ServiceError, writesStorage } from "@prim/engine";
 import { Redis } from "ioredis";
 import type pg from "pg";
-import { isLookup, isStarterFeature, isStorageWrite } from "./classes.js";
 import { LocalBuckets, PendingCounts, utcPeriods } from "./fallback.js";
 import { LIMIT_SCRIPT } from "./script.js";
 
@@ -88,12 +87,15 @@ export class RedisLimiter implements Limiter {
 
   async admit(call: LimitCall): Promise<Record<string, string> | undefined> {
     const { op } = call;
-    if (isLookup(op)) return undefined;
+    // What the call is comes from its declaration in the engine (`writesStorage`, `planFeature`,
+    // `lookup`, beside `metered`): a lookup a transport makes first is neither limited nor counted.
+    if (op.lookup === true) return undefined;
     const ws = call.principal.workspace;
     const keys = limitKeys(ws);
     // Signed URLs carry no credential: limited per client IP.
     const who = op.name === "storage.signed" ? `ip:${call.clientIp ?? "unknown"}` : call.principal.actor;
-    const storageWrite = isStorageWrite(op, call.input);
+    const storageWrite = writesStorage(op, call.input);
+    const feature = op.planFeature === true;
     // A batch counts each entry (spec: "What counts as an operation"; the queue's batch routes).
     const units = op.metered ? (op.units?.(call.input) ?? 1) : 0;
     if (units > 0) this.active.add(ws);
@@ -102,7 +104,7 @@ export class RedisLimiter implements Limiter {
       keys.ops,
       units,
       storageWrite ? 1 : 0,
-      isStarterFeature(op) ? 1 : 0,
+      feature ? 1 : 0,
     ];
     const script = () => this.redis.primLimit(keys.bucket(who), keys.plan, keys.storage, ...args);
     if (!this.down) {
@@ -120,7 +122,7 @@ export class RedisLimiter implements Limiter {
         return answer(reply);
       }
     }
-    return this.admitLocally(ws, who, units, storageWrite, isStarterFeature(op));
+    return this.admitLocally(ws, who, units, storageWrite, feature);
   }
 
   /** Runs Redis commands; any failure of theirs (down, refused, slower than the timeout) is an outage. */

@@ -48,6 +48,8 @@ export const groupExport = groupOp({
   accountOnly: true,
   audited: true,
   metered: true,
+  writesStorage: false,
+  planFeature: true,
   input: z.strictObject({
     recipient: z.string().optional(),
     archive: z
@@ -122,6 +124,7 @@ export const groupImportStatus = untargetedOp({
   accountOnly: true,
   audited: false,
   metered: false,
+  writesStorage: false,
   input: z.strictObject({ group: nameSchema, sha256: sha256Schema.optional() }),
   async run(ctx, input): Promise<ImportStatus> {
     const { services } = ctx;
@@ -235,6 +238,8 @@ export const groupImport = untargetedOp({
   accountOnly: true,
   audited: true,
   metered: true,
+  writesStorage: true,
+  planFeature: true,
   input: z.strictObject({
     group: groupNameSchema,
     body: z.custom<Readable>(

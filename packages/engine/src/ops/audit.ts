@@ -51,6 +51,8 @@ export const auditList = untargetedOp({
   accountOnly: true,
   audited: false,
   metered: false,
+  writesStorage: false,
+  planFeature: true,
   input: filterSchema,
   async run(ctx, input): Promise<Page<AuditEntry>> {
     // `group` may name a group by id too.
@@ -64,6 +66,8 @@ export const auditGroup = groupOp({
   accountOnly: true,
   audited: false,
   metered: false,
+  writesStorage: false,
+  planFeature: true,
   input: filterSchema,
   run(ctx, input): Promise<Page<AuditEntry>> {
     const given = input.group === undefined ? undefined : input.group === ctx.group.id ? ctx.group.name : input.group;
@@ -77,6 +81,8 @@ export const auditPrimitive = primitiveOp({
   accountOnly: true,
   audited: false,
   metered: false,
+  writesStorage: false,
+  planFeature: true,
   input: filterSchema,
   run(ctx, input): Promise<Page<AuditEntry>> {
     return listAudit(ctx, input, { primitive: narrowed(ctx.primitive.id, input.primitive) });

@@ -50,6 +50,7 @@ export const primitiveExport = primitiveOp({
   refusedWhilePaused: true,
   audited: true,
   metered: true,
+  writesStorage: false,
   input: z.strictObject({}),
   async run(ctx): Promise<FileDownload> {
     const { primitive: p, services } = ctx;

@@ -30,6 +30,7 @@ export const groupCreate = untargetedOp({
   accountOnly: true,
   audited: true,
   metered: false,
+  writesStorage: false,
   input: z.strictObject({ name: groupNameSchema }),
   async run(ctx, input): Promise<GroupInfo> {
     const { services } = ctx;
@@ -46,6 +47,7 @@ export const groupList = untargetedOp({
   accountOnly: true,
   audited: false,
   metered: false,
+  writesStorage: false,
   input: z.strictObject({ limit: limitSchema(LIST_PAGE), cursor: z.string().optional() }),
   async run(ctx, input): Promise<Page<Manifest>> {
     const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, z.object({ n: z.string() })).n;
@@ -58,6 +60,7 @@ export const groupGet = groupOp({
   name: "group.get",
   audited: false,
   metered: false,
+  writesStorage: false,
   input: z.strictObject({}),
   run: (ctx) => groupInfo(ctx.services, ctx.group),
 });
@@ -67,6 +70,7 @@ export const groupDelete = groupOp({
   accountOnly: true,
   audited: true,
   metered: false,
+  writesStorage: false,
   input: z.strictObject({ force: queryBoolean.default(false) }),
   async run(ctx, input): Promise<void> {
     const { services, group } = ctx;

@@ -39,6 +39,8 @@ export const snapshotCreate = primitiveOp({
   tool: "primitive_snapshot",
   audited: true,
   metered: true,
+  writesStorage: true,
+  planFeature: true,
   input: z.strictObject({ name: labelSchema.optional() }),
   async run(ctx, input): Promise<SnapshotInfo> {
     const info = await takeSnapshot(ctx.services, ctx.primitive, input.name ?? null);
@@ -81,6 +83,7 @@ export const snapshotList = primitiveOp({
   name: "primitive.snapshots",
   audited: false,
   metered: true,
+  writesStorage: false,
   input: z.strictObject({ limit: limitSchema(LIST_PAGE), cursor: z.string().optional() }),
   async run(ctx, input): Promise<Page<SnapshotInfo>> {
     const before = input.cursor === undefined ? undefined : decodeCursor(input.cursor, z.object({ b: z.string() })).b;
@@ -94,6 +97,8 @@ export const snapshotRestore = primitiveOp({
   tool: "primitive_snapshot",
   audited: true,
   metered: true,
+  writesStorage: true,
+  planFeature: true,
   input: z.strictObject({ snapshot: z.string().min(1) }),
   async run(ctx, input): Promise<SnapshotInfo> {
     const { services, primitive: p } = ctx;
@@ -121,6 +126,8 @@ export const primitiveFork = primitiveOp({
   tool: "primitive_fork",
   audited: true,
   metered: true,
+  writesStorage: true,
+  planFeature: true,
   input: z.strictObject({
     name: primitiveNameSchema.optional(),
     group: z.string().min(1).optional(),
@@ -177,6 +184,7 @@ function pauseOp(name: "primitive.pause" | "primitive.resume", paused: boolean) 
     accountOnly: true,
     audited: true,
     metered: true,
+    writesStorage: false,
     input: z.strictObject({}),
     async run(ctx): Promise<PrimitiveInfo> {
       const { services, primitive: p } = ctx;

@@ -20,6 +20,8 @@ export const groupFind = untargetedOp({
   name: "group.find",
   audited: false,
   metered: false,
+  writesStorage: false,
+  lookup: true,
   input: z.strictObject({ name: nameSchema }),
   async run(ctx, input): Promise<Manifest | null> {
     const group = await ctx.services.catalog.getGroup(input.name);
@@ -40,6 +42,8 @@ export const primitiveResolve = groupOp({
   name: "primitive.resolve",
   audited: false,
   metered: false,
+  writesStorage: false,
+  lookup: true,
   input: z.strictObject({ ref: z.string(), type: z.enum(PRIMITIVE_TYPES).optional() }),
   async run(ctx, input): Promise<ResolvedPrimitive> {
     const p = await findInGroup(ctx.services, ctx.group, input.ref, input.type);

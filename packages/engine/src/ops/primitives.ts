@@ -15,6 +15,7 @@ export const primitiveCreate = untargetedOp({
   tool: "primitive_create",
   audited: true,
   metered: false,
+  writesStorage: true,
   input: z.strictObject({ name: primitiveNameSchema, type: typeSchema, group: z.string().min(1) }),
   async run(ctx, input): Promise<PrimitiveInfo> {
     const { services } = ctx;
@@ -41,6 +42,7 @@ export const primitiveList = untargetedOp({
   name: "primitive.list",
   audited: false,
   metered: false,
+  writesStorage: false,
   input: z.strictObject({
     type: typeSchema.optional(),
     group: z.string().min(1).optional(),
@@ -68,6 +70,7 @@ export const primitiveGet = primitiveOp({
   name: "primitive.get",
   audited: false,
   metered: false,
+  writesStorage: false,
   input: z.strictObject({}),
   run: (ctx): PrimitiveInfo => primitiveInfo(ctx.services, ctx.primitive),
 });
@@ -77,6 +80,7 @@ export const primitiveUpdate = primitiveOp({
   accountOnly: true,
   audited: true,
   metered: false,
+  writesStorage: false,
   input: z.strictObject({
     name: primitiveNameSchema.optional(),
     group: z.string().min(1).optional(),
@@ -132,6 +136,7 @@ export const primitiveDelete = primitiveOp({
   accountOnly: true,
   audited: true,
   metered: false,
+  writesStorage: false,
   input: z.strictObject({}),
   async run(ctx): Promise<void> {
     await removePrimitive(ctx.services, ctx.primitive.id);
@@ -143,6 +148,7 @@ export const primitiveStats = primitiveOp({
   tool: (p) => READ_TOOL[p.type],
   audited: true,
   metered: true,
+  writesStorage: false,
   input: z.strictObject({}),
   async run(ctx): Promise<PrimitiveStats> {
     const { services, primitive: p } = ctx;

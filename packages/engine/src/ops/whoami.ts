@@ -10,6 +10,7 @@ export const whoAmI = untargetedOp({
   name: "auth.whoami",
   audited: false,
   metered: false,
+  writesStorage: false,
   input: z.strictObject({}),
   async run(ctx): Promise<WhoAmI> {
     const { principal, services } = ctx;

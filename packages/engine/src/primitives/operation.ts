@@ -69,7 +69,26 @@ interface OperationBase<I> {
    * counts each entry (spec: "What counts as an operation"; the queue's batch routes).
    */
   units?: (input: unknown) => number;
+  /**
+   * Whether the call can add to the workspace's stored bytes: the cloud refuses it at Starter's
+   * storage cap (spec, Enforcement 2: writes answer 429, reads and deletes keep working). A
+   * function decides from the input as sent (a signed URL writes only for PUT). Declared on every
+   * operation, beside `metered`, for the same reason (`test/operation-classes.test.ts` lists them).
+   */
+  writesStorage: boolean | ((input: unknown) => boolean);
+  /** A feature Starter does not have (spec, Enforcement 4): 403 `plan_limit` there. */
+  planFeature?: boolean;
+  /**
+   * A lookup a transport makes before the call it serves (MCP resolves a primitive by name, then
+   * calls it): neither limited nor counted, so one tool call takes one token.
+   */
+  lookup?: boolean;
   input: z.ZodType<I>;
+}
+
+/** Whether this call of `op` can add stored bytes (its `writesStorage`, decided for `input`). */
+export function writesStorage(op: AnyOperation, input: unknown): boolean {
+  return typeof op.writesStorage === "function" ? op.writesStorage(input) : op.writesStorage;
 }
 
 /** An operation on one primitive's data; `invoke` answers 400 `wrong_type` for another type. */

@@ -33,6 +33,7 @@ function checkAll(statements: { sql: string }[], prefix: (i: number) => string):
 
 export const dbQuery = dbOp({
   name: "db.query",
+  writesStorage: false,
   tool: DB_TOOLS,
   input: z.strictObject({ sql: sqlSchema, params: paramsSchema, branch: branchSchema }),
   run(ctx, input): Promise<QueryResult> {
@@ -49,10 +50,11 @@ export const dbQuery = dbOp({
  * is always the credential's `db_exec` grant (`readOnly` above), so `/exec` with a read-only
  * key stays read-only, as the spec's alias must.
  */
-export const dbExec = dbOp({ ...dbQuery, name: "db.exec" });
+export const dbExec = dbOp({ ...dbQuery, name: "db.exec", writesStorage: true });
 
 export const dbBatch = dbOp({
   name: "db.batch",
+  writesStorage: true,
   tool: DB_TOOLS,
   input: z.strictObject({
     statements: z
@@ -71,6 +73,7 @@ export const dbBatch = dbOp({
 
 export const dbTables = dbOp({
   name: "db.tables",
+  writesStorage: false,
   tool: DB_TOOLS,
   input: z.strictObject({ branch: branchSchema }),
   async run(ctx, input): Promise<{ data: TableSummary[] }> {
@@ -80,6 +83,7 @@ export const dbTables = dbOp({
 
 export const dbTable = dbOp({
   name: "db.table",
+  writesStorage: false,
   tool: DB_TOOLS,
   input: z.strictObject({ table: z.string().min(1), branch: branchSchema }),
   run(ctx, input): Promise<TableDetail> {
@@ -90,6 +94,7 @@ export const dbTable = dbOp({
 
 export const dbBranchCreate = dbOp({
   name: "db.branch.create",
+  writesStorage: true,
   tool: "db_branch",
   input: z.strictObject({ name: nameSchema }),
   run(ctx, input): Promise<BranchInfo> {
@@ -100,6 +105,7 @@ export const dbBranchCreate = dbOp({
 
 export const dbBranchList = dbOp({
   name: "db.branch.list",
+  writesStorage: false,
   tool: "db_branch",
   input: z.strictObject({}),
   async run(ctx): Promise<{ data: BranchInfo[] }> {
@@ -109,6 +115,7 @@ export const dbBranchList = dbOp({
 
 export const dbBranchPromote = dbOp({
   name: "db.branch.promote",
+  writesStorage: false,
   tool: "db_branch",
   input: z.strictObject({ branch: nameSchema, force: z.union([z.boolean(), queryBoolean]).default(false) }),
   run(ctx, input): Promise<{ promoted: string }> {
@@ -120,6 +127,7 @@ export const dbBranchPromote = dbOp({
 
 export const dbBranchDelete = dbOp({
   name: "db.branch.delete",
+  writesStorage: false,
   tool: "db_branch",
   input: z.strictObject({ branch: nameSchema }),
   run(ctx, input): Promise<{ deleted: string }> {

@@ -26,6 +26,7 @@ function entryOf(row: EntryRow, created: boolean): MaybeCreated {
 
 export const fsRead = fsOp({
   name: "fs.read",
+  writesStorage: false,
   tool: "fs_read",
   input: z.strictObject({
     path: pathSchema.default(ROOT),
@@ -43,6 +44,7 @@ export const fsRead = fsOp({
 
 export const fsWrite = fsOp({
   name: "fs.write",
+  writesStorage: true,
   tool: "fs_write",
   input: z.strictObject({
     path: pathSchema,
@@ -72,6 +74,7 @@ export const fsWrite = fsOp({
 
 export const fsDelete = fsOp({
   name: "fs.delete",
+  writesStorage: false,
   tool: "fs_write",
   input: z.strictObject({ path: pathSchema, recursive: queryBoolean.default(false) }),
   run(ctx, input): void {
@@ -86,6 +89,7 @@ export const fsDelete = fsOp({
 
 export const fsMkdir = fsOp({
   name: "fs.mkdir",
+  writesStorage: true,
   tool: "fs_write",
   input: z.strictObject({ path: pathSchema }),
   run(ctx, input): MaybeCreated {
@@ -99,6 +103,7 @@ export const fsMkdir = fsOp({
 
 export const fsMove = fsOp({
   name: "fs.move",
+  writesStorage: false,
   tool: "fs_write",
   input: z.strictObject({ from: pathSchema, to: pathSchema, overwrite: z.boolean().default(false) }),
   run(ctx, input): FsEntry {
@@ -114,6 +119,7 @@ export const fsMove = fsOp({
 
 export const fsGlob = fsOp({
   name: "fs.glob",
+  writesStorage: false,
   tool: "fs_search",
   input: z.strictObject({ pattern: z.string(), limit: limitSchema(GLOB_PAGE) }),
   run(ctx, input): { data: string[] } {
@@ -131,6 +137,7 @@ export const fsGlob = fsOp({
 
 export const fsSearch = fsOp({
   name: "fs.search",
+  writesStorage: false,
   tool: "fs_search",
   input: z.strictObject({
     q: z.string().min(1).max(1024),
@@ -146,6 +153,7 @@ export const fsSearch = fsOp({
 
 export const fsFork = fsOp({
   name: "fs.fork",
+  writesStorage: true,
   tool: "fs_fork",
   input: z.strictObject({ from: pathSchema, to: pathSchema.optional() }),
   run(ctx, input): { path: string; files: number } {

@@ -38,6 +38,7 @@ const cursorSchema = z.object({ k: z.string() });
 
 export const kvList = kvOp({
   name: "kv.list",
+  writesStorage: false,
   tool: "kv_list",
   input: z.strictObject({
     prefix: z.string().default(""),
@@ -64,6 +65,7 @@ export const kvList = kvOp({
 
 export const kvGet = kvOp({
   name: "kv.get",
+  writesStorage: false,
   tool: "kv_get",
   input: z.strictObject({ key: keySchema }),
   run(ctx, input): KvEntry {
@@ -76,6 +78,7 @@ export const kvGet = kvOp({
 
 export const kvSet = kvOp({
   name: "kv.set",
+  writesStorage: true,
   tool: "kv_set",
   input: setItemSchema,
   async run(ctx, input): Promise<KvEntry> {
@@ -88,6 +91,7 @@ export const kvSet = kvOp({
 
 export const kvDelete = kvOp({
   name: "kv.delete",
+  writesStorage: false,
   tool: "kv_delete",
   input: z.strictObject({ key: keySchema, if_version: ifVersionSchema.optional() }),
   async run(ctx, input): Promise<{ deleted: boolean }> {
@@ -100,6 +104,7 @@ export const kvDelete = kvOp({
 
 export const kvMget = kvOp({
   name: "kv.mget",
+  writesStorage: false,
   tool: "kv_get",
   input: z.strictObject({ keys: keysSchema }),
   /**
@@ -118,6 +123,7 @@ export const kvMget = kvOp({
 
 export const kvMset = kvOp({
   name: "kv.mset",
+  writesStorage: true,
   tool: "kv_set",
   input: z.strictObject({
     items: z.array(setItemSchema).max(MAX_MSET_ITEMS, `at most ${MAX_MSET_ITEMS} items per call`),
@@ -147,6 +153,7 @@ export const kvMset = kvOp({
 
 export const kvMdelete = kvOp({
   name: "kv.mdelete",
+  writesStorage: false,
   tool: "kv_delete",
   input: z.strictObject({ keys: keysSchema }),
   async run(ctx, input): Promise<{ deleted: number }> {
@@ -158,6 +165,7 @@ export const kvMdelete = kvOp({
 
 export const kvIncr = kvOp({
   name: "kv.incr",
+  writesStorage: true,
   tool: "kv_set",
   input: z.strictObject({
     key: keySchema,

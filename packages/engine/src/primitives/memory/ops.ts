@@ -32,6 +32,7 @@ const cursorSchema = z.object({ s: z.number().int() });
 
 export const memoryRemember = memoryOp({
   name: "memory.remember",
+  writesStorage: true,
   tool: "memory_remember",
   input: z.strictObject({
     kind: kindSchema,
@@ -59,6 +60,7 @@ export const memoryRemember = memoryOp({
 
 export const memoryList = memoryOp({
   name: "memory.list",
+  writesStorage: false,
   tool: "memory_recall",
   input: z.strictObject({
     kind: kindSchema.optional(),
@@ -78,6 +80,7 @@ export const memoryList = memoryOp({
 
 export const memoryGet = memoryOp({
   name: "memory.get",
+  writesStorage: false,
   tool: "memory_recall",
   input: z.strictObject({ id: idSchema }),
   run(ctx, input): MemoryRecord {
@@ -90,6 +93,7 @@ export const memoryGet = memoryOp({
 
 export const memoryForget = memoryOp({
   name: "memory.forget",
+  writesStorage: false,
   tool: "memory_forget",
   input: z.strictObject({ id: idSchema }),
   async run(ctx, input): Promise<{ id: string; deleted: true }> {
@@ -101,6 +105,7 @@ export const memoryForget = memoryOp({
 
 export const memorySupersede = memoryOp({
   name: "memory.supersede",
+  writesStorage: true,
   tool: "memory_forget",
   input: z.strictObject({
     id: idSchema,
@@ -126,6 +131,7 @@ export const memorySupersede = memoryOp({
 
 export const memoryRecall = memoryOp({
   name: "memory.recall",
+  writesStorage: false,
   tool: "memory_recall",
   input: z.strictObject({
     query: z
@@ -167,6 +173,7 @@ export const memoryRecall = memoryOp({
 
 export const memoryConsolidate = memoryOp({
   name: "memory.consolidate",
+  writesStorage: false,
   tool: "memory_forget",
   input: z.strictObject({
     threshold: z

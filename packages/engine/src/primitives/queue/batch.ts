@@ -92,6 +92,7 @@ const publishEntry = z.strictObject({ body: bodySchema });
 
 export const queueSendBatch = queueOp({
   name: "queue.send_batch",
+  writesStorage: true,
   tool: "queue_send",
   units: unitsOf("messages"),
   input: z.strictObject({ queue: queueNameSchema, messages: entries("messages") }),
@@ -112,6 +113,7 @@ export const queueSendBatch = queueOp({
 
 export const queueAckBatch = queueOp({
   name: "queue.ack_batch",
+  writesStorage: false,
   tool: "queue_ack",
   units: unitsOf("acks"),
   input: z.strictObject({ queue: queueNameSchema, acks: entries("acks") }),
@@ -130,6 +132,7 @@ export const queueAckBatch = queueOp({
 
 export const queuePublishBatch = queueOp({
   name: "queue.publish_batch",
+  writesStorage: true,
   tool: "queue_send",
   units: unitsOf("messages"),
   input: z.strictObject({ topic: queueNameSchema, messages: entries("messages") }),

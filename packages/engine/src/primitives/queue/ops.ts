@@ -67,6 +67,7 @@ export function settleRequest(input: SettleFields): SettleRequest {
 
 export const queueSend = queueOp({
   name: "queue.send",
+  writesStorage: true,
   tool: "queue_send",
   input: z.strictObject({ queue: queueNameSchema, ...sendFields }),
   async run(ctx, input): Promise<Job & { deduplicated: boolean }> {
@@ -80,6 +81,7 @@ export const queueSend = queueOp({
 
 export const queueReceive = queueOp({
   name: "queue.receive",
+  writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({
     queue: queueNameSchema,
@@ -101,6 +103,7 @@ export const queueReceive = queueOp({
 
 export const queueSettle = queueOp({
   name: "queue.ack",
+  writesStorage: false,
   tool: "queue_ack",
   input: z.strictObject({ queue: queueNameSchema, ...settleFields }),
   run(ctx, input): Promise<Job> {
@@ -112,6 +115,7 @@ export const queueSettle = queueOp({
 
 export const queueHeartbeat = queueOp({
   name: "queue.heartbeat",
+  writesStorage: false,
   tool: "queue_ack",
   input: z.strictObject({
     queue: queueNameSchema,
@@ -127,6 +131,7 @@ export const queueHeartbeat = queueOp({
 
 export const queueRequeue = queueOp({
   name: "queue.requeue",
+  writesStorage: false,
   tool: "queue_ack",
   input: z.strictObject({ queue: queueNameSchema, job: jobIdSchema }),
   run(ctx, input): Promise<Job> {
@@ -137,6 +142,7 @@ export const queueRequeue = queueOp({
 
 export const queuePurge = queueOp({
   name: "queue.purge",
+  writesStorage: false,
   tool: "queue_ack",
   input: z.strictObject({
     queue: queueNameSchema,
@@ -153,6 +159,7 @@ export const queuePurge = queueOp({
 
 export const queueList = queueOp({
   name: "queue.queues",
+  writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({}),
   run(ctx): { data: QueueCounts[] } {
@@ -164,6 +171,7 @@ const cursorSchema = z.object({ s: z.number().int() });
 
 export const queueMessages = queueOp({
   name: "queue.messages",
+  writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({
     queue: queueNameSchema,
@@ -189,6 +197,7 @@ export const queueMessages = queueOp({
 
 export const queueGetJob = queueOp({
   name: "queue.get",
+  writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({ queue: queueNameSchema, job: jobIdSchema }),
   run(ctx, input): Job {
@@ -199,6 +208,7 @@ export const queueGetJob = queueOp({
 
 export const queueSubscribe = queueOp({
   name: "queue.subscribe",
+  writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({ topic: queueNameSchema, queue: queueNameSchema }),
   async run(ctx, input) {
@@ -210,6 +220,7 @@ export const queueSubscribe = queueOp({
 
 export const queueUnsubscribe = queueOp({
   name: "queue.unsubscribe",
+  writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({ topic: queueNameSchema, queue: queueNameSchema }),
   run(ctx, input): Promise<void> {
@@ -220,6 +231,7 @@ export const queueUnsubscribe = queueOp({
 
 export const queuePublish = queueOp({
   name: "queue.publish",
+  writesStorage: true,
   tool: "queue_send",
   input: z.strictObject({ topic: queueNameSchema, body: bodySchema }),
   async run(ctx, input): Promise<{ delivered: number }> {

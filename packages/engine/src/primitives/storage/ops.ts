@@ -26,6 +26,7 @@ const ifNoneMatchAny = z.literal("*", { error: "only '*' is supported" });
 
 export const storageList = storageOp({
   name: "storage.list",
+  writesStorage: false,
   tool: "storage_list",
   input: z.strictObject({
     prefix: z.string().default(""),
@@ -41,6 +42,7 @@ export const storageList = storageOp({
 
 export const storageRead = storageOp({
   name: "storage.read",
+  writesStorage: false,
   tool: "storage_read",
   input: z.strictObject({
     key: objectKeySchema,
@@ -61,6 +63,7 @@ export const storageRead = storageOp({
 
 export const storagePut = storageOp({
   name: "storage.put",
+  writesStorage: true,
   tool: "storage_write",
   input: z.strictObject({
     key: objectKeySchema,
@@ -99,6 +102,7 @@ function tooLarge(size: number): ServiceError {
 
 export const storageDelete = storageOp({
   name: "storage.delete",
+  writesStorage: false,
   tool: "storage_write",
   input: z.strictObject({ key: objectKeySchema, if_match: z.string().optional() }),
   run(ctx, input): void {
@@ -109,6 +113,7 @@ export const storageDelete = storageOp({
 
 export const storageCopy = storageOp({
   name: "storage.copy",
+  writesStorage: true,
   tool: "storage_write",
   input: z.strictObject({ from: objectKeySchema, to: objectKeySchema, if_none_match: ifNoneMatchAny.optional() }),
   run(ctx, input): ObjectInfo {
@@ -125,6 +130,7 @@ export const storageCopy = storageOp({
 
 export const storagePresign = storageOp({
   name: "storage.presign",
+  writesStorage: false,
   tool: "storage_sign",
   input: z
     .strictObject({
@@ -170,6 +176,7 @@ export const storagePresign = storageOp({
 
 export const storageRevoke = storageOp({
   name: "storage.revoke",
+  writesStorage: false,
   tool: "storage_sign",
   input: z.strictObject({}),
   run(ctx): { epoch: number } {

@@ -28,6 +28,8 @@ export const storageSigned = untargetedOp({
   name: "storage.signed",
   audited: true,
   metered: true,
+  // An upload is a write; downloads are reads.
+  writesStorage: (input) => (input as { method?: unknown } | null)?.method === "PUT",
   input: z.strictObject({
     token: z.string(),
     method: z.enum(["GET", "HEAD", "PUT"]),

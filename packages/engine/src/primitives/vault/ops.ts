@@ -28,6 +28,7 @@ function pageByName<R extends { name: string }>(
 
 export const vaultPut = vaultOp({
   name: "vault.put",
+  writesStorage: true,
   accountOnly: true,
   input: z.strictObject({ name: secretNameSchema, value: z.string().min(1, "must not be empty") }),
   run(ctx, input): SecretInfo {
@@ -41,6 +42,7 @@ export const vaultPut = vaultOp({
 
 export const vaultDelete = vaultOp({
   name: "vault.delete",
+  writesStorage: false,
   accountOnly: true,
   input: z.strictObject({ name: secretNameSchema }),
   run(ctx, input): void {
@@ -51,6 +53,7 @@ export const vaultDelete = vaultOp({
 
 export const vaultList = vaultOp({
   name: "vault.list",
+  writesStorage: false,
   tool: "vault_list",
   input: z.strictObject(pageInput),
   run(ctx, input): Page<SecretListing> {
@@ -76,6 +79,7 @@ function normalizeHosts(hosts: string[]): string[] {
 
 export const vaultGrant = vaultOp({
   name: "vault.grant",
+  writesStorage: false,
   accountOnly: true,
   input: z.strictObject({
     name: secretNameSchema,
@@ -99,6 +103,7 @@ export const vaultGrant = vaultOp({
 
 export const vaultGrants = vaultOp({
   name: "vault.grants",
+  writesStorage: false,
   tool: "vault_list",
   input: z.strictObject(pageInput),
   run(ctx, input): Page<Grant> {
@@ -108,6 +113,7 @@ export const vaultGrants = vaultOp({
 
 export const vaultRevoke = vaultOp({
   name: "vault.revoke",
+  writesStorage: false,
   accountOnly: true,
   input: z.strictObject({ name: secretNameSchema }),
   run(ctx, input): void {
