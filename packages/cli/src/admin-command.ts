@@ -31,6 +31,8 @@ export async function adminCommand(args: string[]): Promise<void> {
       email: { type: "string" },
       password: { type: "string" },
       role: { type: "string" },
+      on: { type: "boolean" },
+      off: { type: "boolean" },
       "database-url": { type: "string" },
     },
   });
@@ -119,6 +121,16 @@ export async function adminCommand(args: string[]): Promise<void> {
         out = { id, state: verb === "open" ? "open" : "closed" };
         break;
       }
+      case "workspace secret-export": {
+        // Vault values in group archives for another key (CLOUD.md); audited as the operator.
+        if (values.on === values.off) throw new Error("give exactly one of --on and --off");
+        out = await db.setSecretExport(pool, {
+          workspace: required("workspace"),
+          enabled: values.on === true,
+          actor: "admin",
+        });
+        break;
+      }
       case "user create":
         out = await db.createUser(pool, {
           email: required("email"),
@@ -130,7 +142,7 @@ export async function adminCommand(args: string[]): Promise<void> {
         break;
       default:
         throw new Error(
-          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, workspace move, key create, key revoke, plan set, usage, user create, cell list, cell open, cell close, cell rebuild, fsck, stripe sync)`,
+          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, workspace move, workspace secret-export, key create, key revoke, plan set, usage, user create, cell list, cell open, cell close, cell rebuild, fsck, stripe sync)`,
         );
     }
     console.log(JSON.stringify(out));

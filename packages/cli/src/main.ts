@@ -39,6 +39,9 @@ Commands:
           key create --workspace W [--group G] [--tools "db_query,fs_*"] [--name N]
           key revoke --id K
           plan set --workspace W --plan P [--rps R --burst B]
+          workspace secret-export --workspace W --on|--off
+                           let group archives carry vault values for another key
+                           (off by default; audited as secret_export.enable/disable)
           fsck --workspace W   catalog, files and blobs checked against each other;
                                exits 1 when it finds orphans (run with the api stopped)
           env DATABASE_URL (or --database-url), REDIS_URL; fsck reads the api's

@@ -116,6 +116,53 @@ describe("prim admin", { timeout: 60_000 }, () => {
     expect((await admin("usage", "--workspace", "ws_nope")).stderr).toContain("workspace 'ws_nope' not found");
   });
 
+  it("switches a workspace's secret export on and off, each switch in its audit trail as the operator", async () => {
+    const ws = await admin("workspace", "create", "--name", "Epsilon", "--plan", "pro");
+    const id = ws.out.workspace.id;
+    const on = await admin("workspace", "secret-export", "--workspace", id, "--on");
+    expect(on).toMatchObject({ code: 0, stderr: "" });
+    expect(on.out).toEqual({ workspace: { id, name: "Epsilon", secret_export: true } });
+    const off = await admin("workspace", "secret-export", "--workspace", id, "--off");
+    expect(off.out).toEqual({ workspace: { id, name: "Epsilon", secret_export: false } });
+    const trail = await withClient(db.url, async (client) => {
+      const { rows } = await client.query(
+        `SELECT group_name, primitive, primitive_id, actor, action, target, detail FROM audit
+          WHERE workspace_id = $1 ORDER BY seq`,
+        [id],
+      );
+      return rows;
+    });
+    expect(trail).toEqual([
+      {
+        group_name: "",
+        primitive: "workspace",
+        primitive_id: null,
+        actor: "admin",
+        action: "secret_export.enable",
+        target: id,
+        detail: { was: false },
+      },
+      {
+        group_name: "",
+        primitive: "workspace",
+        primitive_id: null,
+        actor: "admin",
+        action: "secret_export.disable",
+        target: id,
+        detail: { was: true },
+      },
+    ]);
+    for (const [args, message] of [
+      [["--workspace", id], "give exactly one of --on and --off"],
+      [["--workspace", id, "--on", "--off"], "give exactly one of --on and --off"],
+      [["--workspace", "ws_nope", "--on"], "workspace 'ws_nope' not found"],
+    ] as const) {
+      const res = await admin("workspace", "secret-export", ...args);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain(message);
+    }
+  });
+
   // Ten runs of the real command: under a loaded machine more than the default 20 s.
   it("refuses bad input in one line: unknown group, custom rate off Enterprise, bad tools, unknown command", {
     timeout: 60_000,

@@ -11,7 +11,7 @@ import { connect, createServer as createTcpServer, type Socket } from "node:net"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { createKey, createWorkspace } from "@prim/db";
+import { createKey, createWorkspace, setSecretExport } from "@prim/db";
 import { Engine, LOCAL_PRINCIPAL as local } from "@prim/engine";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCloud, type TestCloud } from "../../../apps/api/test/cloud.js";
@@ -31,7 +31,11 @@ const tempDir = (label: string) => {
 
 beforeAll(async () => {
   cloud = await startCloud("push_pull");
-  key = (await createWorkspace(cloud.api.hub.pool, { name: "pusher", plan: "pro" })).key;
+  const made = await createWorkspace(cloud.api.hub.pool, { name: "pusher", plan: "pro" });
+  key = made.key;
+  // A pull takes vault values out of the cloud only where the workspace allows it (issue 35,
+  // item 3; apps/api/test/secret-export.test.ts has the refusals): this one does.
+  await setSecretExport(cloud.api.hub.pool, { workspace: made.workspace.id, enabled: true, actor: "admin" });
 }, 60_000);
 
 afterAll(async () => {
