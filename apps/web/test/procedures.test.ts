@@ -217,6 +217,8 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
   "primitive.sign": (c) => c.primitive.sign({ workspace, primitive: storageId, key: "a.txt", method: "PUT" }),
   "usage.summary": (c) => c.usage.summary({ workspace }),
   "audit.list": (c) => c.audit.list({ workspace, action: "primitive." }),
+  "settings.secretExport": (c) => c.settings.secretExport({ workspace }),
+  "settings.setSecretExport": (c) => c.settings.setSecretExport({ workspace, enabled: false }),
 };
 
 describe("permissions (table-driven)", () => {
@@ -446,5 +448,36 @@ describe("what the procedures do", () => {
     await expect(callerFor("owner").members.remove({ workspace, user: users.owner.id })).rejects.toMatchObject({
       code: "BAD_REQUEST",
     });
+  });
+
+  it("lets only an owner switch secret export (an admin gets 403 and changes nothing); each switch is audited", async () => {
+    const owner = callerFor("owner");
+    expect(await owner.settings.secretExport({ workspace })).toEqual({ enabled: false });
+    await expect(callerFor("admin").settings.setSecretExport({ workspace, enabled: true })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: expect.stringContaining("needs owner"),
+    });
+    expect(await owner.settings.secretExport({ workspace })).toEqual({ enabled: false });
+    expect(await owner.settings.setSecretExport({ workspace, enabled: true })).toEqual({ enabled: true });
+    expect(await owner.settings.secretExport({ workspace })).toEqual({ enabled: true });
+    expect(await owner.settings.setSecretExport({ workspace, enabled: false })).toEqual({ enabled: false });
+    const trail = await invoker.invoke<{ data: { action: string; actor: string; primitive: string }[] }>(
+      userPrincipal(users.owner, workspace, "owner"),
+      "audit.list",
+      null,
+      { type: "workspace", action: "secret_export." },
+    );
+    expect(trail.data.slice(0, 2)).toEqual([
+      expect.objectContaining({
+        action: "secret_export.disable",
+        actor: `user:${users.owner.id}`,
+        primitive: "workspace",
+      }),
+      expect.objectContaining({
+        action: "secret_export.enable",
+        actor: `user:${users.owner.id}`,
+        primitive: "workspace",
+      }),
+    ]);
   });
 });

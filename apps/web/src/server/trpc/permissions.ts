@@ -4,6 +4,7 @@ const ALL: readonly Role[] = ["owner", "admin", "member", "billing"];
 const DATA: readonly Role[] = ["owner", "admin", "member"];
 const ADMINS: readonly Role[] = ["owner", "admin"];
 const BILLING: readonly Role[] = ["owner", "billing"];
+const OWNERS: readonly Role[] = ["owner"];
 
 /**
  * Who may call what (CLOUD.md, Credentials: `owner`, `admin` — keys, members, groups —,
@@ -46,4 +47,6 @@ export const PERMISSIONS = {
   "billing.summary": BILLING,
   "billing.checkout": BILLING,
   "billing.portal": BILLING,
+  "settings.secretExport": OWNERS,
+  "settings.setSecretExport": OWNERS,
 } as const satisfies Record<string, readonly Role[]>;

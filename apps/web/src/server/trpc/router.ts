@@ -5,6 +5,7 @@ import { auditRouter, dataRouter, usageRouter } from "./data";
 import { authed, inWorkspace, type Role, router } from "./init";
 import { PERMISSIONS } from "./permissions";
 import { primitiveRouter } from "./primitive";
+import { settingsRouter } from "./settings";
 
 export { PERMISSIONS };
 
@@ -32,6 +33,7 @@ export const appRouter = router({
   usage: usageRouter,
   audit: auditRouter,
   billing: billingRouter,
+  settings: settingsRouter,
   workspace: router({
     list: authed.query(async ({ ctx }) => {
       const { rows } = await ctx.pool.query<{ id: string; name: string; plan: string; role: Role }>(

@@ -6,12 +6,13 @@ import { ConnectionsPanel } from "./connections-panel";
 import { KeysPanel } from "./keys-panel";
 import { MembersPanel } from "./members-panel";
 import { RenameWorkspace } from "./rename-workspace";
+import { SecretExportPanel } from "./secret-export-panel";
 
 export const dynamic = "force-dynamic";
 
 type Props = { params: Promise<{ workspace: string }> };
 
-/** One workspace: its API keys, members and connected apps (each panel per the user's role). */
+/** One workspace: its API keys, members, connected apps and owners' settings (each panel per the user's role). */
 export default async function WorkspacePage({ params }: Props) {
   const { workspace } = await params;
   const user = await currentUser();
@@ -51,6 +52,7 @@ export default async function WorkspacePage({ params }: Props) {
       {data && <KeysPanel workspace={workspace} canManage={admin} />}
       {data && <ConnectionsPanel workspace={workspace} />}
       <MembersPanel workspace={workspace} canManage={admin} me={user.id} />
+      {ws.role === "owner" && <SecretExportPanel workspace={workspace} />}
     </div>
   );
 }
