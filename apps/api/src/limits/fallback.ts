@@ -1,7 +1,7 @@
 /**
- * What limits while Redis does not answer (CLOUD.md: requests still succeed): a bucket per
- * credential in this process, operation counts kept here until Redis takes them back, and the
- * caps decided on the last figures seen.
+ * What limits while Redis does not answer (CLOUD.md: requests still succeed): this process's
+ * share of each credential's bucket, operation counts kept here until Redis takes them back, and
+ * the caps decided on figures re-read from Postgres every refresh interval.
  */
 export class LocalBuckets {
   private readonly buckets = new Map<string, { tokens: number; ts: number }>();
@@ -39,6 +39,51 @@ export class PendingCounts {
 
   get size(): number {
     return this.counts.size;
+  }
+}
+
+/** A credential's bucket shared by `processes` api processes: each may take its part at once. */
+export function bucketShare(rate: number, burst: number, processes: number): { rate: number; burst: number } {
+  const n = Math.max(1, processes);
+  return { rate: rate / n, burst: Math.max(1, Math.ceil(burst / n)) };
+}
+
+/**
+ * A figure read from Postgres, read again once it is older than the interval on the limiter's
+ * clock (checked when asked, so a moved test clock drives it). Calls that ask while it is being
+ * read share that read. A failed re-read keeps the last figure until the next interval; a
+ * failed first read is the caller's error.
+ */
+export class Refreshed<T> {
+  private value: { figure: T; at: number } | undefined;
+  private reading: Promise<T> | null = null;
+
+  constructor(private readonly read: () => Promise<T>) {}
+
+  /** Keeps `figure` as read at `at` (a read made elsewhere). */
+  keep(figure: T, at: number): void {
+    this.value = { figure, at };
+  }
+
+  async get(now: number, maxAgeMs: number): Promise<T> {
+    const last = this.value;
+    if (last !== undefined && now - last.at < maxAgeMs) return last.figure;
+    this.reading ??= this.read()
+      .then(
+        (figure) => {
+          this.value = { figure, at: now };
+          return figure;
+        },
+        (err) => {
+          if (last === undefined) throw err;
+          this.value = { figure: last.figure, at: now };
+          return last.figure;
+        },
+      )
+      .finally(() => {
+        this.reading = null;
+      });
+    return this.reading;
   }
 }
 

@@ -1,20 +1,21 @@
-import { operationsKeyPrefix, planCacheKey, STARTER_CAPS } from "@prim/db";
+import {
+  countLiveCells,
+  operationsKeyPrefix,
+  planCacheKey,
+  readPlan,
+  STARTER_CAPS,
+  type WorkspacePlan,
+} from "@prim/db";
 import { type LimitCall, type Limiter, ServiceError, writesStorage } from "@prim/engine";
 import { Redis } from "ioredis";
 import type pg from "pg";
-import { LocalBuckets, PendingCounts, utcPeriods } from "./fallback.js";
+import { bucketShare, LocalBuckets, PendingCounts, Refreshed, utcPeriods } from "./fallback.js";
 import { LIMIT_SCRIPT } from "./script.js";
 
 /** The plans' figures (spec: Plans); Enterprise may carry its own rate (`--rps`/`--burst`). */
 export const DEFAULT_RATE = { rps: 20, burst: 60 };
 const STARTER_OPERATIONS = STARTER_CAPS.operations;
 export const STARTER_STORAGE_BYTES = STARTER_CAPS.storageBytes;
-
-interface PlanRow {
-  plan: string;
-  rps: number | null;
-  burst: number | null;
-}
 
 /** Redis keys of a workspace, all under its hash tag. */
 export const limitKeys = (ws: string) => ({
@@ -26,6 +27,8 @@ export const limitKeys = (ws: string) => ({
 
 /** How long a plan stays in Redis without a change (a change deletes it at once). */
 const PLAN_TTL_S = 3600;
+/** While Redis is away: how old the plans and the live cell count may get before Postgres is read again. */
+export const FALLBACK_REFRESH_MS = 10_000;
 
 type ScriptReply = [number, number, number, number, number?];
 
@@ -40,6 +43,8 @@ export interface RedisLimiterOptions {
   now?: () => number;
   /** Where outage lines go (default console.warn). */
   log?: (line: string) => void;
+  /** While Redis is away, plans and live cells are read again from Postgres this often (default 10 s). */
+  fallbackRefreshMs?: number;
 }
 
 /**
@@ -50,8 +55,12 @@ export class RedisLimiter implements Limiter {
   private readonly redis: LimitRedis;
   private readonly local = new LocalBuckets();
   private readonly pending = new PendingCounts();
-  /** Last figures seen per workspace, for the caps while Redis is away. */
-  private readonly plans = new Map<string, PlanRow>();
+  /** Plans per workspace, for the limits while Redis is away (re-read from Postgres as they age). */
+  private readonly plans = new Map<string, Refreshed<WorkspacePlan>>();
+  /** The api processes sharing each credential's bucket while Redis is away. */
+  private readonly liveCells: Refreshed<number>;
+  /** Workspaces limited here while Redis was away: their plans cached there are dropped on its return. */
+  private readonly limitedWhileDown = new Set<string>();
   private readonly gauges = new Map<string, number>();
   private readonly monthOps = new Map<string, number>();
   /** Workspaces that made metered calls here (the roll-up reads their counters). */
@@ -75,6 +84,7 @@ export class RedisLimiter implements Limiter {
     }) as LimitRedis;
     this.redis.on("error", () => {}); // outages are handled (and logged once) per call
     this.redis.defineCommand("primLimit", { numberOfKeys: 3, lua: LIMIT_SCRIPT });
+    this.liveCells = new Refreshed(() => countLiveCells(pool));
   }
 
   private now(): number {
@@ -135,10 +145,18 @@ export class RedisLimiter implements Limiter {
     }
   }
 
-  private async loadPlan(ws: string): Promise<PlanRow> {
-    const { rows } = await this.pool.query<PlanRow>("SELECT plan, rps, burst FROM workspaces WHERE id = $1", [ws]);
-    const plan = rows[0] ?? { plan: "starter", rps: null, burst: null };
-    this.plans.set(ws, plan);
+  private planOf(ws: string): Refreshed<WorkspacePlan> {
+    let plan = this.plans.get(ws);
+    if (plan === undefined) {
+      plan = new Refreshed(() => readPlan(this.pool, ws));
+      this.plans.set(ws, plan);
+    }
+    return plan;
+  }
+
+  private async loadPlan(ws: string): Promise<WorkspacePlan> {
+    const plan = await readPlan(this.pool, ws);
+    this.planOf(ws).keep(plan, this.now());
     return plan;
   }
 
@@ -167,10 +185,15 @@ export class RedisLimiter implements Limiter {
     storageWrite: boolean,
     feature: boolean,
   ): Promise<Record<string, string>> {
-    const plan = this.plans.get(ws) ?? (await this.loadPlan(ws));
-    const rate = plan.rps ?? DEFAULT_RATE.rps;
-    const burst = plan.burst ?? DEFAULT_RATE.burst;
-    const taken = this.local.take(`${ws}:${who}`, Date.now(), rate, burst);
+    const now = this.now();
+    const refreshMs = this.options.fallbackRefreshMs ?? FALLBACK_REFRESH_MS;
+    const plan = await this.planOf(ws).get(now, refreshMs);
+    // Every live api process may be limiting this credential too: each takes its share, so
+    // together they admit the plan's bucket (cells unknown, Postgres away too: the whole bucket).
+    const processes = await this.liveCells.get(now, refreshMs).catch(() => 1);
+    const { rate, burst } = bucketShare(plan.rps ?? DEFAULT_RATE.rps, plan.burst ?? DEFAULT_RATE.burst, processes);
+    this.limitedWhileDown.add(ws);
+    const taken = this.local.take(`${ws}:${who}`, now, rate, burst);
     if (!taken.ok) return answer([1, taken.retryAfter, burst, rate]);
     if (plan.plan === "starter") {
       if (feature) answer([3, 1, 0, 0]);
@@ -202,14 +225,18 @@ export class RedisLimiter implements Limiter {
       return;
     }
     const counts = this.pending.drain();
+    const limited = [...this.limitedWhileDown];
     try {
       const multi = this.redis.multi();
       for (const [key, n] of counts) multi.incrby(key, n).expire(key, 40 * 86400, "NX");
+      // A plan changed while Redis was away could not drop its cached copy there: drop them all.
+      for (const ws of limited) multi.del(limitKeys(ws).plan);
       await multi.exec();
     } catch {
       for (const [key, n] of counts) this.pending.add(key, n);
       return;
     }
+    for (const ws of limited) this.limitedWhileDown.delete(ws);
     this.down = false;
     if (this.probe !== null) clearInterval(this.probe);
     this.probe = null;
@@ -223,7 +250,7 @@ export class RedisLimiter implements Limiter {
 }
 
 /** The plan as the script reads it from Redis (`rps`/`burst` only when the plan sets them). */
-function planFields(plan: PlanRow): Record<string, string> {
+function planFields(plan: WorkspacePlan): Record<string, string> {
   const fields: Record<string, string> = { plan: plan.plan };
   if (plan.rps !== null) fields.rps = String(plan.rps);
   if (plan.burst !== null) fields.burst = String(plan.burst);
@@ -241,7 +268,7 @@ function answer([status, a, burst, rate]: ScriptReply): Record<string, string> {
   if (status === 1) {
     throw new ServiceError(
       "rate_limited",
-      `too many requests: at most ${rate}/s, bursts of ${burst}; retry after ${a} s`,
+      `too many requests: at most ${Number(rate.toFixed(2))}/s, bursts of ${burst}; retry after ${a} s`,
       {
         headers: { "Retry-After": String(a), "RateLimit-Policy": policy, RateLimit: `"default";r=0;t=${a}` },
       },
