@@ -1,4 +1,4 @@
-// Security probe, issue 35 items 1 and 2, replayed against a running cloud (probe-cloud.ts: two
+// Security probe, issue 35 items 1 to 3, replayed against a running cloud (probe-cloud.ts: two
 // api cells as child processes, limits on, durable, s3rver): an attacker holds workspace A's
 // account key; B is another tenant on the same cell.
 //  1. Transfer keys: B's archive must not open in A (one transfer key for every workspace let A
@@ -6,7 +6,10 @@
 //     the workspace moves to another cell.
 //  2. Imported SQLite files: a kv file carrying a trigger (WITH RECURSIVE) is refused at import,
 //     naming the entry, before anything is adopted; so is a file that is not SQLite or is cut.
-import { randomBytes } from "node:crypto";
+//  3. `?recipient=`: an account key's export to a key of its choosing carries vault names
+//     without values until the owner allows secret export; then values, and an audit entry
+//     naming the recipient's key fingerprint.
+import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { moveWorkspace, readApiEnv } from "../src/index.js";
 import { call } from "./cloud.js";
@@ -169,5 +172,44 @@ describe("item 2: imported SQLite files never run their own code", () => {
         triggerRan: false,
       });
     }
+  }, 60_000);
+});
+
+describe("item 3: vault values leave for another key only when the owner allows it", () => {
+  it("exports names without values while secret export is off; values and an audited fingerprint once on", async () => {
+    const c = await cloud.workspace("holder", "enterprise"); // secret export off: the default
+    const C_SECRET = `c-secret-${randomBytes(12).toString("hex")}`;
+    await ok(url(c), c.key, "POST", "/v1/groups", { name: "app" });
+    const vault = await ok(url(c), c.key, "POST", "/v1/primitives", { name: "secrets", type: "vault", group: "app" });
+    const v = `/v1/primitives/${vault.id}`;
+    await ok(url(c), c.key, "PUT", `${v}/secrets/TOKEN`, { value: C_SECRET });
+    await ok(url(c), c.key, "POST", `${v}/grants`, { name: "TOKEN", allow: { hosts: ["example.com"] } });
+    const thief = attackerKey();
+
+    const off = await exportGroup(url(c), c.key, "app", thief.publicKey);
+    expect(off.error).toBeNull();
+    const taken = await recoverSecrets(off.bytes, thief);
+    expect({ names: taken.names, values: [...taken.values.values()] }).toEqual({ names: ["TOKEN"], values: [] });
+    // Imported, such a vault knows its secret but has no value for it: a clear error on use.
+    expect((await importGroup(url(c), c.key, "copy", off.bytes)).status).toBe(201);
+    const [copy] = (await ok(url(c), c.key, "GET", "/v1/primitives?group=copy&type=vault")).data;
+    const used = await call(url(c), c.key, "POST", `/v1/primitives/${copy.id}/fetch`, {
+      url: "https://example.com/",
+      auth: { bearer: "TOKEN" },
+    });
+    expect([used.status, used.body?.error?.code]).toEqual([409, "conflict"]);
+
+    // The owner allows it: the same export now carries the value, and the audit names the key.
+    await allowSecretExport(cloud, c);
+    const on = await exportGroup(url(c), c.key, "app", thief.publicKey);
+    expect(on.error).toBeNull();
+    expect((await recoverSecrets(on.bytes, thief)).values.get("TOKEN")).toBe(C_SECRET);
+    const trail = await ok(url(c), c.key, "GET", "/v1/audit?action=group.export");
+    const fingerprint = createHash("sha256").update(Buffer.from(thief.publicKey, "base64url")).digest("hex");
+    const named = trail.data.filter((e: unknown) => {
+      const text = JSON.stringify(e);
+      return text.includes(fingerprint.slice(0, 16)) || text.includes(thief.publicKey);
+    });
+    expect(named.length).toBeGreaterThanOrEqual(1);
   }, 60_000);
 });

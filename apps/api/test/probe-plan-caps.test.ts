@@ -33,6 +33,11 @@ function tally(answers: { status: number; body: any }[]): Record<string, number>
   return out;
 }
 
+/** The entries of `tally` named in `keys` (the answers a probe accepts besides success). */
+function only(answers: Record<string, number>, keys: string[]): Record<string, number> {
+  return Object.fromEntries(Object.entries(answers).filter(([k]) => keys.includes(k)));
+}
+
 describe("item 4: count caps hold under concurrency", () => {
   it("ends at 100 primitives after 50 concurrent creates across two api processes from 97", async () => {
     // Seeded on Enterprise (its own high rate: the seeding is not the attack), then Starter.
@@ -53,11 +58,14 @@ describe("item 4: count caps hold under concurrency", () => {
       ),
     );
     const listed = await ok(home(ws), ws.key, "GET", "/v1/primitives?group=app&limit=200");
-    // The rightful creates below the cap succeed: exactly the three that fit.
-    expect({ answers: tally(answers), primitives: listed.data.length }).toEqual({
-      answers: { 201: 3, "429 plan_limit": 47 },
+    // The rightful creates below the cap succeed: exactly the three that fit; the rest are
+    // refused at the cap (or by the rate limit, which 50 at once may reach while Redis is slow).
+    const answered = tally(answers);
+    expect({ answered, primitives: listed.data.length }).toEqual({
+      answered: { 201: 3, ...only(answered, ["429 plan_limit", "429 rate_limited"]) },
       primitives: STARTER_CAPS.primitives,
     });
+    expect(answered["429 plan_limit"]).toBeGreaterThan(0);
   }, 120_000);
 
   it("ends at one group after 20 concurrent group creates on a Starter workspace with none", async () => {
@@ -66,10 +74,12 @@ describe("item 4: count caps hold under concurrency", () => {
       Array.from({ length: 20 }, (_, i) => call(entry(i), ws.key, "POST", "/v1/groups", { name: `g${i}` })),
     );
     const groups = await ok(home(ws), ws.key, "GET", "/v1/groups");
-    expect({ answers: tally(answers), groups: groups.data.length }).toEqual({
-      answers: { 201: 1, "403 plan_limit": 19 },
+    const answered = tally(answers);
+    expect({ answered, groups: groups.data.length }).toEqual({
+      answered: { 201: 1, ...only(answered, ["403 plan_limit", "429 rate_limited"]) },
       groups: 1,
     });
+    expect(answered["403 plan_limit"]).toBeGreaterThan(0);
   }, 60_000);
 });
 
