@@ -9,6 +9,7 @@ import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createWorkspace } from "@prim/db";
+import { TOOLS } from "@prim/mcp";
 import type { Browser, BrowserContext, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, MemoryProvider, type OAuthStack, REDIRECT } from "../../mcp/test/oauth-harness.js";
@@ -119,6 +120,51 @@ describe("the dashboard's consent screen", () => {
     const back = await landed;
     expect(back.searchParams.get("code")).toBeTruthy();
     await noScript.close();
+  });
+
+  it("refuses `*` and unknown tools posted to the form; the screen's every-tool choice grants every tool", {
+    timeout: 60_000,
+  }, async () => {
+    const page = await context.newPage();
+    const agent = new MemoryProvider(undefined, "Every Agent");
+    await auth(agent, { serverUrl: stack.mcpUrl });
+    const { landed } = await captureRedirect(page);
+    await page.goto((agent.authorizationUrl as URL).href);
+    await page.waitForURL(/\/oauth\/consent\//);
+    const screen = page.url();
+    const workspace = await page.getByLabel("Workspace").inputValue();
+    // The form posted by hand, as a tampering client would: each refused, back to the screen, nothing signed.
+    for (const [tool, reason] of [
+      ["*", /stands for every tool/],
+      ["kv_nope", /'kv_nope' matches no tool/],
+      ["zz_*", /matches no tool/],
+    ] as const) {
+      const form = new URLSearchParams({ workspace, group: "app", action: "allow" });
+      form.append("tools", tool);
+      const res = await page.request.post(screen, {
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        data: form.toString(),
+        maxRedirects: 0,
+      });
+      expect(res.status(), tool).toBe(303);
+      const to = new URL(res.headers().location as string);
+      expect(to.href.startsWith(`${screen}?error=`), to.href).toBe(true);
+      expect(to.searchParams.get("error")).toMatch(reason);
+    }
+    // The screen's own choice, on the same interaction.
+    await page.getByLabel("Group").selectOption("app");
+    await page.getByLabel("Every tool, including tools added later").check();
+    await page.getByRole("button", { name: "Allow" }).click();
+    const back = await landed;
+    expect(
+      await auth(agent, { serverUrl: stack.mcpUrl, authorizationCode: back.searchParams.get("code") as string }),
+    ).toBe("AUTHORIZED");
+    const client = new Client({ name: "agent", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { authProvider: agent }));
+    const names = (await client.listTools()).tools.map((t) => t.name).sort();
+    expect(names).toEqual(TOOLS.map((t) => t.name).sort());
+    await client.close();
+    await page.close();
   });
 
   it("the workspace page: a scoped key shown once, used, revoked; the app disconnected; a member removed", {
