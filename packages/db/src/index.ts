@@ -50,8 +50,9 @@ export {
 } from "./control/invitations.js";
 export { ApiKeyResolver } from "./control/key-resolver.js";
 export { countLiveCells, readPlan, type WorkspacePlan } from "./control/limits.js";
-export { readSecretExport, type SecretExportSetting, setSecretExport } from "./control/secret-export.js";
 export { operationsKeyPrefix, planCacheKey, REVOKED_CHANNEL, Revocations } from "./control/revocation.js";
+export { readSecretExport, type SecretExportSetting, setSecretExport } from "./control/secret-export.js";
+export { type AttemptRule, type AttemptVerdict, SignInAttempts } from "./control/sign-in-attempts.js";
 export { type DayUsage, readUsage, rollUpUsage, STARTER_CAPS, type UsageReport } from "./control/usage.js";
 export {
   createUser,

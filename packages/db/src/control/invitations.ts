@@ -84,8 +84,8 @@ export async function describeInvitation(
 }
 
 /**
- * Accepts an invitation as the signed-in `user`, whose email must be the invited one (a
- * forwarded link does not let someone else in). Used once; answers the workspace joined.
+ * Accepts an invitation as the signed-in `user`, whose email must be the invited one and
+ * verified (a forwarded link does not let someone else in). Used once; answers the workspace joined.
  */
 export async function acceptInvitation(
   pool: pg.Pool,
@@ -102,6 +102,17 @@ export async function acceptInvitation(
     if (row === undefined) throw notFound("invitation");
     if (row.email !== user.email.trim().toLowerCase()) {
       throw new ServiceError("forbidden", "this invitation is for another email address; sign in with that one");
+    }
+    // Holding the link is not enough: the address must be proven (issue 35), else anyone with a
+    // forwarded link could sign up as the invitee and join.
+    const verified = await client.query<{ email_verified: boolean }>("SELECT email_verified FROM users WHERE id = $1", [
+      user.id,
+    ]);
+    if (verified.rows[0]?.email_verified !== true) {
+      throw new ServiceError(
+        "forbidden",
+        "confirm your email address first: open the link in the mail we sent (signing in again sends a new one)",
+      );
     }
     await client.query("INSERT INTO members (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [
       row.workspace_id,

@@ -71,7 +71,8 @@ export async function createUser(
       if (ws.rowCount === 0) throw notFound(`workspace '${input.workspace}'`);
     }
     const user = await client.query(
-      "INSERT INTO users (id, name, email) VALUES ($1, $2, $3) ON CONFLICT (email) DO NOTHING",
+      // An operator-made user's address counts as verified (CLOUD.md): it signs in at once.
+      "INSERT INTO users (id, name, email, email_verified) VALUES ($1, $2, $3, true) ON CONFLICT (email) DO NOTHING",
       [id, input.name ?? email.split("@")[0], email],
     );
     if (user.rowCount === 0) throw new ServiceError("already_exists", `user '${email}' already exists`);
