@@ -51,14 +51,20 @@ export function bucketShare(rate: number, burst: number, processes: number): { r
 /**
  * A figure read from Postgres, read again once it is older than the interval on the limiter's
  * clock (checked when asked, so a moved test clock drives it). Calls that ask while it is being
- * read share that read. A failed re-read keeps the last figure until the next interval; a
- * failed first read is the caller's error.
+ * read share that read. A failed read keeps the last figure (or `initial`) until the next
+ * interval, so a Postgres that is away too is not asked on every call; a failed first read
+ * without `initial` is the caller's error.
  */
 export class Refreshed<T> {
   private value: { figure: T; at: number } | undefined;
   private reading: Promise<T> | null = null;
 
-  constructor(private readonly read: () => Promise<T>) {}
+  constructor(
+    private readonly read: () => Promise<T>,
+    initial?: T,
+  ) {
+    if (initial !== undefined) this.value = { figure: initial, at: Number.NEGATIVE_INFINITY };
+  }
 
   /** Keeps `figure` as read at `at` (a read made elsewhere). */
   keep(figure: T, at: number): void {

@@ -84,7 +84,8 @@ export class RedisLimiter implements Limiter {
     }) as LimitRedis;
     this.redis.on("error", () => {}); // outages are handled (and logged once) per call
     this.redis.defineCommand("primLimit", { numberOfKeys: 3, lua: LIMIT_SCRIPT });
-    this.liveCells = new Refreshed(() => countLiveCells(pool));
+    // Until Postgres has answered: this process alone, the whole bucket (what it did before cells).
+    this.liveCells = new Refreshed(() => countLiveCells(pool), 1);
   }
 
   private now(): number {
@@ -189,8 +190,8 @@ export class RedisLimiter implements Limiter {
     const refreshMs = this.options.fallbackRefreshMs ?? FALLBACK_REFRESH_MS;
     const plan = await this.planOf(ws).get(now, refreshMs);
     // Every live api process may be limiting this credential too: each takes its share, so
-    // together they admit the plan's bucket (cells unknown, Postgres away too: the whole bucket).
-    const processes = await this.liveCells.get(now, refreshMs).catch(() => 1);
+    // together they admit the plan's bucket.
+    const processes = await this.liveCells.get(now, refreshMs);
     const { rate, burst } = bucketShare(plan.rps ?? DEFAULT_RATE.rps, plan.burst ?? DEFAULT_RATE.burst, processes);
     this.limitedWhileDown.add(ws);
     const taken = this.local.take(`${ws}:${who}`, now, rate, burst);
