@@ -5,23 +5,35 @@
 // Postgres or Redis down: one line naming it and how to start it, exit 1. Without
 // PRIM_INTERNAL_SECRET a random one is made for this run (all three apps get it). Without
 // STRIPE_SECRET_KEY the Stripe stand-in (@prim/billing) serves billing locally: its products
-// and prices are synced, its webhooks go to the api.
+// and prices are synced, its webhooks go to the api. Without SMTP_URL a local mail capture
+// (@prim/mail) receives the dashboard's mail: each message's links are printed here, and the
+// dashboard lists the messages at /dev/mail (served only then, and only on a loopback address).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { startApi } from "@prim/api";
+import { startMailCapture } from "@prim/mail";
 import { startMcp } from "@prim/mcp-server";
 
 const webDir = fileURLToPath(new URL("../apps/web", import.meta.url));
-const nextBin = fileURLToPath(new URL("../node_modules/next/dist/bin/next", import.meta.url));
+// The dashboard's own server (Next's handler behind node:http: it sees each socket's address).
+const webServer = fileURLToPath(new URL("../apps/web/server.mjs", import.meta.url));
 
 const env = { ...process.env };
 env.PRIM_INTERNAL_SECRET ??= randomBytes(32).toString("hex");
 let api;
 let mcp;
 let standin;
+let mail;
 try {
+  if (!env.SMTP_URL) {
+    mail = await startMailCapture({
+      secret: env.PRIM_INTERNAL_SECRET,
+      onMessage: (m) => console.log(`prim cloud: mail to ${m.to.join(", ")}: ${m.subject}\n  ${m.links.join("\n  ")}`),
+    });
+    env.SMTP_URL = mail.smtpUrl;
+  }
   if (!env.STRIPE_SECRET_KEY) {
     const billing = await import("@prim/billing");
     env.STRIPE_WEBHOOK_SECRET = `whsec_${randomBytes(24).toString("hex")}`;
@@ -37,6 +49,7 @@ try {
   console.error(`prim cloud: ${err instanceof Error ? err.message : String(err)}`);
   await api?.api.close();
   await standin?.close();
+  await mail?.close();
   process.exit(1);
 }
 console.log(`prim cloud: api ${api.url}`);
@@ -47,13 +60,17 @@ let web;
 const webPort = env.PRIM_WEB_PORT ?? "3000";
 if (existsSync(`${webDir}/.next/BUILD_ID`)) {
   // Its own process group, so that stopping it stops next-server too.
-  web = spawn(process.execPath, [nextBin, "start", "-p", webPort], {
+  const webEnv = { NEXT_TELEMETRY_DISABLED: "1", ...env, PRIM_INTERNAL_URL: env.PRIM_INTERNAL_URL ?? api.internalUrl };
+  if (mail !== undefined) webEnv.PRIM_MAIL_CAPTURE_URL = mail.url;
+  web = spawn(process.execPath, [webServer, "-p", webPort], {
     cwd: webDir,
     detached: true,
     stdio: ["ignore", "ignore", "inherit"],
-    env: { NEXT_TELEMETRY_DISABLED: "1", ...env, PRIM_INTERNAL_URL: env.PRIM_INTERNAL_URL ?? api.internalUrl },
+    env: webEnv,
   });
-  console.log(`prim cloud: web ${env.PRIM_DASHBOARD_URL ?? `http://localhost:${webPort}`}`);
+  const dashboard = env.PRIM_DASHBOARD_URL ?? `http://localhost:${webPort}`;
+  console.log(`prim cloud: web ${dashboard}`);
+  if (mail !== undefined) console.log(`prim cloud: mail captured at ${dashboard}/dev/mail (SMTP_URL unset)`);
 } else {
   console.log("prim cloud: web not built (npm run build builds it); api and mcp serve without it");
 }
@@ -67,7 +84,7 @@ const stop = (signal) => {
       // already gone
     }
   }
-  Promise.all([mcp.mcp.close(), api.api.close(), standin?.close()]).then(
+  Promise.all([mcp.mcp.close(), api.api.close(), standin?.close(), mail?.close()]).then(
     () => process.exit(0),
     () => process.exit(1),
   );

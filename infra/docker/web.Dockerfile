@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# apps/web: the dashboard (Next.js, `next start`), the sign-in and OAuth consent pages.
+# apps/web: the dashboard (Next.js behind its own server.mjs), the sign-in and OAuth consent pages.
 # Build context: the repository root.
 #   docker build -f infra/docker/web.Dockerfile -t prim/web:0.1.0 .
 
@@ -51,5 +51,6 @@ USER 1000:1000
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "/app/infra/docker/healthcheck.mjs", "/api/auth/ok", "PRIM_WEB_PORT", "3000"]
-# `next start` listens on -p (its own flag), so the port comes from PRIM_WEB_PORT here.
-CMD ["sh", "-c", "exec node /app/node_modules/next/dist/bin/next start -H 0.0.0.0 -p \"${PRIM_WEB_PORT:-3000}\""]
+# server.mjs (Next's handler behind node:http, so sign-in limits see each socket's address)
+# listens on -p, so the port comes from PRIM_WEB_PORT here.
+CMD ["sh", "-c", "exec node /app/apps/web/server.mjs -H 0.0.0.0 -p \"${PRIM_WEB_PORT:-3000}\""]

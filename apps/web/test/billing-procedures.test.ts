@@ -46,6 +46,9 @@ beforeAll(async () => {
     publish: async () => {},
     invoker: new RemoteInvoker({ url: internal, secret: SECRET }),
     dashboardUrl: "https://dash.prim.test",
+    mail: async () => {
+      throw new Error("the billing procedures send no mail");
+    },
     apiUrl: cloud.url,
     operations: async () => null,
     billing: { stripe, lib: PrimBilling },

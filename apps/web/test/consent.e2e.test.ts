@@ -59,6 +59,11 @@ describe("the dashboard's consent screen", () => {
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Create account" }).click();
+    // No session until the mailed link is opened (issue 35).
+    await page.waitForURL(/\/verify-email\?/);
+    await page.getByRole("heading", { name: "Check your email" }).waitFor();
+    await shoot(page, "verify-email");
+    await dashboard.confirmEmail(page, email);
     await page.waitForURL(`${web}/`);
     await page.getByRole("heading", { name: "Workspaces" }).waitFor();
 
@@ -313,11 +318,16 @@ describe("the dashboard's consent screen", () => {
     await page.getByText("bob@acme.test").waitFor({ state: "detached" });
     expect((await pool.query("SELECT 1 FROM members WHERE user_id = $1", [bob.id])).rowCount).toBe(0);
 
-    // An invitation link, accepted by the invitee's own new account.
+    // An invitation, mailed (and shown to copy), accepted by the invitee's own new account once
+    // its address is confirmed through the mail.
     await page.getByLabel("Email").fill("carol@acme.test");
-    await page.getByRole("button", { name: "Create invitation link" }).click();
+    await page.getByRole("button", { name: "Send invitation" }).click();
     const link = (await page.getByTestId("invite-link").textContent()) as string;
     expect(link).toMatch(new RegExp(`^${web}/invite/inv_`));
+    await page.getByText("We emailed the invitation to carol@acme.test").waitFor();
+    const invitation = await dashboard.mail.waitFor((m) => m.to.includes("carol@acme.test"));
+    expect(invitation.subject).toBe("ada@acme.test invited you to Acme on Prim");
+    expect(invitation.links).toEqual([link]);
     await shoot(page, "members");
     const carol = await browser.newContext();
     const invited = await carol.newPage();
@@ -325,6 +335,8 @@ describe("the dashboard's consent screen", () => {
     await invited.getByLabel("Email").fill("carol@acme.test");
     await invited.getByLabel("Password").fill("carol's password");
     await invited.getByRole("button", { name: "Create account" }).click();
+    await invited.getByRole("heading", { name: "Check your email" }).waitFor();
+    await dashboard.confirmEmail(invited, "carol@acme.test");
     await invited.getByRole("heading", { name: "Join Acme" }).waitFor();
     await shoot(invited, "invite");
     await invited.getByRole("button", { name: "Accept invitation" }).click();
@@ -368,6 +380,55 @@ describe("the dashboard's consent screen", () => {
     await page.waitForURL(`${web}/sign-in`);
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill("a brand new password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${web}/`);
+    await fresh.close();
+  });
+
+  it("sends a browser back only to this site after sign-in (next=/%5Cevil.test)", { timeout: 60_000 }, async () => {
+    const fresh = await browser.newContext();
+    const page = await fresh.newPage();
+    await page.goto(`${web}/sign-in?next=/%5Cevil.test`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill("a brand new password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${web}/`);
+    await page.getByRole("heading", { name: "Workspaces" }).waitFor();
+    await fresh.close();
+  });
+
+  it("resets a forgotten password through the mail (read on the development mail page)", {
+    timeout: 60_000,
+  }, async () => {
+    await (await import("@prim/db")).createUser(stack.cloud.api.hub.pool, {
+      email: "dora@acme.test",
+      password: "dora's old password",
+    });
+    const fresh = await browser.newContext();
+    const page = await fresh.newPage();
+    await page.goto(`${web}/sign-in`);
+    await page.getByRole("link", { name: "Forgot your password?" }).click();
+    await page.waitForURL(`${web}/forgot-password`);
+    await page.getByLabel("Email").fill("dora@acme.test");
+    await page.getByRole("button", { name: "Send the link" }).click();
+    await page.getByText("If dora@acme.test has a Prim account").waitFor();
+    await shoot(page, "forgot-password");
+    await dashboard.mail.waitFor((m) => m.to.includes("dora@acme.test"));
+    await page.goto(`${web}/dev/mail`);
+    await page.getByRole("heading", { name: "Reset your Prim password" }).first().waitFor();
+    await shoot(page, "dev-mail");
+    await page
+      .getByRole("link", { name: /\/api\/auth\/reset-password\// })
+      .first()
+      .click();
+    await page.waitForURL(/\/reset-password\?token=/);
+    await shoot(page, "reset-password");
+    await page.getByLabel("New password").fill("dora's new password");
+    await page.getByRole("button", { name: "Set password" }).click();
+    await page.getByText("Password changed").waitFor();
+    await page.goto(`${web}/sign-in`);
+    await page.getByLabel("Email").fill("dora@acme.test");
+    await page.getByLabel("Password").fill("dora's new password");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.waitForURL(`${web}/`);
     await fresh.close();

@@ -2,21 +2,21 @@
 // against the Stripe stand-in) and apps/mcp, the built dashboard (`next start`), Debian's
 // Chromium through Playwright; screenshots at 375 and 1440 px with axe-core's checks, saved
 // under apps/web/test-results/screenshots.
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createStripe, type StripeStandIn, startStripeStandIn, syncStripe } from "@prim/billing";
+import { type MailCapture, startMailCapture } from "@prim/mail";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright";
 import { expect } from "vitest";
 import { freePort, type OAuthStack, startOAuthStack } from "../../mcp/test/oauth-harness.js";
+import { confirmationLink, startWebServer } from "./web-harness.js";
 
 const WEB_DIR = fileURLToPath(new URL("..", import.meta.url));
 const SHOTS = join(WEB_DIR, "test-results", "screenshots");
 const CHROMIUM = process.env.PRIM_CHROMIUM ?? "/usr/bin/chromium";
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
-const NEXT_BIN = fileURLToPath(new URL("../../../node_modules/next/dist/bin/next", import.meta.url));
 const WEBHOOK_SECRET = "whsec_e2e_dashboard_billing";
 
 export interface Dashboard {
@@ -24,22 +24,13 @@ export interface Dashboard {
   stack: OAuthStack;
   standin: StripeStandIn;
   browser: Browser;
+  /** The dashboard's mail (its SMTP_URL is this capture). */
+  mail: MailCapture;
+  /** Opens the confirmation link mailed to `email` in `page` (as its owner would): signed in after. */
+  confirmEmail(page: Page, email: string): Promise<void>;
   /** A page in a new context signed in as `email`, sent on to the workspace's page. */
   signedIn(context: BrowserContext, email: string, password: string, workspace: string): Promise<Page>;
   stop(): Promise<void>;
-}
-
-async function waitFor(url: string, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      if ((await fetch(url)).status < 500) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > until) throw new Error(`${url} did not answer within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /**
@@ -86,33 +77,32 @@ export async function startDashboard(label: string): Promise<Dashboard> {
   }
   if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install -y chromium`);
   mkdirSync(SHOTS, { recursive: true });
-  const port = await freePort();
-  const web = `http://127.0.0.1:${port}`;
   const standin = await startStripeStandIn({ webhookSecret: WEBHOOK_SECRET });
   const stripeEnv = { STRIPE_SECRET_KEY: "sk_test_e2e", STRIPE_API_URL: standin.url };
+  // The authorization server needs the dashboard's origin before the dashboard starts.
+  const port = await freePort();
+  const web = `http://127.0.0.1:${port}`;
   const stack = await startOAuthStack(label, {
     dashboard: web,
     env: { ...stripeEnv, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },
   });
   standin.setWebhookUrl(`${stack.cloud.url}/v1/billing/webhook`);
   await syncStripe(createStripe({ secretKey: stripeEnv.STRIPE_SECRET_KEY, apiUrl: standin.url }));
-  const server: ChildProcess = spawn(process.execPath, [NEXT_BIN, "start", "-p", String(port), "-H", "127.0.0.1"], {
-    cwd: WEB_DIR,
-    detached: true, // its own process group: next start leaves next-server otherwise
-    stdio: ["ignore", "ignore", "inherit"],
-    env: {
-      ...process.env,
-      NEXT_TELEMETRY_DISABLED: "1",
+  // The mail capture, shown on the development mail page as `npm run cloud` does.
+  const mail = await startMailCapture({ secret: stack.secret });
+  const server = await startWebServer(
+    {
       DATABASE_URL: stack.cloud.databaseUrl,
       PRIM_INTERNAL_SECRET: stack.secret,
       PRIM_AUTH_URL: stack.issuer,
-      PRIM_DASHBOARD_URL: web,
       PRIM_INTERNAL_URL: stack.internalUrl,
       PRIM_PUBLIC_API_URL: stack.cloud.url,
+      SMTP_URL: mail.smtpUrl,
+      PRIM_MAIL_CAPTURE_URL: mail.url,
       ...stripeEnv,
     },
-  });
-  await waitFor(`${web}/sign-in`, 60_000);
+    port,
+  );
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -136,17 +126,16 @@ export async function startDashboard(label: string): Promise<Dashboard> {
       await page.getByRole("button", { name: "Sign in" }).click();
       return page;
     },
+    mail,
+    confirmEmail: async (page, email) => {
+      await page.goto(await confirmationLink(mail, email));
+    },
     stop: async () => {
       await browser.close();
-      if (server.pid !== undefined) {
-        try {
-          process.kill(-server.pid, "SIGTERM");
-        } catch {
-          // gone
-        }
-      }
+      await server.stop();
       await stack.stop();
       await standin.close();
+      await mail.close();
     },
   };
 }

@@ -1,20 +1,70 @@
+import type { SignInAttempts } from "@prim/db";
 import { betterAuth } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { nextCookies } from "better-auth/next-js";
 import { headers } from "next/headers";
+import { CLIENT_ADDRESS_HEADER } from "./client-address";
 import { prismaClient } from "./db";
 import { webEnv } from "./env";
+import { sendMail } from "./mail";
+import { existingAccountMail, resetMail, verificationMail } from "./mail-messages";
+import { primDb } from "./prim";
+import { withHashedSessionTokens } from "./session-tokens";
+import { type AccountLimit, accountSignInLimit, clearSignInFailures } from "./sign-in-limit";
+
+let attempts: Promise<SignInAttempts> | undefined;
 
 async function create() {
   const env = webEnv();
+  const prisma = await prismaClient();
+  const accountLimit: AccountLimit = {
+    attempts: () => {
+      attempts ??= primDb().then((db) => new db.SignInAttempts(env.REDIS_URL));
+      return attempts;
+    },
+    max: env.PRIM_SIGN_IN_FAILURES_PER_ACCOUNT,
+    windowSeconds: env.PRIM_SIGN_IN_FAILURE_WINDOW_SECONDS,
+    secret: env.authSecret,
+  };
   return betterAuth({
     baseURL: env.dashboardUrl,
     secret: env.authSecret,
-    database: prismaAdapter(await prismaClient(), { provider: "postgresql" }),
-    emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 128, autoSignIn: true },
+    // Session tokens at rest are their sha256 (session-tokens.ts).
+    database: withHashedSessionTokens(prismaAdapter(prisma, { provider: "postgresql" })),
+    // Routes that hand a browser its other sessions' tokens or take them back: none in the
+    // dashboard, and listed sessions carry only their hash (session-tokens.ts).
+    disabledPaths: ["/list-sessions", "/revoke-session", "/revoke-sessions", "/revoke-other-sessions"],
+    emailAndPassword: {
+      enabled: true,
+      minPasswordLength: 8,
+      maxPasswordLength: 128,
+      // A new account signs in only once its address is confirmed through the mailed link; a
+      // sign-up with a known address then answers exactly as for a new one (its owner gets a
+      // mail instead), so the form never tells whether an address has an account.
+      requireEmailVerification: true,
+      onExistingUserSignUp: async ({ user }) => sendMail(existingAccountMail(user.email, env.dashboardUrl)),
+      sendResetPassword: async ({ user, url }) => sendMail(resetMail(user.email, url)),
+      resetPasswordTokenExpiresIn: 3600,
+      revokeSessionsOnPasswordReset: true,
+      onPasswordReset: async ({ user }) => {
+        // The link came through the mailbox: the address is proven, and a locked account opens.
+        await prisma.user.update({ where: { id: user.id }, data: { emailVerified: true } });
+        await clearSignInFailures(accountLimit, user.email);
+      },
+    },
+    emailVerification: {
+      sendVerificationEmail: async ({ user, url }) => sendMail(verificationMail(user.email, url)),
+      sendOnSignUp: true,
+      // An unconfirmed account's right password mails a fresh link (the old one may have expired).
+      sendOnSignIn: true,
+      autoSignInAfterVerification: true,
+      expiresIn: 24 * 3600,
+    },
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
+    // Password-reset tokens are kept as their sha256 (confirmation links are signed, not stored).
+    verification: { storeIdentifier: "hashed" },
     // On in every mode (the library's default is production only): sign-in and sign-up by
-    // address, in memory per process.
+    // client address, in memory per process; failed sign-ins per account in Redis (the plugin).
     rateLimit: {
       enabled: true,
       window: 60,
@@ -24,8 +74,13 @@ async function create() {
         "/sign-up/email": { window: 60, max: env.PRIM_SIGN_IN_PER_MINUTE },
       },
     },
-    advanced: { useSecureCookies: env.dashboardUrl.startsWith("https://") },
-    plugins: [nextCookies()],
+    advanced: {
+      useSecureCookies: env.dashboardUrl.startsWith("https://"),
+      // The library's default is X-Forwarded-For, which any client can write: only the header
+      // the auth route sets (client-address.ts: the trusted proxy's, or the socket's) counts.
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
+    },
+    plugins: [accountSignInLimit(accountLimit), nextCookies()],
   });
 }
 
@@ -38,7 +93,19 @@ export function auth() {
 }
 
 /** The signed-in user of this request, or null. */
-export async function currentUser(): Promise<{ id: string; email: string; name: string } | null> {
+export async function currentUser(): Promise<{
+  id: string;
+  email: string;
+  name: string;
+  emailVerified: boolean;
+} | null> {
   const session = await (await auth()).api.getSession({ headers: await headers() });
-  return session === null ? null : { id: session.user.id, email: session.user.email, name: session.user.name };
+  return session === null
+    ? null
+    : {
+        id: session.user.id,
+        email: session.user.email,
+        name: session.user.name,
+        emailVerified: session.user.emailVerified,
+      };
 }

@@ -28,6 +28,19 @@ const schema = z.object({
   STRIPE_API_URL: url("STRIPE_API_URL").optional(),
   /** Sign-in attempts per address per minute (on in production; tests may raise it). */
   PRIM_SIGN_IN_PER_MINUTE: z.coerce.number().int().positive().default(10),
+  /** Failed sign-ins per account (email) in a window, counted in Redis across processes. */
+  PRIM_SIGN_IN_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  PRIM_SIGN_IN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().positive().default(900),
+  /** The one header a trusted proxy sets to the client's address (as apps/api); else the socket's. */
+  PRIM_CLIENT_IP_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, "PRIM_CLIENT_IP_HEADER must be a header name")
+    .optional(),
+  /** Outgoing mail (nodemailer's URL form); unset, each message is written to the log instead. */
+  SMTP_URL: url("SMTP_URL").optional(),
+  PRIM_MAIL_FROM: z.string().trim().min(3).default("Prim <no-reply@localhost>"),
+  /** A local mail capture's viewer (`npm run cloud` without SMTP_URL): the development mail page. */
+  PRIM_MAIL_CAPTURE_URL: url("PRIM_MAIL_CAPTURE_URL").optional(),
 });
 
 export type WebEnv = z.infer<typeof schema> & {
@@ -36,7 +49,18 @@ export type WebEnv = z.infer<typeof schema> & {
   authUrl: string;
   /** The session library's secret, derived from the shared secret. */
   authSecret: string;
+  /**
+   * Development: a mail capture is configured and the dashboard itself is on loopback. Only
+   * then is `/dev/mail` served (it shows every captured link, so never on a public address).
+   */
+  devMailPage: boolean;
 };
+
+/** localhost, 127.0.0.0/8 or [::1]. */
+function isLoopback(origin: string): boolean {
+  const host = new URL(origin).hostname;
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
 
 let cached: WebEnv | undefined;
 
@@ -49,12 +73,14 @@ export function webEnv(source: NodeJS.ProcessEnv = process.env): WebEnv {
   }
   const env = parsed.data;
   const trimmed = (url: string) => url.replace(/\/+$/, "");
+  const dashboardUrl = trimmed(env.PRIM_DASHBOARD_URL ?? `http://localhost:${env.PRIM_WEB_PORT}`);
   const out: WebEnv = {
     ...env,
-    dashboardUrl: trimmed(env.PRIM_DASHBOARD_URL ?? `http://localhost:${env.PRIM_WEB_PORT}`),
+    dashboardUrl,
     authUrl: trimmed(env.PRIM_AUTH_URL ?? `http://localhost:${env.PRIM_API_PORT}/oauth`),
     apiUrl: trimmed(env.PRIM_PUBLIC_API_URL ?? `http://localhost:${env.PRIM_API_PORT}`),
     authSecret: createHmac("sha256", env.PRIM_INTERNAL_SECRET).update("prim dashboard sessions v1").digest("hex"),
+    devMailPage: env.PRIM_MAIL_CAPTURE_URL !== undefined && isLoopback(dashboardUrl),
   };
   if (source === process.env) cached = out;
   return out;

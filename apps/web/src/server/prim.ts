@@ -11,3 +11,5 @@ export const primInvoke = (): Promise<typeof import("@prim/wire/invoke")> =>
   import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "@prim/wire/invoke");
 export const primBilling = (): Promise<typeof import("@prim/billing")> =>
   import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "@prim/billing");
+export const primMail = (): Promise<typeof import("@prim/mail")> =>
+  import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "@prim/mail");

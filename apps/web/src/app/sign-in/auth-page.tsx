@@ -16,6 +16,13 @@ export function AuthPage({ mode, next }: { mode: "sign-in" | "sign-up"; next: st
         {text.title}
       </h1>
       <CredentialsForm mode={mode} next={next} />
+      {mode === "sign-in" && (
+        <p className="mt-4 text-sm">
+          <Link href="/forgot-password" className="underline">
+            Forgot your password?
+          </Link>
+        </p>
+      )}
       <p className="mt-4 text-sm">
         {text.ask}{" "}
         <Link href={`${text.other}${query}`} className="underline">

@@ -5,7 +5,8 @@ import { safeNext } from "@/lib/safe-next";
 
 /**
  * Email and password, for signing in or up. Messages never tell whether an address has an
- * account; too many attempts get the library's 429 as "try again in a minute".
+ * account: a sign-up always answers "check your email" (a new address gets the confirmation
+ * link, a known one a note to its owner). Too many attempts get the library's 429.
  */
 export function CredentialsForm({ mode, next }: { mode: "sign-in" | "sign-up"; next: string | undefined }) {
   const [error, setError] = useState<string | null>(null);
@@ -19,23 +20,36 @@ export function CredentialsForm({ mode, next }: { mode: "sign-in" | "sign-up"; n
     setError(null);
     const email = String(form.get("email") ?? "");
     const password = String(form.get("password") ?? "");
+    // Where the mailed confirmation link signs the user in and sends them.
+    const callbackURL = safeNext(next);
     const result =
       mode === "sign-in"
-        ? await authClient.signIn.email({ email, password })
-        : await authClient.signUp.email({ email, password, name: String(form.get("name") || email.split("@")[0]) });
+        ? await authClient.signIn.email({ email, password, callbackURL })
+        : await authClient.signUp.email({
+            email,
+            password,
+            name: String(form.get("name") || email.split("@")[0]),
+            callbackURL,
+          });
     setBusy(false);
     if (result.error) {
       const status = result.error.status;
       setError(
         status === 429
-          ? "Too many attempts. Try again in a minute."
-          : mode === "sign-in"
-            ? "Wrong email or password."
-            : "Could not create the account. Check the address, and use a password of 8 to 128 characters.",
+          ? "Too many attempts. Wait a few minutes and try again."
+          : status === 403
+            ? `Confirm your email address first: we sent a new link to ${email}.`
+            : mode === "sign-in"
+              ? "Wrong email or password."
+              : "Could not create the account. Check the address, and use a password of 8 to 128 characters.",
       );
       return;
     }
-    window.location.assign(safeNext(next));
+    if (mode === "sign-up") {
+      window.location.assign(`/verify-email?email=${encodeURIComponent(email)}`);
+      return;
+    }
+    window.location.assign(callbackURL);
   }
   return (
     <form onSubmit={submit} className="mt-6 space-y-4" aria-describedby={error ? "form-error" : undefined}>

@@ -1,6 +1,7 @@
 import { currentUser } from "../auth";
 import { db } from "../db";
 import { webEnv } from "../env";
+import { sendMail } from "../mail";
 import { primBilling, primDb, primInvoke } from "../prim";
 import type { Context } from "./init";
 
@@ -32,6 +33,7 @@ export async function createContext(): Promise<Context> {
     publish: (message) => publisher.publish(message),
     invoker,
     dashboardUrl: env.dashboardUrl,
+    mail: sendMail,
     apiUrl: env.apiUrl,
     operations: (workspace, month) => publisher.operations(workspace, month),
     billing: await billingOf(env),

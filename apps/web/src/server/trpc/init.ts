@@ -18,6 +18,8 @@ export interface Context {
   invoker: Invoker;
   /** This dashboard's origin (invitation links). */
   dashboardUrl: string;
+  /** Sends one plain-text mail (`SMTP_URL`; invitations). */
+  mail: (mail: { to: string; subject: string; text: string }) => Promise<void>;
   /** The REST API's public origin (signed URLs are paths under it). */
   apiUrl: string;
   /** The live operation count of a UTC month (`YYYYMM`) from Redis, or null when it does not answer. */

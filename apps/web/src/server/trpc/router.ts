@@ -1,5 +1,6 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
+import { invitationMail } from "../mail-messages";
 import { billingRouter } from "./billing";
 import { auditRouter, dataRouter, usageRouter } from "./data";
 import { authed, inWorkspace, type Role, router } from "./init";
@@ -83,7 +84,7 @@ export const appRouter = router({
         // Removal ends that user's OAuth connections here at once (their tokens answer 401).
         return ctx.db.removeMember(ctx.pool, { workspace: input.workspace, user: input.user }, ctx.publish);
       }),
-    /** An invitation link for `email` (shown to the inviter; no mail is sent). */
+    /** An invitation link for `email`: mailed to them, and shown to the inviter (to copy). */
     invite: inWorkspace(PERMISSIONS["members.invite"])
       .input(
         z.object({
@@ -102,7 +103,23 @@ export const appRouter = router({
           invitedBy: `user:${ctx.user.id}`,
         });
         const { token, ...invitation } = made;
-        return { ...invitation, link: `${ctx.dashboardUrl}/invite/${token}` };
+        const link = `${ctx.dashboardUrl}/invite/${token}`;
+        const { rows } = await ctx.pool.query<{ name: string }>("SELECT name FROM workspaces WHERE id = $1", [
+          input.workspace,
+        ]);
+        const mail = invitationMail({
+          to: invitation.email,
+          workspace: rows[0]?.name ?? input.workspace,
+          role: invitation.role,
+          inviter: ctx.user.email,
+          link,
+        });
+        // The link is shown either way: a mail server that does not answer must not lose it.
+        const mailed = await ctx.mail(mail).then(
+          () => true,
+          () => false,
+        );
+        return { ...invitation, link, mailed };
       }),
     invitations: inWorkspace(PERMISSIONS["members.invitations"]).query(({ ctx, input }) =>
       ctx.db.listInvitations(ctx.pool, input.workspace),

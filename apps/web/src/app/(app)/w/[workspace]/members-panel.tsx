@@ -60,17 +60,17 @@ export function MembersPanel({ workspace, canManage, me }: { workspace: string; 
   );
 }
 
-/** Invitations: a link for an email and a role (shown here; no mail is sent), pending ones withdrawn. */
+/** Invitations: a link for an email and a role (mailed to them and shown here), pending ones withdrawn. */
 function Invitations({ workspace }: { workspace: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const [link, setLink] = useState<string | null>(null);
+  const [made, setMade] = useState<{ link: string; email: string; mailed: boolean } | null>(null);
   const pending = useQuery(trpc.members.invitations.queryOptions({ workspace }));
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.members.invitations.queryKey({ workspace }) });
   const invite = useMutation(
     trpc.members.invite.mutationOptions({
-      onSuccess: (made) => {
-        setLink(made.link);
+      onSuccess: (invitation) => {
+        setMade({ link: invitation.link, email: invitation.email, mailed: invitation.mailed });
         void refresh();
       },
     }),
@@ -103,13 +103,16 @@ function Invitations({ workspace }: { workspace: string }) {
           </select>
         </label>
         <button type="submit" className="rounded bg-zinc-900 px-3 py-1 text-white">
-          Create invitation link
+          Send invitation
         </button>
       </form>
       <ErrorText error={invite.error} />
-      {link !== null && (
+      {made !== null && (
         <p role="status" className="mt-2 break-all rounded border border-amber-300 bg-amber-50 p-2 text-sm">
-          Send this link to them: <code data-testid="invite-link">{link}</code>
+          {made.mailed
+            ? `We emailed the invitation to ${made.email}. You can also send them this link:`
+            : `The mail to ${made.email} could not be sent. Send them this link:`}{" "}
+          <code data-testid="invite-link">{made.link}</code>
         </p>
       )}
       <ul className="mt-2 divide-y text-sm">

@@ -1,0 +1,77 @@
+import { createHmac } from "node:crypto";
+import type { SignInAttempts } from "@prim/db";
+import type { BetterAuthPlugin } from "better-auth";
+import { createAuthMiddleware, isAPIError } from "better-auth/api";
+
+export interface AccountLimit {
+  attempts: () => Promise<SignInAttempts>;
+  max: number;
+  windowSeconds: number;
+  /** Keys are an HMAC of the address with this secret: Redis never holds an address. */
+  secret: string;
+}
+
+/** The auth library's own answer to too many requests (its rate limiter's), so the form treats both alike. */
+export function tooManyRequests(retryAfter: number): Response {
+  return new Response(JSON.stringify({ message: "Too many requests. Please try again later." }), {
+    status: 429,
+    statusText: "Too Many Requests",
+    headers: { "Content-Type": "application/json", "X-Retry-After": String(Math.max(1, retryAfter)) },
+  });
+}
+
+const accountKey = (secret: string, email: string) =>
+  createHmac("sha256", secret).update(`sign-in:${email.trim().toLowerCase()}`).digest("hex");
+
+async function emailOf(request: Request): Promise<string | undefined> {
+  try {
+    const copy = request.clone();
+    const type = request.headers.get("content-type") ?? "";
+    const email = type.includes("application/x-www-form-urlencoded")
+      ? new URLSearchParams(await copy.text()).get("email")
+      : ((await copy.json()) as { email?: unknown }).email;
+    return typeof email === "string" && email.length > 0 ? email : undefined;
+  } catch {
+    return undefined; // the endpoint refuses the body itself
+  }
+}
+
+/**
+ * Failed sign-ins per target account (issue 35): `max` wrong passwords per account in a window,
+ * whichever client address they come from, then 429 for every attempt on that account until the
+ * window ends (the right password too: otherwise guessing would simply go on). A slot is taken
+ * before the password is checked and given back unless the password was wrong, so concurrent
+ * guesses cannot pass one stale count. Unknown addresses are counted alike (no enumeration).
+ */
+export function accountSignInLimit(limit: AccountLimit): BetterAuthPlugin {
+  const rule = { max: limit.max, windowSeconds: limit.windowSeconds };
+  return {
+    id: "prim-account-sign-in-limit",
+    async onRequest(request) {
+      if (request.method !== "POST" || !new URL(request.url).pathname.endsWith("/sign-in/email")) return;
+      const email = await emailOf(request);
+      if (email === undefined) return;
+      const verdict = await (await limit.attempts()).reserve(accountKey(limit.secret, email), rule);
+      if (!verdict.allowed) return { response: tooManyRequests(verdict.retryAfter) };
+    },
+    hooks: {
+      after: [
+        {
+          matcher: (ctx) => ctx.path === "/sign-in/email",
+          handler: createAuthMiddleware(async (ctx) => {
+            const email = (ctx.body as { email?: unknown } | undefined)?.email;
+            if (typeof email !== "string") return;
+            const returned = ctx.context.returned;
+            const wrongPassword = isAPIError(returned) && returned.statusCode === 401;
+            if (!wrongPassword) await (await limit.attempts()).release(accountKey(limit.secret, email));
+          }),
+        },
+      ],
+    },
+  };
+}
+
+/** Clears an account's failures (after a password reset through its mailbox). */
+export async function clearSignInFailures(limit: AccountLimit, email: string): Promise<void> {
+  await (await limit.attempts()).clear(accountKey(limit.secret, email));
+}
