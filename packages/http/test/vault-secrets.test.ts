@@ -6,7 +6,7 @@ const MAX_SECRET_BYTES = 65_536;
 import { describe, expect, it } from "vitest";
 import { SECRET, withVault } from "./vault-helpers.js";
 
-const SECRET_FIELDS = ["created_at", "grant", "name", "updated_at", "version"];
+const SECRET_FIELDS = ["created_at", "grant", "name", "needs_value", "updated_at", "version"];
 
 describe("vault: secrets", () => {
   it("stores a secret and answers its name and version, never the value", async () => {
@@ -33,7 +33,7 @@ describe("vault: secrets", () => {
     expect(page1.status).toBe(200);
     expect(page1.body.data.map((s: { name: string }) => s.name)).toEqual(["A_KEY", "B_KEY"]);
     for (const entry of page1.body.data) expect(Object.keys(entry).sort()).toEqual(SECRET_FIELDS);
-    expect(page1.body.data[0]).toMatchObject({ version: 1, grant: null });
+    expect(page1.body.data[0]).toMatchObject({ version: 1, grant: null, needs_value: false });
     expect(page1.body.data[1]).toMatchObject({
       version: 2,
       grant: { hosts: ["api.example.com"], methods: ["GET"], expires_at: null },

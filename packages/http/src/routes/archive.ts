@@ -77,7 +77,7 @@ export const ARCHIVE_ROUTES: readonly RestRoute[] = [
     },
     summary: "Download the group as one archive (every primitive and its blobs)",
     description:
-      "Account-level. Builds a consistent archive of the group; its vault values are sealed for `recipient` (another engine's transfer key from its GET /v1/groups/{group}/import), by default for this engine. The archive is kept for an hour: resume a dropped download with `archive=<X-Prim-Archive-Id>` and a Range header, and check the whole file against X-Prim-Archive-Sha256. Counted like a snapshot; 403 plan_limit on Starter.",
+      "Account-level. Builds a consistent archive of the group; its vault values are sealed for `recipient` (another engine's transfer key from its GET /v1/groups/{group}/import), by default for this engine. In the cloud, values go to a key other than the workspace's own only while its owner allows secret export, and only for a workspace key or an owner; otherwise the archive carries each secret's name, version and grant without its value (imported, it needs a value: needs_value in listings, 409 conflict on use). The audit entry names the recipient key's fingerprint. The archive is kept for an hour: resume a dropped download with `archive=<X-Prim-Archive-Id>` and a Range header, and check the whole file against X-Prim-Archive-Sha256. Counted like a snapshot; 403 plan_limit on Starter.",
     tag,
   },
   {
