@@ -423,7 +423,7 @@ describe("the dashboard's consent screen", () => {
       .click();
     await page.waitForURL(/\/reset-password\?token=/);
     await shoot(page, "reset-password");
-    await page.getByLabel("New password").fill("dora's new password");
+    await page.getByLabel("New password", { exact: true }).fill("dora's new password");
     await page.getByRole("button", { name: "Set password" }).click();
     await page.getByText("Password changed").waitFor();
     await page.goto(`${web}/sign-in`);
