@@ -105,6 +105,7 @@ export const STAND_INS: Record<string, string> = {
   STRIPE_WEBHOOK_SECRET: "whsec_stand_in",
   AWS_ACCESS_KEY_ID: "AKIASTANDIN",
   AWS_SECRET_ACCESS_KEY: "stand-in",
+  SMTP_URL: "smtps://prim:secret@smtp.internal:465",
 };
 
 export function standIn(name: string): string {
