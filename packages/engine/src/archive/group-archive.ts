@@ -9,6 +9,7 @@ import { allPrimitivesOf } from "../catalog/catalog.js";
 import { nameSchema } from "../core/names.js";
 import { newArchiveKey, unwrapArchiveKey, type WrappedArchiveKey, wrapArchiveKey } from "../keys/transfer.js";
 import type { EngineServices } from "../primitives/services.js";
+import { checkImportedFiles } from "./imported-files.js";
 import { END_OF_ARCHIVE, padding, readTar, TarFormatError, tarHeader } from "./tar.js";
 
 /**
@@ -249,8 +250,11 @@ export async function unpackArchive(services: EngineServices, source: AsyncItera
       if (got.size !== e.size || got.sha256 !== e.sha256) throw corrupt(`entry '${e.entry}' does not match its sha256`);
     }
     if (seen.size !== listed.length) throw corrupt("it holds entries its manifest does not list");
+    const stagedFiles = m.primitives.map((p) => staged.get(p.entry) as string);
+    // Before anything opens them here: each file is checked in a SQL host (imported-files.ts).
+    await checkImportedFiles(services, m.primitives, stagedFiles);
     const archiveKey = m.vault === null ? null : unwrapArchiveKey(m.vault, services.transferKey);
-    return { manifest: m, staged: m.primitives.map((p) => staged.get(p.entry) as string), archiveKey, release };
+    return { manifest: m, staged: stagedFiles, archiveKey, release };
   } catch (err) {
     for (const abort of unfinished) await abort();
     await Promise.allSettled(pending);

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import type { Durability, PrimitiveType } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { PrimitiveRecord } from "../catalog/catalog.js";
+import { SCHEMA_ROWS_SQL, type SchemaRow } from "../sql-host/protocol.js";
 import { ConnectionSync, fsyncPath, syncFiles } from "../sqlite/durable-sync.js";
 import { privateDir, privateFile } from "../sqlite/private-files.js";
 import { openSqlite } from "../sqlite/sqlite.js";
@@ -27,6 +28,7 @@ export interface PrimitiveHandle {
 export class PrimitiveFiles {
   private readonly dir: string;
   private readonly open = new Map<string, PrimitiveHandle>();
+  private readonly freshSchemas = new Map<PrimitiveType, SchemaRow[]>();
 
   constructor(
     dataDir: string,
@@ -243,6 +245,31 @@ export class PrimitiveFiles {
   ): void {
     // Without an archive key, sealed values came without their key: the type refuses them.
     this.definitions.get(type)?.fromArchive?.(path, this.env, archiveKey, target);
+  }
+
+  /**
+   * The schema of a fresh file of `type`, made by the type's own code in a temporary file and
+   * read back (an imported file must have exactly this one: archive/imported-files.ts); null
+   * for a type that keeps its file itself (db: the user's schema).
+   */
+  freshSchema(type: PrimitiveType): SchemaRow[] | null {
+    const definition = this.opened(type);
+    if (definition.ownsFile) return null;
+    const known = this.freshSchemas.get(type);
+    if (known !== undefined) return known;
+    const path = this.tmpPath(`schema-${type}`);
+    const db = openSqlite(path, { exclusive: true });
+    try {
+      const store = definition.open(db, { ...this.env, path, dir: `${path}.d` });
+      void definition.close?.(store);
+      const rows = db.prepare(SCHEMA_ROWS_SQL).all() as SchemaRow[];
+      this.freshSchemas.set(type, rows);
+      return rows;
+    } finally {
+      db.close();
+      for (const file of [path, `${path}-wal`, `${path}-shm`]) rmSync(file, { force: true });
+      rmSync(`${path}.d`, { recursive: true, force: true });
+    }
   }
 
   /** Blob hashes named by a copy of a primitive's file (a snapshot), read through the type. */

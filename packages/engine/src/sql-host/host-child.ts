@@ -7,6 +7,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { Socket } from "node:net";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { checkFile } from "./file-check.js";
 import { encodeFrame, FrameReader, READY_FRAME_ID } from "./frames.js";
 import { dropTempObjects, type ExecError, execute } from "./host-exec.js";
 import type { BranchInfo, DbLocation, HostRequest } from "./protocol.js";
@@ -196,6 +197,9 @@ function handle(req: HostRequest): unknown {
           bumpMain(req.at);
           return { restored: true };
         });
+    case "check":
+      // Its own read-only connection, closed before the answer (file-check.ts).
+      return checkFile(req.at.file, req.schema);
     case "close":
       for (const path of [...open.keys()]) if (path === req.at.file || path.startsWith(req.at.dir)) closePath(path);
       return { closed: true };

@@ -13,6 +13,8 @@ interface Pending {
   req: HostRequest;
   /** The request as JSON, made before it was queued (a restart resends it as is). */
   text: string;
+  /** How long it may run: the host's statement limit, plus any allowance it was given. */
+  limitMs: number;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -56,7 +58,11 @@ export class SqlHostProcess {
 
   constructor(private readonly timeoutMs = STATEMENT_TIMEOUT_MS) {}
 
-  request<T>(req: HostRequest): Promise<T> {
+  /**
+   * Sends `req`. `extraMs` lengthens its time limit (a file's check gets time for its size);
+   * every other request runs under the statement limit alone.
+   */
+  request<T>(req: HostRequest, extraMs = 0): Promise<T> {
     if (this.closed) return Promise.reject(new ServiceError("internal_error", "internal error; safe to retry"));
     // Serialised before anything is queued: the channel pairs replies with requests by order,
     // so an entry that was never sent would take the next reply and desynchronise every later
@@ -64,7 +70,14 @@ export class SqlHostProcess {
     const text = serialise(req);
     if (text instanceof ServiceError) return Promise.reject(text);
     return new Promise<T>((resolve, reject) => {
-      const entry: Pending = { id: this.nextId++, req, text, resolve: resolve as (v: unknown) => void, reject };
+      const entry: Pending = {
+        id: this.nextId++,
+        req,
+        text,
+        limitMs: this.timeoutMs + Math.max(0, extraMs),
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      };
       this.pending.push(entry);
       this.post(entry);
       if (this.pending.length === 1) this.armTimer();
@@ -164,7 +177,7 @@ export class SqlHostProcess {
   private armTimer(): void {
     if (!this.ready) return; // armed when the process says it is ready
     this.clearTimer();
-    this.timer = setTimeout(() => this.onTimeout(), this.timeoutMs);
+    this.timer = setTimeout(() => this.onTimeout(), this.pending[0]?.limitMs ?? this.timeoutMs);
     this.timer.unref();
   }
 
@@ -177,7 +190,10 @@ export class SqlHostProcess {
     const head = this.pending.shift();
     this.restart();
     head?.reject(
-      new ServiceError("invalid_request", `the statement ran longer than ${this.timeoutMs} ms and was interrupted`),
+      new ServiceError(
+        "invalid_request",
+        `the statement ran longer than ${head?.limitMs ?? this.timeoutMs} ms and was interrupted`,
+      ),
     );
   }
 

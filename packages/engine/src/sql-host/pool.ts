@@ -69,8 +69,11 @@ export class SqlHost {
     return this.hosts.reduce((sum, h) => sum + h.load, 0);
   }
 
-  /** Runs `req` for the db at `req.at`; `tenant` is the workspace in the cloud (see options). */
-  request<T>(req: HostRequest, tenant = ""): Promise<T> {
+  /**
+   * Runs `req` for the db at `req.at`; `tenant` is the workspace in the cloud (see options);
+   * `extraMs` lengthens its time limit (SqlHostProcess.request).
+   */
+  request<T>(req: HostRequest, tenant = "", extraMs = 0): Promise<T> {
     if (req.kind === "close") return this.closeEverywhere(req.at) as Promise<T>;
     const lane = this.route(req.at, tenant);
     const host = lane.host;
@@ -81,7 +84,7 @@ export class SqlHost {
       lane.inFlight--;
       tenantLoad[host] = (tenantLoad[host] as number) - 1;
     };
-    const answer = (this.hosts[host] as SqlHostProcess).request<T>(req);
+    const answer = (this.hosts[host] as SqlHostProcess).request<T>(req, extraMs);
     answer.then(settle, settle);
     return answer;
   }

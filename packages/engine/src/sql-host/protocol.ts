@@ -35,7 +35,22 @@ export type HostRequest =
   | { kind: "branch.delete"; at: DbLocation; name: string }
   | { kind: "backup"; at: DbLocation; dest: string }
   | { kind: "restore"; at: DbLocation; src: string }
+  | { kind: "check"; at: DbLocation; schema: SchemaRow[] | null }
   | { kind: "close"; at: DbLocation };
+
+/** One row of a file's `sqlite_schema`, as `SCHEMA_ROWS_SQL` reads it (root pages left out). */
+export interface SchemaRow {
+  type: string;
+  name: string;
+  tbl_name: string;
+  sql: string | null;
+}
+
+/** Every schema object of a file, in one order, to compare two files' schemas. */
+export const SCHEMA_ROWS_SQL = "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name";
+
+/** A `check` request's answer: the file is fit to import, or what is wrong with it. */
+export type FileCheck = { ok: true } | { ok: false; problem: string };
 
 /** Caps on what one statement may return; past them `truncated` is true. */
 export const MAX_RESULT_ROWS = 10_000;
