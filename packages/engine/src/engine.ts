@@ -17,6 +17,7 @@ import { type ConsistencyReport, checkConsistency } from "./consistency.js";
 import { prefixedId } from "./core/ids.js";
 import { parseInput } from "./core/validation.js";
 import type { Limiter } from "./limits.js";
+import { pendingUploadBytes } from "./ops/import-uploads.js";
 import { resolveGroup, resolvePrimitive, resolvePrimitiveRef } from "./ops/scope.js";
 import type { AnyOperation, AuditNote, OpContext } from "./primitives/operation.js";
 import type { EngineServices } from "./primitives/services.js";
@@ -198,10 +199,11 @@ export class Engine implements Invoker {
 
   /**
    * Bytes the workspace holds: every primitive's files and the blobs each references (a blob
-   * two primitives share counts for both: the cloud's storage gauge errs on the high side).
+   * two primitives share counts for both: the cloud's storage gauge errs on the high side), and
+   * its unfinished archive uploads (ops/import-uploads.ts).
    */
   async storageBytes(): Promise<number> {
-    let total = 0;
+    let total = pendingUploadBytes(this.services);
     let after: string | undefined;
     for (;;) {
       const page = await this.services.catalog.listPrimitives({ after, limit: 500 });

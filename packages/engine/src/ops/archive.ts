@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
-import { createReadStream, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import type { GroupArchive, ImportedPrimitive, ImportResult, ImportStatus } from "@prim/wire";
@@ -16,13 +15,13 @@ import { parseRecipient } from "../keys/transfer.js";
 import { groupOp, type OpContext, untargetedOp } from "../primitives/operation.js";
 import type { EngineServices } from "../primitives/services.js";
 import { groupInfo, newGroupRecord } from "./groups.js";
+import { takeOver, UPLOAD_TTL_MS, upload, uploadPath } from "./import-uploads.js";
 import { takeSnapshot } from "./lifecycle.js";
 import { newPrimitiveRecord, removePrimitive } from "./primitives.js";
 
 /** How long a built export stays downloadable (resumable with `archive` and Range). */
 export const ARCHIVE_TTL_MS = 60 * 60 * 1000;
-/** How long an unfinished upload waits for the rest of its bytes. */
-export const UPLOAD_TTL_MS = 24 * 60 * 60 * 1000;
+export { UPLOAD_TTL_MS } from "./import-uploads.js";
 
 const sha256Schema = z.string().regex(/^[0-9a-f]{64}$/, "expected a sha256 in lowercase hex");
 
@@ -116,9 +115,6 @@ async function mayExportValues(ctx: OpContext, recipient: string): Promise<boole
   return secretExport.allows(ctx.principal);
 }
 
-const uploadPath = (services: EngineServices, group: string, sha256: string) =>
-  join(services.files.workDir("imports"), `${group}.${sha256}.part`);
-
 export const groupImportStatus = untargetedOp({
   name: "group.import_status",
   accountOnly: true,
@@ -138,100 +134,6 @@ export const groupImportStatus = untargetedOp({
     return { recipient: services.transferKey.publicKey, upload };
   },
 });
-
-/**
- * Uploads being written now, by path. A new request for the same archive takes over: a client
- * that reconnects after a dropped connection must not wait for the server to notice the old one
- * is gone (a half-open connection can stay silent for minutes).
- */
-const uploading = new Map<string, { body: Readable; done: Promise<void> }>();
-
-async function takeOver(path: string, body: Readable): Promise<() => void> {
-  const previous = uploading.get(path);
-  if (previous !== undefined) {
-    // A request body is a stream; an in-process caller's generator cannot be stopped from here.
-    if (typeof previous.body.destroy === "function") {
-      previous.body.destroy(new ServiceError("conflict", "a newer request took this upload over"));
-    }
-    await previous.done;
-  }
-  let finish = () => {};
-  // A later takeover destroys this body, maybe before anything reads it: without a listener its
-  // 'error' would be an uncaught exception. The reader still gets the error from the stream.
-  if (typeof body.on === "function") body.on("error", () => undefined);
-  uploading.set(path, { body, done: new Promise((resolve) => (finish = resolve)) });
-  return () => {
-    if (uploading.get(path)?.body === body) uploading.delete(path);
-    finish();
-  };
-}
-
-/** A request body's chunks (64 KiB off a socket) gathered into writes of about 1 MiB. */
-async function* coalesce(body: AsyncIterable<Buffer>, size = 1024 * 1024): AsyncGenerator<Buffer> {
-  let parts: Buffer[] = [];
-  let length = 0;
-  try {
-    for await (const chunk of body) {
-      parts.push(chunk);
-      length += chunk.length;
-      if (length >= size) {
-        yield parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, length);
-        parts = [];
-        length = 0;
-      }
-    }
-  } catch (err) {
-    // The body broke off: what arrived is still kept (a resume starts after it).
-    if (length > 0) yield Buffer.concat(parts, length);
-    throw err;
-  }
-  if (length > 0) yield Buffer.concat(parts, length);
-}
-
-/**
- * The whole archive as it arrives, from byte 0: what an earlier request left at `path` (which
- * must be `offset` bytes), then `body`, appended to `path` as it passes (a body that breaks off
- * — the client went away — leaves what arrived, to resume from) and hashed; `done` learns the
- * sha256 and size once the body has ended.
- */
-async function* upload(
-  path: string,
-  offset: number,
-  body: AsyncIterable<Buffer>,
-  done: (whole: { sha256: string; size: number }) => void,
-): AsyncGenerator<Buffer> {
-  const size = statSync(path, { throwIfNoEntry: false })?.size ?? 0;
-  if (offset > 0 && size !== offset) {
-    throw new ServiceError(
-      "conflict",
-      `this upload has ${size} bytes here, not ${offset}; resume at offset ${size} (GET the import status)`,
-    );
-  }
-  const hash = createHash("sha256");
-  if (offset > 0) {
-    for await (const chunk of createReadStream(path, { end: offset - 1, highWaterMark: 1024 * 1024 })) {
-      hash.update(chunk as Buffer);
-      yield chunk as Buffer;
-    }
-  }
-  const file = await open(path, offset > 0 ? "r+" : "w", 0o600);
-  let position = offset;
-  try {
-    await file.truncate(offset);
-    for await (const chunk of coalesce(body)) {
-      // The reader unpacks this chunk while it is written here (the file waits in libuv's pool).
-      const writing = file.write(chunk, 0, chunk.length, position);
-      writing.catch(() => undefined);
-      position += chunk.length;
-      hash.update(chunk);
-      yield chunk;
-      await writing;
-    }
-  } finally {
-    await file.close();
-  }
-  done({ sha256: hash.digest("hex"), size: position });
-}
 
 export const groupImport = untargetedOp({
   name: "group.import",
