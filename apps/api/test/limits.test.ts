@@ -178,6 +178,31 @@ describe("Starter caps and features", () => {
     expect((await fetch(upload, { method: "PUT", body: "x" })).status).toBe(200);
   });
 
+  it("at 5 GB refuses writing SQL through /query as through /exec (a key with db_exec); reads still answer", async () => {
+    const w = await workspace();
+    const db = (await call(cloud.url, w.key, "POST", "/v1/primitives", { name: "main", type: "db", group: "app" })).body
+      .id as string;
+    const query = (sql: string) => call(cloud.url, w.key, "POST", `/v1/primitives/${db}/query`, { sql });
+    // Below the cap the workspace key writes through /query (the rightful caller).
+    expect((await query("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")).status).toBe(200);
+    expect((await query("INSERT INTO t (v) VALUES ('kept')")).status).toBe(200);
+
+    await redis.set(limitKeys(w.id).storage, 5 * 1024 ** 3);
+    for (const sql of [
+      "INSERT INTO t (v) SELECT hex(randomblob(1000)) FROM t",
+      "WITH r(n) AS (SELECT 1) INSERT INTO t (v) SELECT 'x' FROM r",
+      "CREATE TABLE more (a)",
+    ]) {
+      const refused = await query(sql);
+      expect([refused.status, refused.body.error?.code], sql).toEqual([429, "plan_limit"]);
+    }
+    expect((await query("SELECT v FROM t")).body.rows).toEqual([{ v: "kept" }]);
+    expect((await query("WITH r AS (SELECT count(*) AS n FROM t) SELECT n FROM r")).body.rows).toEqual([{ n: 1 }]);
+    expect((await query("DELETE FROM t")).status).toBe(429); // a DELETE is told from its text as a write
+    await redis.set(limitKeys(w.id).storage, 0);
+    expect((await query("DELETE FROM t")).status).toBe(200);
+  });
+
   it("at 5 GB refuses queue batches (send and publish) like single sends; receiving and deleting still work", async () => {
     const w = await workspace();
     const queue = (await call(cloud.url, w.key, "POST", "/v1/primitives", { name: "q", type: "queue", group: "app" }))

@@ -17,7 +17,14 @@ import { OPERATIONS } from "../src/registry.js";
  * transport resolves before the call it serves, neither limited nor counted. Reads, deletes and
  * settings (grants, subscriptions, pause) are none of these.
  */
-type Class = "" | "writesStorage" | "writesStorage: PUT only" | "planFeature" | "writesStorage planFeature" | "lookup";
+type Class =
+  | ""
+  | "writesStorage"
+  | "writesStorage: PUT only"
+  | "writesStorage: writing SQL only"
+  | "planFeature"
+  | "writesStorage planFeature"
+  | "lookup";
 
 const CLASSES: Record<OperationName, Class> = {
   "group.create": "",
@@ -54,7 +61,7 @@ const CLASSES: Record<OperationName, Class> = {
   "kv.mset": "writesStorage",
   "kv.mdelete": "",
   "kv.incr": "writesStorage",
-  "db.query": "",
+  "db.query": "writesStorage: writing SQL only",
   "db.exec": "writesStorage",
   "db.batch": "writesStorage",
   "db.tables": "",
@@ -112,11 +119,14 @@ const CLASSES: Record<OperationName, Class> = {
 
 /** An operation's class as its declaration says it. */
 function declared(op: (typeof OPERATIONS)[number]): Class {
+  const decides = (write: unknown, read: unknown) => writesStorage(op, write) && !writesStorage(op, read);
   const storage =
     typeof op.writesStorage === "function"
-      ? writesStorage(op, { method: "PUT" }) && !writesStorage(op, { method: "GET" })
+      ? decides({ method: "PUT" }, { method: "GET" })
         ? "writesStorage: PUT only"
-        : "writesStorage: ?"
+        : decides({ sql: "INSERT INTO t VALUES (1)" }, { sql: "SELECT 1" })
+          ? "writesStorage: writing SQL only"
+          : "writesStorage: ?"
       : op.writesStorage
         ? "writesStorage"
         : "";
@@ -129,6 +139,34 @@ describe("plan limit classes", () => {
   it("classifies every operation exactly as its declaration says", () => {
     expect(OPERATIONS.map((op) => op.name).sort()).toEqual([...OPERATION_NAMES].sort());
     expect(Object.fromEntries(OPERATIONS.map((op) => [op.name, declared(op)]))).toEqual(CLASSES);
+  });
+
+  it("/query writes storage only with a statement that may write", () => {
+    const query = OPERATIONS.find((op) => op.name === "db.query");
+    if (query === undefined) throw new Error("no db.query");
+    const writes = (sql: unknown) => writesStorage(query, { sql });
+    for (const sql of [
+      "INSERT INTO t VALUES (1)",
+      "  /* c */ create table x (a)",
+      "WITH n AS (SELECT 1) INSERT INTO t SELECT * FROM n",
+      "with d as (select 1) delete from t",
+      "REPLACE INTO t VALUES (1)",
+      "UPDATE t SET a = 1",
+      "DROP TABLE t",
+    ]) {
+      expect(writes(sql), sql).toBe(true);
+    }
+    for (const sql of [
+      "SELECT * FROM t",
+      "-- read\nselect 'insert into t values (1)'",
+      "WITH n AS (SELECT 1) SELECT * FROM n",
+      "VALUES (1)",
+      "EXPLAIN INSERT INTO t VALUES (1)",
+      "PRAGMA table_info(t)",
+      undefined,
+    ]) {
+      expect(writes(sql), String(sql)).toBe(false);
+    }
   });
 
   it("a signed URL writes only for PUT: HEAD and GET are reads", () => {

@@ -50,6 +50,25 @@ export function leadingKeyword(sql: string): string {
   return t[0] ?? "";
 }
 
+/** Statement kinds that never write, whatever they hold (PRAGMA: only read-only ones pass). */
+const NEVER_WRITES = new Set(["SELECT", "VALUES", "PRAGMA"]);
+const WRITE_KEYWORDS = new Set(["INSERT", "UPDATE", "DELETE", "REPLACE"]);
+
+/**
+ * Whether running `sql` may store more bytes: told from its text before it runs (the limits
+ * decide before the call; SQLite's own `readonly` is known only in the SQL host). A SELECT,
+ * VALUES, EXPLAIN or PRAGMA never writes; a WITH writes only through INSERT, UPDATE, DELETE or
+ * REPLACE after its CTEs; anything else (CREATE, INSERT, …) may. Errs towards "may write": a
+ * WITH whose quoted identifier is named like one of those keywords counts as a write.
+ */
+export function sqlMayWrite(sql: string): boolean {
+  if (leadingTokens(sql, 1)[0] === "EXPLAIN") return false; // describes a statement, runs none
+  const keyword = leadingKeyword(sql);
+  if (NEVER_WRITES.has(keyword)) return false;
+  if (keyword !== "WITH") return true;
+  return leadingTokens(sql, Number.POSITIVE_INFINITY).some((t) => WRITE_KEYWORDS.has(t));
+}
+
 /** Statement kinds user SQL may not run, and why. */
 const REFUSED: Readonly<Record<string, string>> = {
   ATTACH: "ATTACH is not allowed: a database can reach only its own file",

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { nameSchema } from "../../core/names.js";
 import { queryBoolean } from "../../core/pagination.js";
 import type { BranchInfo, QueryResult } from "../../sql-host/protocol.js";
-import { checkStatementAllowed } from "../../sql-host/sql-safety.js";
+import { checkStatementAllowed, sqlMayWrite } from "../../sql-host/sql-safety.js";
 import { type AnyOperation, dataOp, type OpContext } from "../operation.js";
 import type { DbStore, TableDetail, TableSummary } from "./store.js";
 
@@ -33,7 +33,12 @@ function checkAll(statements: { sql: string }[], prefix: (i: number) => string):
 
 export const dbQuery = dbOp({
   name: "db.query",
-  writesStorage: false,
+  // A credential with `db_exec` writes through /query too, so a writing statement is refused at
+  // Starter's storage cap like /exec; reads keep working there.
+  writesStorage: (input) => {
+    const sql = (input as { sql?: unknown } | null)?.sql;
+    return typeof sql === "string" && sqlMayWrite(sql); // no SQL: validation refuses it later
+  },
   tool: DB_TOOLS,
   input: z.strictObject({ sql: sqlSchema, params: paramsSchema, branch: branchSchema }),
   run(ctx, input): Promise<QueryResult> {
