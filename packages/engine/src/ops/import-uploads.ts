@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createReadStream, readdirSync, rmSync, statSync } from "node:fs";
+import { createReadStream, existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { open, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
@@ -50,8 +50,7 @@ interface Partial {
 function partials(dir: string): Partial[] {
   const since = Date.now() - UPLOAD_TTL_MS;
   const out: Partial[] = [];
-  for (const name of readdirSync(dir)) {
-    if (!name.endsWith(".part")) continue;
+  for (const name of readdirSync(dir).filter((n) => n.endsWith(".part"))) {
     const path = join(dir, name);
     const info = statSync(path, { throwIfNoEntry: false });
     if (info === undefined || info.mtimeMs < since) continue;
@@ -62,7 +61,10 @@ function partials(dir: string): Partial[] {
 
 /** Bytes the workspace's unfinished uploads hold (part of its storage gauge). */
 export function pendingUploadBytes(services: EngineServices): number {
-  return partials(services.files.workDir("imports")).reduce((sum, p) => sum + p.size, 0);
+  // Read without creating the directory: a workspace that never imported has none.
+  const dir = join(services.files.primitivesDir, "..", "imports");
+  if (!existsSync(dir)) return 0;
+  return partials(dir).reduce((sum, p) => sum + p.size, 0);
 }
 
 const retryLater = (why: string) =>
