@@ -63,7 +63,7 @@ describe("the dashboard's consent screen", () => {
     await page.waitForURL(/\/verify-email\?/);
     await page.getByRole("heading", { name: "Check your email" }).waitFor();
     await shoot(page, "verify-email");
-    await dashboard.confirmEmail(page, email);
+    await dashboard.confirmEmail(page, email, password);
     await page.waitForURL(`${web}/`);
     await page.getByRole("heading", { name: "Workspaces" }).waitFor();
 
@@ -336,7 +336,7 @@ describe("the dashboard's consent screen", () => {
     await invited.getByLabel("Password").fill("carol's password");
     await invited.getByRole("button", { name: "Create account" }).click();
     await invited.getByRole("heading", { name: "Check your email" }).waitFor();
-    await dashboard.confirmEmail(invited, "carol@acme.test");
+    await dashboard.confirmEmail(invited, "carol@acme.test", "carol's password");
     await invited.getByRole("heading", { name: "Join Acme" }).waitFor();
     await shoot(invited, "invite");
     await invited.getByRole("button", { name: "Accept invitation" }).click();

@@ -26,8 +26,11 @@ export interface Dashboard {
   browser: Browser;
   /** The dashboard's mail (its SMTP_URL is this capture). */
   mail: MailCapture;
-  /** Opens the confirmation link mailed to `email` in `page` (as its owner would): signed in after. */
-  confirmEmail(page: Page, email: string): Promise<void>;
+  /**
+   * Opens the confirmation link mailed to `email` in `page` and enters the account's password
+   * there (as its owner would): signed in after.
+   */
+  confirmEmail(page: Page, email: string, password: string): Promise<void>;
   /** A page in a new context signed in as `email`, sent on to the workspace's page. */
   signedIn(context: BrowserContext, email: string, password: string, workspace: string): Promise<Page>;
   stop(): Promise<void>;
@@ -127,8 +130,10 @@ export async function startDashboard(label: string): Promise<Dashboard> {
       return page;
     },
     mail,
-    confirmEmail: async (page, email) => {
+    confirmEmail: async (page, email, password) => {
       await page.goto(await confirmationLink(mail, email));
+      await page.getByLabel("Password").fill(password);
+      await page.getByRole("button", { name: "Confirm and sign in" }).click();
     },
     stop: async () => {
       await browser.close();

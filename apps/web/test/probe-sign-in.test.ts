@@ -6,7 +6,9 @@
 //  5. Sign-in limits: X-Forwarded-For values (which any client writes) buy no new attempts; and
 //     failures are counted per target account, whatever address they come from.
 //  6. Invitations: whoever holds a forwarded link and signs up as the invited address without
-//     proving it cannot accept; the invitee, proving the address through its mailbox, can.
+//     proving it cannot accept — not even once the invitee opens the confirmation link mailed to
+//     them, or posts it with a guess (confirming takes the password the attacker chose); the
+//     invitee, proving the address through its mailbox (a password reset), can.
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -85,13 +87,23 @@ interface Answer {
   cookies: string[];
 }
 
-/** A JSON request to the dashboard from loopback address `from`, as a browser on its page sends it. */
+/** A plain HTML form's POST to the dashboard from loopback address `from`. */
+const sendForm = (path: string, fields: Record<string, string>, options: { from: string }) =>
+  send(path, new URLSearchParams(fields), {
+    ...options,
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+  });
+
+/**
+ * A JSON request to the dashboard from loopback address `from`, as a browser on its page sends
+ * it (form fields when `body` is URLSearchParams).
+ */
 function send(
   path: string,
   body: unknown,
   options: { from: string; headers?: Record<string, string>; cookies?: string[] },
 ): Promise<Answer> {
-  const payload = JSON.stringify(body);
+  const payload = body instanceof URLSearchParams ? body.toString() : JSON.stringify(body);
   const url = new URL(path, web);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -215,9 +227,22 @@ describe("item 6: invitations need a proven address", () => {
       { email: invitee, password: "attacker-pw-1", name: "x" },
       { from },
     );
+    // The invitee opens the confirmation link the attacker's sign-up mailed them (a mail scanner
+    // would too), and tries a password of their own on its page: the attacker's account stays
+    // unconfirmed, no session is handed out.
+    const confirmLink = new URL(await linkTo(invitee, /\/verify-email\/confirm\?/));
+    const opened = await fetch(confirmLink, { redirect: "manual" });
+    expect(opened.status).toBe(200);
+    expect(opened.headers.getSetCookie().join(";")).not.toContain("session_token");
+    const guessed = await sendForm(
+      "/api/auth/confirm-email",
+      { token: confirmLink.searchParams.get("token") ?? "", password: "invitee-guess-1", next: "/" },
+      { from },
+    );
     const signedIn = await signIn(invitee, "attacker-pw-1");
+    expect(signedIn.status).toBe(403);
     const attempts = [];
-    for (const cookies of [signedUp.cookies, signedIn.cookies]) {
+    for (const cookies of [signedUp.cookies, guessed.cookies, signedIn.cookies]) {
       if (cookies.length > 0) attempts.push((await accept(invitation.token, cookies)).status);
     }
     expect({ joined: await membersNamed(invitee), accepted: attempts.filter((s) => s === 200).length }).toEqual({

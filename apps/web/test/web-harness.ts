@@ -76,10 +76,23 @@ export interface Reply {
  */
 export function send(
   url: string,
-  options: { method?: string; body?: unknown; headers?: Record<string, string>; localAddress?: string } = {},
+  options: {
+    method?: string;
+    body?: unknown;
+    /** Sent as a plain HTML form posts it (application/x-www-form-urlencoded) instead of JSON. */
+    form?: Record<string, string>;
+    headers?: Record<string, string>;
+    localAddress?: string;
+  } = {},
 ): Promise<Reply> {
   const target = new URL(url);
-  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const payload =
+    options.form !== undefined
+      ? new URLSearchParams(options.form).toString()
+      : options.body === undefined
+        ? undefined
+        : JSON.stringify(options.body);
+  const type = options.form !== undefined ? "application/x-www-form-urlencoded" : "application/json";
   return new Promise((resolve, reject) => {
     const req = request(
       target,
@@ -88,7 +101,7 @@ export function send(
         localAddress: options.localAddress,
         headers: {
           origin: target.origin,
-          ...(payload === undefined ? {} : { "content-type": "application/json" }),
+          ...(payload === undefined ? {} : { "content-type": type }),
           ...options.headers,
         },
       },
@@ -192,16 +205,36 @@ export async function confirmationLink(mail: MailCapture, email: string): Promis
 }
 
 /**
+ * The page a confirmation link opens, and its form posted with `password` (what the browser
+ * sends: the link's token and `next`, the password typed) from `localAddress`.
+ */
+export async function confirmWithPassword(
+  stack: AuthStack,
+  link: string,
+  password: string,
+  options: { next?: string; localAddress?: string } = {},
+): Promise<{ page: Reply; posted: Reply }> {
+  const page = await send(link, { localAddress: options.localAddress });
+  const query = new URL(link).searchParams;
+  const posted = await send(`${stack.url}/api/auth/confirm-email`, {
+    form: { token: query.get("token") ?? "", next: options.next ?? query.get("next") ?? "/", password },
+    localAddress: options.localAddress,
+  });
+  return { page, posted };
+}
+
+/**
  * Signs up through the dashboard and confirms the address the way its owner would: the link
- * in the captured mail, followed. Answers the session cookie the link sets.
+ * in the captured mail opened, the password entered on its page. Answers the session cookie
+ * the confirmation sets.
  */
 export async function signUpVerified(stack: AuthStack, email: string, password: string): Promise<string> {
   const made = await send(`${stack.url}/api/auth/sign-up/email`, { body: { email, password, name: email } });
   if (made.status !== 200) throw new Error(`sign-up of ${email}: ${made.status} ${JSON.stringify(made.body)}`);
-  const followed = await send(await confirmationLink(stack.mail, email));
-  const cookie = cookiesOf(followed);
-  if (followed.status !== 302 || !cookie.includes("session_token")) {
-    throw new Error(`confirming ${email}: ${followed.status}, cookies ${cookie || "none"}`);
+  const { posted } = await confirmWithPassword(stack, await confirmationLink(stack.mail, email), password);
+  const cookie = cookiesOf(posted);
+  if (posted.status !== 302 || !cookie.includes("session_token")) {
+    throw new Error(`confirming ${email}: ${posted.status}, cookies ${cookie || "none"}`);
   }
   return cookie;
 }

@@ -5,6 +5,7 @@ import { nextCookies } from "better-auth/next-js";
 import { headers } from "next/headers";
 import { CLIENT_ADDRESS_HEADER } from "./client-address";
 import { prismaClient } from "./db";
+import { CONFIRM_PATH, confirmationPageLink, emailConfirmation } from "./email-confirmation";
 import { webEnv } from "./env";
 import { sendMail } from "./mail";
 import { existingAccountMail, resetMail, verificationMail } from "./mail-messages";
@@ -32,8 +33,10 @@ async function create() {
     // Session tokens at rest are their sha256 (session-tokens.ts).
     database: withHashedSessionTokens(prismaAdapter(prisma, { provider: "postgresql" })),
     // Routes that hand a browser its other sessions' tokens or take them back: none in the
-    // dashboard, and listed sessions carry only their hash (session-tokens.ts).
-    disabledPaths: ["/list-sessions", "/revoke-session", "/revoke-sessions", "/revoke-other-sessions"],
+    // dashboard, and listed sessions carry only their hash (session-tokens.ts). The library's
+    // GET /verify-email confirms an address by the link alone: here it takes the account's
+    // password too (email-confirmation.ts).
+    disabledPaths: ["/list-sessions", "/revoke-session", "/revoke-sessions", "/revoke-other-sessions", "/verify-email"],
     emailAndPassword: {
       enabled: true,
       minPasswordLength: 8,
@@ -53,11 +56,12 @@ async function create() {
       },
     },
     emailVerification: {
-      sendVerificationEmail: async ({ user, url }) => sendMail(verificationMail(user.email, url)),
+      // The link opens the dashboard's page that asks for the account's password (email-confirmation.ts).
+      sendVerificationEmail: async ({ user, url }) =>
+        sendMail(verificationMail(user.email, confirmationPageLink(url, env.dashboardUrl))),
       sendOnSignUp: true,
       // An unconfirmed account's right password mails a fresh link (the old one may have expired).
       sendOnSignIn: true,
-      autoSignInAfterVerification: true,
       expiresIn: 24 * 3600,
     },
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
@@ -72,6 +76,7 @@ async function create() {
       customRules: {
         "/sign-in/email": { window: 60, max: env.PRIM_SIGN_IN_PER_MINUTE },
         "/sign-up/email": { window: 60, max: env.PRIM_SIGN_IN_PER_MINUTE },
+        [CONFIRM_PATH]: { window: 60, max: env.PRIM_SIGN_IN_PER_MINUTE },
       },
     },
     advanced: {
@@ -80,7 +85,7 @@ async function create() {
       // the auth route sets (client-address.ts: the trusted proxy's, or the socket's) counts.
       ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
     },
-    plugins: [accountSignInLimit(accountLimit), nextCookies()],
+    plugins: [accountSignInLimit(accountLimit), emailConfirmation(accountLimit), nextCookies()],
   });
 }
 

@@ -3,12 +3,12 @@ import type { Mail } from "@prim/mail";
 /** The dashboard's messages (plain text: links work in every mail client). */
 const footer = "\n\n— Prim";
 
-/** The link that confirms a new account's address (and signs it in). */
+/** The link to the page that confirms a new account's address with its password (and signs it in). */
 export function verificationMail(to: string, url: string): Mail {
   return {
     to,
     subject: "Confirm your email address for Prim",
-    text: `Open this link to confirm ${to} and finish creating your Prim account:\n\n${url}\n\nThe link works for 24 hours. If you did not sign up, ignore this mail: without the link no account is usable.${footer}`,
+    text: `Open this link and enter the password you chose to confirm ${to} and finish creating your Prim account:\n\n${url}\n\nThe link works for 24 hours. If you did not sign up, someone else used your address: ignore this mail (without it the account is unusable), or open the link and reset the account's password to make it yours.${footer}`,
   };
 }
 

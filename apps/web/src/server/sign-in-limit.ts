@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import type { SignInAttempts } from "@prim/db";
+import type { AttemptVerdict, SignInAttempts } from "@prim/db";
 import type { BetterAuthPlugin } from "better-auth";
 import { createAuthMiddleware, isAPIError } from "better-auth/api";
 
@@ -44,14 +44,13 @@ async function emailOf(request: Request): Promise<string | undefined> {
  * guesses cannot pass one stale count. Unknown addresses are counted alike (no enumeration).
  */
 export function accountSignInLimit(limit: AccountLimit): BetterAuthPlugin {
-  const rule = { max: limit.max, windowSeconds: limit.windowSeconds };
   return {
     id: "prim-account-sign-in-limit",
     async onRequest(request) {
       if (request.method !== "POST" || !new URL(request.url).pathname.endsWith("/sign-in/email")) return;
       const email = await emailOf(request);
       if (email === undefined) return;
-      const verdict = await (await limit.attempts()).reserve(accountKey(limit.secret, email), rule);
+      const verdict = await reserveAccountAttempt(limit, email);
       if (!verdict.allowed) return { response: tooManyRequests(verdict.retryAfter) };
     },
     hooks: {
@@ -63,12 +62,28 @@ export function accountSignInLimit(limit: AccountLimit): BetterAuthPlugin {
             if (typeof email !== "string") return;
             const returned = ctx.context.returned;
             const wrongPassword = isAPIError(returned) && returned.statusCode === 401;
-            if (!wrongPassword) await (await limit.attempts()).release(accountKey(limit.secret, email));
+            if (!wrongPassword) await releaseAccountAttempt(limit, email);
           }),
         },
       ],
     },
   };
+}
+
+/**
+ * Takes one of the account's attempts before its password is checked (sign-in, and the address
+ * confirmation page: one counter, so neither is a way around the other).
+ */
+export async function reserveAccountAttempt(limit: AccountLimit, email: string): Promise<AttemptVerdict> {
+  return (await limit.attempts()).reserve(accountKey(limit.secret, email), {
+    max: limit.max,
+    windowSeconds: limit.windowSeconds,
+  });
+}
+
+/** Gives a reserved attempt back: the password was right (only wrong ones count). */
+export async function releaseAccountAttempt(limit: AccountLimit, email: string): Promise<void> {
+  await (await limit.attempts()).release(accountKey(limit.secret, email));
 }
 
 /** Clears an account's failures (after a password reset through its mailbox). */

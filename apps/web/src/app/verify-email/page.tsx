@@ -11,8 +11,8 @@ export default async function VerifyEmailPage({ searchParams }: Props) {
         Check your email
       </h1>
       <p className="mt-4 text-sm text-zinc-700">
-        We sent a link to <span className="break-all font-medium">{email ?? "your address"}</span>. Open it to confirm
-        the address and sign in; it works for 24 hours.
+        We sent a link to <span className="break-all font-medium">{email ?? "your address"}</span>. Open it and enter
+        your password to confirm the address and sign in; it works for 24 hours.
       </p>
       <p className="mt-4 text-sm text-zinc-700">
         Nothing arrived? Look in the spam folder, or{" "}
