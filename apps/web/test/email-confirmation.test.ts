@@ -92,8 +92,13 @@ describe("confirming an address needs the account's password", () => {
     expect((await accept("")).status).toBe(401);
 
     // The rightful path: the invitee resets the password by mail (the address is then proven and
-    // the account theirs, the attacker's password gone), signs in and accepts.
+    // the account theirs, the attacker's password gone), signs in and accepts. The attacker holds
+    // no session to survive the reset (which signs every session out anyway).
+    const sessions = () =>
+      stack.pool.query("SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $1", [invitee]);
+    expect((await sessions()).rowCount).toBe(0);
     await resetByMail(invitee, "the invitee's password");
+    expect((await sessions()).rowCount).toBe(0);
     expect(await verified(invitee)).toBe(true);
     expect((await signIn(invitee, "the attacker's password")).status).toBe(401);
     const session = await signIn(invitee, "the invitee's password");
