@@ -62,7 +62,7 @@ export {
   type UserCreated,
   verifyPassword,
 } from "./control/users.js";
-export { ensureAuditDay, recordWorkspaceAudit, type WorkspaceAuditEntry } from "./control/workspace-audit.js";
+export { recordWorkspaceAudit, type WorkspaceAuditEntry } from "./control/workspace-audit.js";
 export { MIGRATIONS_DIR, type MigrateOptions, migrate, readMigrations } from "./migrate.js";
 export {
   type Connection,

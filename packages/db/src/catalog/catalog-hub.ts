@@ -1,6 +1,7 @@
 import pg from "pg";
 import { PLACEMENT_NOTICE } from "../cells/placements.js";
 import { connectionError } from "../connect.js";
+import { ensureAuditDay, partitionUpkeep } from "./audit-partitions.js";
 import { type CatalogHubPort, PgCatalog } from "./pg-catalog.js";
 
 const CHANNEL = "prim_catalog";
@@ -169,29 +170,12 @@ export class CatalogHub implements CatalogHubPort {
    */
   async auditPartitions(times: readonly number[] = []): Promise<void> {
     const days = [...new Set(times.map((t) => Math.floor(t / DAY_MS)))];
-    for (const day of days) await this.partitionsQuery("SELECT prim_audit_partitions($1, 1000000, 0)", day * DAY_MS);
+    for (const day of days) await ensureAuditDay(this.pool, day * DAY_MS);
     const now = this.clock();
     const day = Math.floor(now / DAY_MS);
     if (day === this.partitionsDay) return;
-    await this.partitionsQuery("SELECT prim_audit_partitions($1)", now);
+    await partitionUpkeep(this.pool, "SELECT prim_audit_partitions($1)", now);
     this.partitionsDay = day;
-  }
-
-  /**
-   * Runs a partition upkeep query; when another process made the same partition at the same
-   * moment (several cells starting together, or at midnight), again: it is there now.
-   */
-  private async partitionsQuery(sql: string, at: number): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.pool.query(sql, [at]);
-        return;
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        // duplicate_table, unique_violation: another process's CREATE won; what is left, again.
-        if ((code !== "42P07" && code !== "23505") || attempt === 5) throw err;
-      }
-    }
   }
 
   async close(): Promise<void> {

@@ -1,8 +1,9 @@
 import { notFound } from "@prim/engine";
 import type pg from "pg";
+import { ensureAuditDay } from "../catalog/audit-partitions.js";
 import { inTransaction } from "../connect.js";
 import type { Role } from "./users.js";
-import { ensureAuditDay, recordWorkspaceAudit } from "./workspace-audit.js";
+import { recordWorkspaceAudit } from "./workspace-audit.js";
 
 /**
  * "Allow secret export" (CLOUD.md, Credentials): whether group archives may carry a workspace's

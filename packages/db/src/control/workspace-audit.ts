@@ -16,24 +16,6 @@ export interface WorkspaceAuditEntry {
   detail: Record<string, unknown> | null;
 }
 
-/** Postgres: duplicate_table, unique_violation (another process made the same partition). */
-const RACED = new Set(["42P07", "23505"]);
-
-/**
- * Makes sure the audit partition of the day of `at` exists (the api makes today's when it
- * starts; `prim admin` may run on a day no api has started yet). Drops nothing.
- */
-export async function ensureAuditDay(pool: pg.Pool, at: number): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await pool.query("SELECT prim_audit_partitions($1, 1000000, 0)", [at]);
-      return;
-    } catch (err) {
-      if (!RACED.has((err as { code?: string }).code ?? "") || attempt === 5) throw err;
-    }
-  }
-}
-
 /** Appends one control-plane entry (inside the caller's transaction, with the change it records). */
 export async function recordWorkspaceAudit(
   client: pg.ClientBase,
