@@ -6,7 +6,6 @@ import { embedderFromEnv } from "./local-engine.js";
 import { login, logout, whoami } from "./login-command.js";
 import { mcp } from "./mcp-command.js";
 import { migrateCommand } from "./migrate-command.js";
-import { runtimeWarning } from "./runtime-check.js";
 import { transfer } from "./transfer/transfer-command.js";
 
 const USAGE = `Usage: prim <command> [options]
@@ -123,8 +122,6 @@ async function dev(args: string[]): Promise<void> {
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
-  const warning = command === "dev" || command === "mcp" ? runtimeWarning() : null;
-  if (warning !== null) console.error(warning);
   switch (command) {
     case "dev":
       return dev(rest);

@@ -100,7 +100,7 @@ function prefixTokens(provider: Provider): void {
  * through the dashboard (the interaction routes of `mount.ts`).
  */
 export async function createAuthProvider(options: AuthServerOptions): Promise<Provider> {
-  // Loaded only when the server is mounted (on Node 20 the library warns once that it targets 22).
+  // Loaded only when the server is mounted: processes without OAuth never load the library.
   const { default: Provider, errors } = await import("oidc-provider");
   const { resource } = options;
   const cookieKey = createHmac("sha256", options.secret).update("prim oauth cookies v1").digest("hex");
