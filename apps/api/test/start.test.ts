@@ -52,7 +52,7 @@ describe("starting the api (npm run cloud)", () => {
     );
   });
 
-  it("exits 1 with one line, no stack, when it cannot start", async () => {
+  it("exits 1 with one line, no stack, when it cannot start", { timeout: 60_000 }, async () => {
     const hooks = fileURLToPath(new URL("../../../scripts/register-source-hooks.mjs", import.meta.url));
     const entry = fileURLToPath(new URL("./run-api.ts", import.meta.url));
     const result = await promisify(execFile)(process.execPath, ["--import", "tsx", "--import", hooks, entry], {
