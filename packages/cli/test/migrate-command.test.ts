@@ -7,7 +7,8 @@ afterAll(() => db.drop());
 
 const prim = runPrimCommand;
 
-describe("prim migrate", () => {
+// Each test starts the real command (from sources, through tsx): give it room under a parallel run.
+describe("prim migrate", { timeout: 60_000 }, () => {
   it("creates and migrates the database named by DATABASE_URL, then finds it up to date", async () => {
     const first = await prim(["migrate"], { ...process.env, DATABASE_URL: db.url });
     expect(first).toMatchObject({ code: 0, stderr: "" });
