@@ -4,17 +4,10 @@
 # Build context: the repository root.
 #   docker build -f infra/docker/api.Dockerfile -t prim/api:0.1.0 .
 
-# Node 24 LTS, pinned to 24.18.1 (as .ci/run): from 24.19.0 on, better-sqlite3 12 (the last major
-# that supports Node 20, which `engines` still allows) aborts the process when an idle GC collects
-# a statement ("Assertion failed: (env) != nullptr"). Unpin with better-sqlite3 13.
-FROM node:24.18.1-bookworm-slim AS build
+# Node 26 LTS, the patch release the repository pins (root package.json's devDependency `node`).
+FROM node:26.10.0-bookworm-slim AS build
 WORKDIR /app
 ENV CI=true TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 NEXT_TELEMETRY_DISABLED=1
-# better-sqlite3 compiles from source when no prebuilt binary fits, against this image's headers.
-RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 make g++ \
-  && rm -rf /var/lib/apt/lists/*
-ENV npm_config_nodedir=/usr/local
 # Every workspace's manifest (npm ci needs all of them), then the slow install in its own layer.
 COPY package.json package-lock.json ./
 COPY apps/api/package.json apps/api/
@@ -29,16 +22,19 @@ COPY packages/mail/package.json packages/mail/
 COPY packages/mcp/package.json packages/mcp/
 COPY packages/sdk/package.json packages/sdk/
 COPY packages/wire/package.json packages/wire/
-# --ignore-scripts: the root `prepare` would build every workspace; only better-sqlite3 needs its
-# install script.
-RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
+# --ignore-scripts: the root `prepare` would build every workspace, and no dependency needs its
+# install script here: better-sqlite3 13 ships its binaries (Node-API; linux x64 and arm64) in its
+# package. The `node` devDependency's own install script, which fetches its Node binary (~150 MB),
+# does not run either: it stays a 16 KB stub with no bin, so the image's node is the one on PATH,
+# and `npm prune --omit=dev` below drops it.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 # Build this app and the packages it uses; then keep production dependencies only, no caches.
 RUN npx turbo run build --filter=@prim/cli... \
   && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
   && rm -rf .turbo node_modules/.cache
 
-FROM node:24.18.1-bookworm-slim
+FROM node:26.10.0-bookworm-slim
 WORKDIR /app
 # Root-owned and so read-only for the app; the cell writes only to PRIM_DATA_DIR.
 COPY --from=build /app ./

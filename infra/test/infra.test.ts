@@ -54,15 +54,34 @@ describe("Dockerfiles", () => {
     }
   });
 
-  it.each(APPS)("%s: pins its images; Node is .ci/run's 24.18 (better-sqlite3 12 aborts on 24.19+)", (app) => {
-    const ci = /^node24_version=(\S+)$/m.exec(read(".ci/run"))?.[1];
+  it.each(APPS)("%s: pins its images; Node is the patch release the repository pins", (app) => {
+    // The root devDependency `node` (npm's package: the Node that npm start and npm test run on).
+    const pinned = JSON.parse(read("package.json")).devDependencies.node as string;
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
     const names = new Set<string>();
+    const nodeImages: string[] = [];
     for (const stage of dockerfile[app]) {
       if (!names.has(stage.image)) expect(isPinned(stage.image), stage.image).toBe(true);
       if (stage.name !== undefined) names.add(stage.name);
-      if (imageName(stage.image) === "node") expect(stage.image).toBe(`node:${ci}-bookworm-slim`);
+      if (imageName(stage.image) === "node") nodeImages.push(stage.image);
     }
-    expect(ci).toMatch(/^24\.(\d|1[0-8])\.\d+$/);
+    expect(nodeImages.length).toBeGreaterThan(0);
+    for (const image of nodeImages) expect(image).toBe(`node:${pinned}-bookworm-slim`);
+  });
+
+  it.each(APPS)("%s: ships no copy of the pinned Node (the `node` devDependency)", (app) => {
+    // Its install script fetches a Node binary (~150 MB): npm ci runs no install script, and the
+    // prune to production dependencies removes the package, as a devDependency only.
+    const manifest = JSON.parse(read("package.json"));
+    expect(Object.keys(manifest.devDependencies)).toContain("node");
+    expect(Object.keys(manifest.dependencies ?? {})).not.toContain("node");
+    const [build] = dockerfile[app];
+    const runs = build.instructions.filter((x) => x.cmd === "RUN").map((x) => x.args);
+    const ci = runs.filter((args) => /\bnpm ci\b/.test(args));
+    expect(ci.length).toBeGreaterThan(0);
+    for (const args of ci) expect(args).toMatch(/\bnpm ci\b[^&]*--ignore-scripts/);
+    expect(runs.some((args) => /\bnpm (rebuild|install)\b/.test(args))).toBe(false);
+    expect(runs.some((args) => /\bnpm prune --omit=dev\b/.test(args))).toBe(true);
   });
 
   it.each(APPS)("%s: copies files that exist and that the build context keeps", (app) => {
