@@ -4,7 +4,7 @@
 # Build context: the repository root.
 #   docker build -f infra/docker/api.Dockerfile -t prim/api:0.1.0 .
 
-# Node 26 LTS, the patch release the repository pins (root package.json's devDependency `node`).
+# Node 26, the patch release the repository pins (root package.json's devDependency `node`).
 FROM node:26.10.0-bookworm-slim AS build
 WORKDIR /app
 ENV CI=true TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 NEXT_TELEMETRY_DISABLED=1
