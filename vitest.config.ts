@@ -37,6 +37,23 @@ const CLOUD_REST_SUITES = [
   "vault-secrets",
 ];
 
+/**
+ * Files sensitive to CPU and timing — several processes each (cells, crashes, power loss, the
+ * browser suites, the conformance runner, push/pull, outages) — run after the rest, one at a time.
+ */
+const SERIAL = [
+  "apps/api/test/cells*.test.ts",
+  "apps/mcp/test/mcp-cells.test.ts",
+  "apps/api/test/*-outage.test.ts",
+  "apps/api/test/restart-fsck.test.ts",
+  "apps/web/test/*.e2e.test.ts",
+  "**/conformance*.test.ts",
+  "packages/cli/test/{crash,power-loss,push-pull,group-signal}.test.ts",
+];
+
+/** Test files at once in the first group: `PRIM_TEST_WORKERS`, else 3 (measured on 2 cores: issue 36). */
+const WORKERS = Number(process.env.PRIM_TEST_WORKERS ?? 3);
+
 export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources, so no build is needed first.
@@ -60,6 +77,9 @@ export default defineConfig({
             "bench/**/*.test.ts",
             "infra/test/**/*.test.ts",
           ],
+          exclude: ["**/node_modules/**", ...SERIAL],
+          maxWorkers: WORKERS,
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -69,6 +89,17 @@ export default defineConfig({
           name: "cloud-rest",
           include: CLOUD_REST_SUITES.map((name) => `packages/http/test/${name}.test.ts`),
           setupFiles: ["apps/api/test/rest-target.ts"],
+          maxWorkers: WORKERS,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "serial",
+          include: SERIAL,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
