@@ -52,6 +52,7 @@ const SERIAL = [
 ];
 
 /** Test files at once in the first group: `PRIM_TEST_WORKERS`, else 3 (measured on 2 cores: issue 36). */
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: vitest runs outside turbo (no task caches it)
 const WORKERS = Number(process.env.PRIM_TEST_WORKERS ?? 3);
 
 export default defineConfig({
