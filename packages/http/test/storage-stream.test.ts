@@ -75,10 +75,11 @@ describe("storage: streaming", () => {
     expect(res.status, res.body.toString()).toBe(200);
     const digest = hash.digest("hex");
     expect(JSON.parse(res.body.toString())).toMatchObject({ size: SIZE, etag: `"${digest}"` });
-    // Buffering the upload would hold at least SIZE (100 MiB) in this process, which is both the
-    // client and the server. What streaming costs varies by Node: under 60 MiB on Node 20, 63 MiB
-    // measured on Node 24.18; 80 MiB stays clear of a buffered copy.
-    expect(rssPeak - rssBefore).toBeLessThan(80 * MiB);
+    // Buffering the upload would hold at least SIZE (100 MiB) more in this process, which is both
+    // the client and the server. What streaming costs varies by Node (rss growth, measured here):
+    // 26-28 MiB on Node 22.14, 34-66 MiB on 24.21, 44-80 MiB on 26.10 (58-66 in most of 25 runs).
+    // 90 MiB sits between the slowest-collecting run and a buffered copy.
+    expect(rssPeak - rssBefore).toBeLessThan(90 * MiB);
 
     // The whole object, hashed as it streams in.
     const whole = await fetch(`${url}${base}/objects/big/object.bin`);
