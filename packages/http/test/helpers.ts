@@ -13,6 +13,7 @@ import type { FastifyRequest } from "fastify";
 import { afterEach } from "vitest";
 import { createLocalServer, createServer, engineDoor } from "../src/index.js";
 import { assertConformant, checkResponses } from "./conformance.js";
+import { sharedHost, startedHost } from "./local-host.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 
@@ -33,6 +34,11 @@ export interface TestServer {
   engine: Engine;
   clock: ManualClock;
   dataDir: string;
+  /**
+   * Where the cell keeps what its tenants share (`master.key`, `keys.sqlite`, `signing.key`)
+   * when that is not `dataDir`: a test's server on the file's shared host (local-host.ts).
+   */
+  cellDir?: string;
   /** The workspace it serves (`local` for the local engine): groups' `namespace`. */
   workspace: string;
   /** The credential's headers (`authorization` with the root token or key; none for tokenless). */
@@ -54,6 +60,11 @@ export interface TestServerOptions {
   publicUrl?: string;
   /** The caller closes the server (one server shared by a file's tests, from beforeAll). */
   manualClose?: boolean;
+  /**
+   * An engine and server of its own on a directory of its own, instead of a tenant of the
+   * file's shared host: tests of what a local data directory holds at its top (the key ring).
+   */
+  dedicated?: boolean;
 }
 
 /**
@@ -72,13 +83,64 @@ export function onCloudTarget(): boolean {
   return target !== undefined;
 }
 
-/** The real REST server on a free loopback port, over a fresh data directory. */
+/**
+ * The real REST server on a free loopback port, over a fresh data directory: a fresh tenant of
+ * the file's shared host (local-host.ts) unless the options need a server of its own.
+ */
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   if (target !== undefined) {
     const server = await target(options);
     if (!options.manualClose) cleanups.push(server.close);
     return server;
   }
+  return (await onSharedHost(options)) ?? startDedicated(options);
+}
+
+/** Engine options a tenant takes (the rest are the cell's, which the shared host fixes). */
+const TENANT_OPTIONS = new Set(["auditFlushMs", "auditRetentionMs", "maxOpenFiles", "definitions", "embedder"]);
+
+/**
+ * A test's server as a tenant of the file's host for its cell options: none when the test
+ * manages the server's life itself, asks for a dedicated one, names a data directory the host
+ * does not own, passes other cell options, or already has the host (a second server).
+ */
+async function onSharedHost(options: TestServerOptions): Promise<TestServer | undefined> {
+  if (options.manualClose || options.dedicated) return undefined;
+  const { allowLoopbackFetch = false, ...tenantOptions } = options.engineOptions ?? {};
+  if (Object.keys(tenantOptions).some((name) => !TENANT_OPTIONS.has(name))) return undefined;
+  const key = JSON.stringify([allowLoopbackFetch, options.publicUrl ?? null]);
+  const host =
+    options.dataDir === undefined
+      ? await sharedHost(key, { allowLoopbackFetch, publicUrl: options.publicUrl, conformance: true })
+      : await startedHost(key);
+  if (host === undefined || host.busy || (options.dataDir !== undefined && !host.owns(options.dataDir))) {
+    return undefined;
+  }
+  const clock = options.clock ?? new ManualClock(1_800_000_000_000);
+  const tenant = host.attach({
+    clock,
+    authenticate: options.authenticate,
+    rootToken: options.rootToken,
+    options: tenantOptions,
+    dataDir: options.dataDir,
+  });
+  if (options.dataDir === undefined) cleanups.push(() => rmSync(tenant.dataDir, { recursive: true, force: true }));
+  cleanups.push(tenant.release);
+  return {
+    url: host.url,
+    engine: tenant.engine,
+    clock,
+    dataDir: tenant.dataDir,
+    cellDir: host.dir,
+    close: tenant.release,
+    workspace: "local",
+    auth: options.rootToken === undefined ? {} : { authorization: `Bearer ${options.rootToken}` },
+    api: (method, path, body, headers) => requestJson(host.url, method, path, body, headers),
+  };
+}
+
+/** An engine and a server of its own. */
+async function startDedicated(options: TestServerOptions): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "prim-http-"));
   const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
   if (options.dataDir === undefined && !options.manualClose) cleanups.push(removeDir);

@@ -101,10 +101,18 @@ function filesUnder(dir: string): string[] {
   });
 }
 
+/** The files directly in a directory. */
+function filesIn(dir: string): string[] {
+  return readdirSync(dir)
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile());
+}
+
 /**
  * The leak scan after every vault test (it runs before the shared helpers close the servers):
  * every response body and header the test received, every audit entry, everything written to
- * the console, and every byte of every file in the data directories must be free of SECRET.
+ * the console, and every byte of every file in the data directories (and the cell's key ring
+ * beside them) must be free of SECRET.
  */
 afterEach(async () => {
   restoreConsole?.();
@@ -116,7 +124,9 @@ afterEach(async () => {
       const audit = await server.engine.services.catalog.listAudit({ limit: 1000 });
       for (const form of leaksIn(JSON.stringify(audit))) findings.push(`audit trail (${form})`);
     }
-    for (const file of filesUnder(server.dataDir)) {
+    // A tenant of the file's shared host: its cell's own files (the key ring) too.
+    const cellFiles = server.cellDir === undefined ? [] : filesIn(server.cellDir);
+    for (const file of [...filesUnder(server.dataDir), ...cellFiles]) {
       for (const form of leaksIn(readFileSync(file))) findings.push(`${file} (${form})`);
     }
   }

@@ -48,7 +48,8 @@ describe("vault: at rest", () => {
   });
 
   it("makes master.key with mode 0600 and 32 bytes; group keys in keys.sqlite are wrapped", async () => {
-    const server = await withVault();
+    // A data directory of its own: on the file's shared host the key ring is the cell's.
+    const server = await withVault({ dedicated: true });
     await server.put("API_KEY", SECRET);
     const group = (await server.api("GET", "/v1/groups/app")).body;
     const master = join(server.dataDir, "master.key");

@@ -1,0 +1,174 @@
+// One local cell and one HTTP server for all the tests of a file (issue 36: opening an engine,
+// building the app and starting SQL hosts for every test cost half a second or more each).
+// Each test gets a fresh tenant of that cell: the `local` workspace on a directory of its own
+// (catalog, audit trail, primitives, blobs, snapshots) on a ManualClock of its own, and its own
+// way of authenticating requests. So no test sees another's groups, primitives, data, audit
+// entries, timers or clock moves. What the tests of a file share is what the API never shows:
+// the SQL host processes (each db is its own file), the audit writer thread, the URL signing
+// key and the vault key ring (`master.key`, `keys.sqlite`: data keys per group id, never reused).
+// The cloud target (apps/api/test/rest-target.ts) does the same with a workspace per test.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative, sep } from "node:path";
+import {
+  Cell,
+  type Clock,
+  Engine,
+  type Invoker,
+  LOCAL_WORKSPACE,
+  ManualClock,
+  OPERATIONS,
+  type Principal,
+  type TenantOptions,
+} from "@prim/engine";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { afterAll } from "vitest";
+import { createServer, localAuthenticator } from "../src/index.js";
+import { checkResponses } from "./conformance.js";
+
+/** What a host is built with: the same for every test it serves. */
+export interface HostOptions {
+  /** The cell's test-only `allowLoopbackFetch` (vault fetches to the echo server). */
+  allowLoopbackFetch?: boolean;
+  /** The server's configured public URL (OpenAPI `servers`, presigned URLs). */
+  publicUrl?: string;
+  /** Checks every REST answer against the OpenAPI document (conformance.ts; the REST suites). */
+  conformance?: boolean;
+  /** Mounts more on the app before it listens (the MCP tests' `/mcp`), with the host's invoker. */
+  mount?: (app: FastifyInstance, invoker: Invoker) => void;
+}
+
+/** What one test's tenant is opened with. */
+export interface TenantSpec {
+  clock: ManualClock;
+  /** Replaces local auth for this tenant's requests (tests of scoped credentials). */
+  authenticate?: (req: FastifyRequest) => Principal;
+  /** Local auth with a root token (ignored with `authenticate`). */
+  rootToken?: string;
+  /** The tenant's engine options (embedder, audit window …). */
+  options?: Omit<TenantOptions, "dataDir" | "catalog" | "blobs">;
+  /** Reopens this tenant directory (a restart on the same data); default: a new directory. */
+  dataDir?: string;
+}
+
+export interface Tenant {
+  engine: Engine;
+  dataDir: string;
+  /** Closes the tenant's engine (its files stay until the test ends); idempotent. */
+  release(): Promise<void>;
+}
+
+export interface LocalHost {
+  url: string;
+  /** The cell's directory: its key ring and signing key, and one directory per tenant. */
+  dir: string;
+  /** The door to the current tenant's engine (what the app's routes call). */
+  invoker: Invoker;
+  /** A tenant is open: another server in the same test needs a host of its own. */
+  readonly busy: boolean;
+  /** Whether `dataDir` is one of this host's tenant directories. */
+  owns(dataDir: string): boolean;
+  attach(spec: TenantSpec): Tenant;
+  close(): Promise<void>;
+}
+
+const operations = new Map(OPERATIONS.map((op) => [op.name, op]));
+
+/** Starts a cell and its server on a free loopback port, over a fresh directory. */
+export async function openHost(options: HostOptions = {}): Promise<LocalHost> {
+  const dir = mkdtempSync(join(tmpdir(), "prim-host-"));
+  let clock: Clock = new ManualClock(1_800_000_000_000);
+  /** The cell's clock: the current tenant's. */
+  const switchClock: Clock = { now: () => clock.now(), at: (at, fn) => clock.at(at, fn) };
+  let current: { engine: Engine; authenticate: (req: FastifyRequest) => Principal } | undefined;
+  const tenant = () => {
+    if (current === undefined) throw new Error("no test is using this server now");
+    return current;
+  };
+  const invoker: Invoker = {
+    invoke: (principal, opName, target, input, meta) => tenant().engine.invoke(principal, opName, target, input, meta),
+  };
+  let cell: Cell | undefined;
+  let app: FastifyInstance | undefined;
+  try {
+    cell = Cell.openLocal({ dataDir: dir, clock: switchClock, allowLoopbackFetch: options.allowLoopbackFetch });
+    app = createServer({
+      invoker,
+      operation: (name) => operations.get(name),
+      authenticate: (req) => tenant().authenticate(req),
+      publicUrl: options.publicUrl,
+    });
+    if (options.conformance) checkResponses(app, (name) => operations.get(name));
+    options.mount?.(app, invoker);
+    await app.listen({ port: 0, host: "127.0.0.1" });
+  } catch (err) {
+    await app?.close();
+    await cell?.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`;
+  const openCell = cell;
+  const openApp = app;
+  let count = 0;
+  return {
+    url,
+    dir,
+    invoker,
+    get busy() {
+      return current !== undefined;
+    },
+    owns: (dataDir) => {
+      const rel = relative(dir, dataDir);
+      return rel !== "" && !rel.startsWith("..") && !rel.includes(sep);
+    },
+    attach(spec) {
+      if (current !== undefined) throw new Error("this server already serves a test");
+      const dataDir = spec.dataDir ?? join(dir, `t${++count}`);
+      clock = spec.clock;
+      const engine = Engine.forWorkspace(openCell, LOCAL_WORKSPACE, { ...spec.options, dataDir });
+      const mine = { engine, authenticate: spec.authenticate ?? localAuthenticator({ rootToken: spec.rootToken }) };
+      current = mine;
+      return {
+        engine,
+        dataDir,
+        release: async () => {
+          if (current === mine) current = undefined;
+          await engine.close();
+        },
+      };
+    },
+    async close() {
+      current = undefined;
+      await openApp.close();
+      await openCell.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const hosts = new Map<string, Promise<LocalHost>>();
+
+/** The file's host for `key` (started on first use, closed after the file's last test). */
+export function sharedHost(key: string, options: HostOptions): Promise<LocalHost> {
+  let host = hosts.get(key);
+  if (host === undefined) {
+    host = openHost(options);
+    hosts.set(key, host);
+    host.catch(() => hosts.delete(key));
+  }
+  return host;
+}
+
+/** The file's host for `key` if it was started (a restart looks for its data directory's). */
+export async function startedHost(key: string): Promise<LocalHost | undefined> {
+  const host = hosts.get(key);
+  return host === undefined ? undefined : host.catch(() => undefined);
+}
+
+afterAll(async () => {
+  const started = await Promise.allSettled(hosts.values());
+  hosts.clear();
+  for (const host of started) if (host.status === "fulfilled") await host.value.close();
+});
