@@ -1,18 +1,36 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { Engine, type Invoker, LOCAL_PRINCIPAL, type LocalEngineOptions, ManualClock } from "@prim/engine";
-import { createLocalServer } from "@prim/http";
-import { afterEach, beforeEach, describe, expect } from "vitest";
+import type { Engine, Invoker } from "@prim/engine";
+import { LOCAL_PRINCIPAL, ManualClock } from "@prim/engine";
+import type { FastifyInstance } from "fastify";
+import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
+import { openHost, sharedHost } from "../../http/test/local-host.js";
 import { mountMcp } from "../src/index.js";
-import { startRemoteEngine } from "./remote-harness.js";
+import { openRemoteHost, type RemoteHost } from "./remote-harness.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
+
+/** The file's engine processes, by `allowLoopbackFetch` (started on first use). */
+const remoteHosts = new Map<boolean, Promise<RemoteHost>>();
+afterAll(async () => {
+  const started = await Promise.allSettled(remoteHosts.values());
+  remoteHosts.clear();
+  for (const host of started) if (host.status === "fulfilled") await host.value.close();
+});
+
+function sharedRemoteHost(allowLoopbackFetch: boolean): Promise<RemoteHost> {
+  let host = remoteHosts.get(allowLoopbackFetch);
+  if (host === undefined) {
+    host = openRemoteHost({ allowLoopbackFetch });
+    remoteHosts.set(allowLoopbackFetch, host);
+    host.catch(() => remoteHosts.delete(allowLoopbackFetch));
+  }
+  return host;
+}
 
 /**
  * How the MCP server reaches data: the engine in this process, or a `RemoteInvoker` to an engine
@@ -37,34 +55,42 @@ export function forEachInvoker(name: string, body: (mode: InvokerMode) => void):
   }
 }
 
-/** The MCP server on a free loopback port over a fresh data directory, REST too in process. */
-export async function startMcpServer(options: { rootToken?: string; engine?: Partial<LocalEngineOptions> } = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), "prim-mcp-"));
+/**
+ * The MCP server on a free loopback port over a fresh data directory, REST too in process. The
+ * tests of a file share one server (in process: one cell and app, http's local-host.ts; remote:
+ * one engine process and MCP app), each test on a fresh tenant: the `local` workspace on its own
+ * directory and clock, so no test sees another's groups, data or audit entries. A second server
+ * in the same test gets a host of its own.
+ */
+export async function startMcpServer(options: { rootToken?: string; engine?: { allowLoopbackFetch?: boolean } } = {}) {
+  const allowLoopbackFetch = options.engine?.allowLoopbackFetch ?? false;
   const clock = new ManualClock(1_800_000_000_000);
   let invoker: Invoker;
   let engine: Engine | undefined;
-  let stopEngine: () => Promise<void>;
-  let app: Awaited<ReturnType<typeof startRemoteEngine>>["app"];
+  let url: string;
+  let dataDir: string;
   if (mode === "remote") {
-    const remote = await startRemoteEngine(dataDir, options);
-    invoker = remote.invoker;
-    app = remote.app;
-    stopEngine = remote.stop;
+    if (options.rootToken !== undefined) throw new Error("remote runs serve tokenless localhost only");
+    let host = await sharedRemoteHost(allowLoopbackFetch);
+    if (host.busy) {
+      host = await openRemoteHost({ allowLoopbackFetch });
+      cleanups.push(host.close);
+    }
+    dataDir = await host.open();
+    cleanups.push(host.release);
+    ({ invoker, url } = host);
   } else {
-    engine = Engine.openLocal({ dataDir, clock, ...options.engine });
-    invoker = engine;
-    app = createLocalServer({ engine, rootToken: options.rootToken });
-    stopEngine = engine.close.bind(engine);
+    const hostOptions = { allowLoopbackFetch, mount: (app: FastifyInstance, door: Invoker) => mountMcp(app, door) };
+    let host = await sharedHost(`mcp ${allowLoopbackFetch}`, hostOptions);
+    if (host.busy) {
+      host = await openHost(hostOptions);
+      cleanups.push(host.close);
+    }
+    const tenant = host.attach({ clock, rootToken: options.rootToken });
+    cleanups.push(() => rmSync(tenant.dataDir, { recursive: true, force: true }), tenant.release);
+    ({ engine, dataDir } = tenant);
+    ({ invoker, url } = host);
   }
-  mountMcp(app, invoker);
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const address = app.server.address();
-  const url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`;
-  cleanups.push(async () => {
-    await app.close();
-    await stopEngine();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
   /** The whole audit trail (newest first), read through the invoker like any caller would. */
   const audit = async () =>
     (await invoker.invoke<{ data: any[] }>(LOCAL_PRINCIPAL, "audit.list", null, { limit: 200 })).data;
@@ -75,7 +101,11 @@ export async function startMcpServer(options: { rootToken?: string; engine?: Par
       requestInit: { headers },
     });
     await client.connect(transport);
-    cleanups.push(() => client.close());
+    cleanups.push(async () => {
+      // The server outlives the test: end the session there too (a test may have ended it).
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    });
     return Object.assign(client, { http: transport });
   };
   /** Calls a tool; returns its structured result and whether it is an error. */

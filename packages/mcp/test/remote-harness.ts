@@ -1,13 +1,18 @@
 // The remote half of the MCP test runs: a real engine in a child process (remote-engine.ts,
 // TypeScript sources under tsx with `@prim/*` resolved to sources, as the CLI tests do), and in
-// this process an MCP-only HTTP app whose tools reach data through a `RemoteInvoker`.
+// this process an MCP-only HTTP app whose tools reach data through a `RemoteInvoker`. One such
+// pair serves all the tests of a file, each test on a fresh tenant (helpers.ts).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LOCAL_PRINCIPAL, type LocalEngineOptions, type Principal, ServiceError, toServiceError } from "@prim/engine";
+import { LOCAL_PRINCIPAL, type Principal, ServiceError, toServiceError } from "@prim/engine";
 import { JSON_BODY_LIMIT } from "@prim/http";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import Fastify, { type FastifyInstance } from "fastify";
+import { mountMcp } from "../src/index.js";
 
 // Node arguments that run a TypeScript entry with `@prim/*` resolved to sources (scripts/source-hooks.mjs).
 const FROM_SOURCES = [
@@ -18,20 +23,51 @@ const FROM_SOURCES = [
 ];
 const ENGINE_ENTRY = fileURLToPath(new URL("./remote-engine.ts", import.meta.url));
 
-/** Starts the engine process over `dataDir`; answers the invoker and this process's MCP app. */
-export async function startRemoteEngine(
-  dataDir: string,
-  options: { rootToken?: string; engine?: Partial<LocalEngineOptions> },
-): Promise<{ invoker: RemoteInvoker; app: FastifyInstance; stop: () => Promise<void> }> {
-  if (options.rootToken !== undefined) throw new Error("remote runs serve tokenless localhost only");
+/** An engine process and this process's MCP app in front of it, for the tests of a file. */
+export interface RemoteHost {
+  url: string;
+  invoker: RemoteInvoker;
+  /** A test's tenant is open: another server in the same test needs a host of its own. */
+  readonly busy: boolean;
+  /** Opens a fresh tenant in the engine process, on a new directory; answers the directory. */
+  open(): Promise<string>;
+  /** Closes the open tenant and removes its directory. */
+  release(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the engine process over a fresh directory (remote-engine.ts: one cell, a tenant per
+ * test) and an MCP-only app on a free loopback port whose tools reach it through a RemoteInvoker.
+ */
+export async function openRemoteHost(options: { allowLoopbackFetch?: boolean } = {}): Promise<RemoteHost> {
+  const dir = mkdtempSync(join(tmpdir(), "prim-mcp-remote-"));
   const secret = randomBytes(32).toString("hex");
-  const child = spawn(
-    process.execPath,
-    [...FROM_SOURCES, ENGINE_ENTRY, dataDir, options.engine?.allowLoopbackFetch ? "1" : "0"],
-    { env: { ...process.env, PRIM_INTERNAL_SECRET: secret }, stdio: ["pipe", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, [...FROM_SOURCES, ENGINE_ENTRY, dir, options.allowLoopbackFetch ? "1" : "0"], {
+    env: { ...process.env, PRIM_INTERNAL_SECRET: secret },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let output = "";
-  const url = await new Promise<string>((resolve, reject) => {
+  /** The engine process's answers to commands, in order. */
+  const answers: ((line: string) => void)[] = [];
+  let partial = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    partial += chunk.toString();
+    const lines = partial.split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) if (/^(opened|released|failed )/.test(line)) answers.shift()?.(line);
+  });
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      for (const answer of answers.splice(0)) answer(`failed engine process exited: ${output.slice(-500)}`);
+      resolve();
+    }),
+  );
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await exited;
+  };
+  const internalUrl = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(output);
@@ -40,14 +76,55 @@ export async function startRemoteEngine(
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
     child.once("exit", (code, signal) => reject(new Error(`engine process exited (${code ?? signal}): ${output}`)));
+  }).catch(async (err) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
   });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const command = (line: string) =>
+    new Promise<void>((resolve, reject) => {
+      answers.push((answer) => (answer.startsWith("failed ") ? reject(new Error(answer)) : resolve()));
+      child.stdin.write(`${line}\n`);
+    });
+  const invoker = new RemoteInvoker({ url: internalUrl, secret });
+  const app = mcpOnlyApp();
+  mountMcp(app, invoker);
+  try {
+    await app.listen({ port: 0, host: "127.0.0.1" });
+  } catch (err) {
+    await stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`;
+  let count = 0;
+  let current: string | undefined;
+  const release = async () => {
+    if (current === undefined) return;
+    const tenantDir = current;
+    current = undefined;
+    await command("release");
+    rmSync(tenantDir, { recursive: true, force: true });
+  };
   return {
-    invoker: new RemoteInvoker({ url, secret }),
-    app: mcpOnlyApp(),
-    stop: async () => {
-      child.kill("SIGTERM");
-      await exited;
+    url,
+    invoker,
+    get busy() {
+      return current !== undefined;
+    },
+    async open() {
+      if (current !== undefined) throw new Error("this engine process already serves a test");
+      const tenantDir = join(dir, `t${++count}`);
+      current = tenantDir;
+      await command(`open ${tenantDir}`);
+      return tenantDir;
+    },
+    release,
+    async close() {
+      await release();
+      await app.close();
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
