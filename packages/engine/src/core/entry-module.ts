@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -15,9 +15,17 @@ export interface EntryModule {
   fromSources: boolean;
 }
 
-/** Sibling `name` (no extension) of the module whose `import.meta.url` is `base`. */
+/**
+ * Sibling `name` (no extension) of the module whose `import.meta.url` is `base`. From sources with
+ * `PRIM_TEST_BUILT=1` (`npm test` sets it: it builds first), the built sibling in `dist/` when there
+ * is one, so a test's SQL hosts and audit threads start without compiling TypeScript.
+ */
 export function entryModule(base: string, name: string): EntryModule {
   const fromSources = base.endsWith(".ts");
+  if (fromSources && process.env.PRIM_TEST_BUILT === "1") {
+    const built = fileURLToPath(new URL(`./${name}.js`, base.replace(/\/src\/(?!.*\/src\/)/, "/dist/")));
+    if (existsSync(built)) return { path: built, fromSources: false };
+  }
   return { path: fileURLToPath(new URL(`./${name}${fromSources ? ".ts" : ".js"}`, base)), fromSources };
 }
 
