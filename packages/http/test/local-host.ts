@@ -148,27 +148,47 @@ export async function openHost(options: HostOptions = {}): Promise<LocalHost> {
   };
 }
 
-const hosts = new Map<string, Promise<LocalHost>>();
+/**
+ * What the tests of a file share, by key: opened on first use (a failed open is tried again by
+ * the next), closed after the file's last test.
+ */
+export class PerFile<K, T extends { close(): Promise<void> }> {
+  private readonly opened = new Map<K, Promise<T>>();
+
+  constructor() {
+    afterAll(async () => {
+      const settled = await Promise.allSettled(this.opened.values());
+      this.opened.clear();
+      for (const one of settled) if (one.status === "fulfilled") await one.value.close();
+    });
+  }
+
+  /** The one for `key`, opened with `open` on first use. */
+  get(key: K, open: () => Promise<T>): Promise<T> {
+    let one = this.opened.get(key);
+    if (one === undefined) {
+      one = open();
+      this.opened.set(key, one);
+      one.catch(() => this.opened.delete(key));
+    }
+    return one;
+  }
+
+  /** The one for `key` if it was opened. */
+  async started(key: K): Promise<T | undefined> {
+    const one = this.opened.get(key);
+    return one === undefined ? undefined : one.catch(() => undefined);
+  }
+}
+
+const hosts = new PerFile<string, LocalHost>();
 
 /** The file's host for `key` (started on first use, closed after the file's last test). */
 export function sharedHost(key: string, options: HostOptions): Promise<LocalHost> {
-  let host = hosts.get(key);
-  if (host === undefined) {
-    host = openHost(options);
-    hosts.set(key, host);
-    host.catch(() => hosts.delete(key));
-  }
-  return host;
+  return hosts.get(key, () => openHost(options));
 }
 
 /** The file's host for `key` if it was started (a restart looks for its data directory's). */
-export async function startedHost(key: string): Promise<LocalHost | undefined> {
-  const host = hosts.get(key);
-  return host === undefined ? undefined : host.catch(() => undefined);
+export function startedHost(key: string): Promise<LocalHost | undefined> {
+  return hosts.started(key);
 }
-
-afterAll(async () => {
-  const started = await Promise.allSettled(hosts.values());
-  hosts.clear();
-  for (const host of started) if (host.status === "fulfilled") await host.value.close();
-});

@@ -4,8 +4,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Engine, Invoker } from "@prim/engine";
 import { LOCAL_PRINCIPAL, ManualClock } from "@prim/engine";
 import type { FastifyInstance } from "fastify";
-import { afterAll, afterEach, beforeEach, describe, expect } from "vitest";
-import { openHost, sharedHost } from "../../http/test/local-host.js";
+import { afterEach, beforeEach, describe, expect } from "vitest";
+import { openHost, PerFile, sharedHost } from "../../http/test/local-host.js";
 import { mountMcp } from "../src/index.js";
 import { openRemoteHost, type RemoteHost } from "./remote-harness.js";
 
@@ -15,21 +15,10 @@ afterEach(async () => {
 });
 
 /** The file's engine processes, by `allowLoopbackFetch` (started on first use). */
-const remoteHosts = new Map<boolean, Promise<RemoteHost>>();
-afterAll(async () => {
-  const started = await Promise.allSettled(remoteHosts.values());
-  remoteHosts.clear();
-  for (const host of started) if (host.status === "fulfilled") await host.value.close();
-});
+const remoteHosts = new PerFile<boolean, RemoteHost>();
 
 function sharedRemoteHost(allowLoopbackFetch: boolean): Promise<RemoteHost> {
-  let host = remoteHosts.get(allowLoopbackFetch);
-  if (host === undefined) {
-    host = openRemoteHost({ allowLoopbackFetch });
-    remoteHosts.set(allowLoopbackFetch, host);
-    host.catch(() => remoteHosts.delete(allowLoopbackFetch));
-  }
-  return host;
+  return remoteHosts.get(allowLoopbackFetch, () => openRemoteHost({ allowLoopbackFetch }));
 }
 
 /**
