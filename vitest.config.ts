@@ -55,6 +55,12 @@ const SERIAL = [
 // biome-ignore lint/suspicious/noUndeclaredEnvVars: vitest runs outside turbo (no task caches it)
 const WORKERS = Number(process.env.PRIM_TEST_WORKERS ?? 3);
 
+/**
+ * A worker process runs many test files (no process per file), each with fresh modules of its
+ * own (scripts/test-fresh-modules.ts). The serial files keep a process each.
+ */
+const SHARED_PROCESS = { isolate: false, setupFiles: ["scripts/test-fresh-modules.ts"] };
+
 export default defineConfig({
   resolve: {
     // Tests run against the TypeScript sources, so no build is needed first.
@@ -72,6 +78,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "prim",
+          ...SHARED_PROCESS,
           include: [
             "packages/*/test/**/*.test.ts",
             "apps/*/test/**/*.test.ts",
@@ -89,7 +96,8 @@ export default defineConfig({
         test: {
           name: "cloud-rest",
           include: CLOUD_REST_SUITES.map((name) => `packages/http/test/${name}.test.ts`),
-          setupFiles: ["apps/api/test/rest-target.ts"],
+          isolate: false,
+          setupFiles: [...SHARED_PROCESS.setupFiles, "apps/api/test/rest-target.ts"],
           maxWorkers: WORKERS,
           sequence: { groupOrder: 0 },
         },
