@@ -1,11 +1,34 @@
 import { parseArgs } from "node:util";
 import { databaseUrl, redisUrl, stripeConfig } from "./env.js";
 
+const ADMIN_COMMANDS = [
+  "workspace create",
+  "workspace move",
+  "workspace secret-export",
+  "key create",
+  "key revoke",
+  "plan set",
+  "usage",
+  "user create",
+  "cell list",
+  "cell open",
+  "cell close",
+  "cell rebuild",
+  "fsck",
+  "stripe sync",
+];
+
 /**
  * `prim admin <noun> <verb> … --json` (CLOUD.md, Commands): the operator's commands against the
  * control plane, each printing one JSON object. @prim/db is loaded only here.
  */
 export async function adminCommand(args: string[]): Promise<void> {
+  if (args.length === 0 || args[0] === "help" || args[0] === "--help" || args[0] === "-h") {
+    console.log(
+      `Usage: prim admin <command> [options] --json\n\nCommands: ${ADMIN_COMMANDS.join(", ")}\n(prim --help describes each)`,
+    );
+    return;
+  }
   if (args[0] === "fsck") return fsckCommand(args.slice(1));
   if (args[0] === "stripe" && args[1] === "sync") return stripeSyncCommand(args.slice(2));
   if ((args[0] === "workspace" && args[1] === "move") || (args[0] === "cell" && args[1] === "rebuild")) {
@@ -13,7 +36,12 @@ export async function adminCommand(args: string[]): Promise<void> {
   }
   // `usage` is a noun without a verb; every other command is `<noun> <verb>`.
   const words = args[0] === "usage" ? 1 : 2;
-  const [noun, verb] = args;
+  const verb = args[1];
+  const command = args.slice(0, words).join(" ");
+  // Refused before anything connects: a typo needs no database.
+  if (!ADMIN_COMMANDS.includes(command)) {
+    throw new Error(`unknown admin command '${command}' (${ADMIN_COMMANDS.join(", ")})`);
+  }
   const rest = args.slice(words);
   const { values } = parseArgs({
     args: rest,
@@ -51,7 +79,7 @@ export async function adminCommand(args: string[]): Promise<void> {
   const pool = await db.openPool(values["database-url"] ?? databaseUrl());
   try {
     let out: unknown;
-    switch (args.slice(0, words).join(" ")) {
+    switch (command) {
       case "workspace create":
         out = await db.createWorkspace(pool, {
           name: required("name"),
@@ -141,9 +169,7 @@ export async function adminCommand(args: string[]): Promise<void> {
         });
         break;
       default:
-        throw new Error(
-          `unknown admin command '${[noun, verb].filter(Boolean).join(" ")}' (workspace create, workspace move, workspace secret-export, key create, key revoke, plan set, usage, user create, cell list, cell open, cell close, cell rebuild, fsck, stripe sync)`,
-        );
+        throw new Error(`unknown admin command '${command}'`);
     }
     console.log(JSON.stringify(out));
   } finally {

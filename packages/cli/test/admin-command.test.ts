@@ -204,6 +204,26 @@ describe("prim admin", { timeout: 60_000 }, () => {
   });
 });
 
+describe("prim admin without a database", () => {
+  // A port nothing listens on: help and a mistyped command must not need Postgres.
+  const env = { ...process.env, DATABASE_URL: "postgres://postgres@127.0.0.1:1/none" };
+
+  it("prints its commands for --help and refuses an unknown command in one line, connecting to nothing", async () => {
+    const help = await runPrimCommand(["admin", "--help"], env);
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    expect(help.stdout).toContain("workspace create, workspace move");
+    const typo = await runPrimCommand(["admin", "workspace", "craete", "--name", "A", "--json"], env);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr.trim().split("\n")).toEqual([
+      expect.stringContaining("unknown admin command 'workspace craete' ("),
+    ]);
+    // The same command spelled right does try the database, and says it cannot reach it.
+    const right = await runPrimCommand(["admin", "workspace", "create", "--name", "A", "--json"], env);
+    expect(right.code).toBe(1);
+    expect(right.stderr).toContain("Postgres does not answer at postgres://postgres@127.0.0.1:1/none");
+  });
+});
+
 describe("prim admin stripe sync", () => {
   it("creates Pro's product, meters and prices once; a rerun creates nothing; no key is one clear line", async () => {
     const { startStripeStandIn } = await import("@prim/billing");
