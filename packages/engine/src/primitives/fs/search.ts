@@ -38,13 +38,14 @@ export class TextSample {
 }
 
 /**
- * `q` is plain words, not FTS5 syntax: each whitespace-separated word becomes a quoted
- * phrase (so quotes, `OR`, `NEAR` or `-` cannot make a syntax error) and every word must
- * appear. A word ending in `*` matches as a prefix.
+ * `q` is plain words, not FTS5 syntax: each word separated by whitespace or control characters
+ * becomes a quoted phrase (so quotes, `OR`, `NEAR` or `-` cannot make a syntax error, and a NUL,
+ * which ends an FTS5 query string early, is a separator) and every word must appear. A word
+ * ending in `*` matches as a prefix.
  */
 export function toMatchQuery(q: string): string {
   const phrases: string[] = [];
-  for (const word of q.split(/\s+/)) {
+  for (const word of q.split(/[\s\p{Cc}]+/u)) {
     const prefix = word.length > 1 && word.endsWith("*");
     const bare = prefix ? word.slice(0, -1) : word;
     if (!/[\p{L}\p{N}]/u.test(bare)) continue;
