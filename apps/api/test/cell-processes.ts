@@ -152,7 +152,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === SELF) {
   const entries: Record<string, string> = { api: "../src/start.ts", mcp: "../../mcp/src/start.ts" };
   const entry = role === undefined ? undefined : entries[role];
   if (entry === undefined) throw new Error(`cell-processes.ts: unknown role '${role}' (api, mcp)`);
-  // A computed specifier: apps/mcp's sources stay out of this package's typecheck.
+  // A computed specifier: the role's entry is loaded only in the child that runs it.
   const { main } = (await import(new URL(entry, import.meta.url).href)) as { main: () => Promise<void> };
   await main();
 }
