@@ -3,8 +3,26 @@ import { join, posix, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { type AppName, HEALTH_PATH, PORT_VARIABLE, readApp, STAND_INS, standIn, unknownNames } from "./lib/apps.js";
-import { copyPaths, ignorePatterns, imageName, isIgnored, isPinned, parseDockerfile, stageEnv } from "./lib/docker.js";
+import {
+  type AppConfig,
+  type AppName,
+  HEALTH_PATH,
+  PORT_VARIABLE,
+  readApp,
+  STAND_INS,
+  standIn,
+  unknownNames,
+} from "./lib/apps.js";
+import {
+  copyPaths,
+  ignorePatterns,
+  imageName,
+  isIgnored,
+  isPinned,
+  parseDockerfile,
+  type Stage,
+  stageEnv,
+} from "./lib/docker.js";
 import {
   appOf,
   byKind,
@@ -15,7 +33,8 @@ import {
   selected,
 } from "./lib/k8s-checks.js";
 import { schemaProblems } from "./lib/k8s-schema.js";
-import { containersOf, kustomize } from "./lib/kustomize.js";
+import { containersOf, type K8sObject, kustomize } from "./lib/kustomize.js";
+import { must } from "./lib/must.js";
 
 /**
  * infra/ checked offline (no Docker, no cluster here): the Dockerfiles, compose.yaml and the
@@ -27,9 +46,12 @@ const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
 const exists = (path: string) => existsSync(join(ROOT, path));
 const APPS = ["api", "mcp", "web"] as const;
 type App = (typeof APPS)[number];
+const isApp = (name: string | undefined): name is App => APPS.some((a) => a === name);
 
-const dockerfile = Object.fromEntries(APPS.map((a) => [a, parseDockerfile(read(`infra/docker/${a}.Dockerfile`))]));
-const finalStage = (app: App) => dockerfile[app].at(-1) as NonNullable<ReturnType<typeof parseDockerfile>[number]>;
+const stagesOf = (app: App) => parseDockerfile(read(`infra/docker/${app}.Dockerfile`));
+const dockerfile: Record<App, Stage[]> = { api: stagesOf("api"), mcp: stagesOf("mcp"), web: stagesOf("web") };
+const firstStage = (app: App) => must(dockerfile[app][0], `${app}.Dockerfile: a stage`);
+const finalStage = (app: App) => must(dockerfile[app].at(-1), `${app}.Dockerfile: a stage`);
 const imageEnv = (app: AppName) => (app === "migrate" ? {} : stageEnv(finalStage(app)));
 const ignore = ignorePatterns(read("infra/docker/api.Dockerfile.dockerignore"));
 const version = (app: App) => JSON.parse(read(`apps/${app}/package.json`)).version as string;
@@ -75,7 +97,7 @@ describe("Dockerfiles", () => {
     const manifest = JSON.parse(read("package.json"));
     expect(Object.keys(manifest.devDependencies)).toContain("node");
     expect(Object.keys(manifest.dependencies ?? {})).not.toContain("node");
-    const [build] = dockerfile[app];
+    const build = firstStage(app);
     const runs = build.instructions.filter((x) => x.cmd === "RUN").map((x) => x.args);
     const ci = runs.filter((args) => /\bnpm ci\b/.test(args));
     expect(ci.length).toBeGreaterThan(0);
@@ -104,7 +126,8 @@ describe("Dockerfiles", () => {
   });
 
   it.each(APPS)("%s: installs from every workspace's manifest, then keeps production dependencies only", (app) => {
-    const [build, ...rest] = dockerfile[app];
+    const [, ...rest] = dockerfile[app];
+    const build = firstStage(app);
     const ci = build.instructions.findIndex((x) => x.cmd === "RUN" && /\bnpm ci\b/.test(x.args));
     const copied = build.instructions
       .slice(0, ci)
@@ -167,30 +190,50 @@ describe("listen host", () => {
   });
 });
 
+/** The part of a Compose file (compose-spec) these tests read, after interpolation. */
+interface ComposeService {
+  image: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[];
+  /** A variable without a value (`NAME:`) is passed through from the shell. */
+  environment?: Record<string, string | number | boolean | null>;
+  ports?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: Record<string, unknown>;
+}
+
 describe("infra/compose.yaml", () => {
   const interpolate = (v: unknown): unknown =>
     typeof v === "string"
-      ? v.replace(/\$\$|\$\{([A-Z0-9_]+)(:?-([^}]*))?\}/g, (m, name, dflt, fallback) => {
-          if (m === "$$") return "$";
-          if (dflt === undefined) throw new Error(`\${${name}}: give it a default (\${${name}:-…})`);
-          return fallback;
-        })
+      ? v.replace(
+          /\$\$|\$\{([A-Z0-9_]+)(:?-([^}]*))?\}/g,
+          (m: string, name: string, dflt?: string, fallback?: string) => {
+            if (m === "$$") return "$";
+            if (dflt === undefined) throw new Error(`\${${name}}: give it a default (\${${name}:-…})`);
+            return fallback ?? "";
+          },
+        )
       : Array.isArray(v)
         ? v.map(interpolate)
         : typeof v === "object" && v !== null
           ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x)]))
           : v;
-  const compose = interpolate(parseYaml(read("infra/compose.yaml"))) as Record<string, any>;
-  const services = compose.services as Record<string, any>;
+  const compose = interpolate(parseYaml(read("infra/compose.yaml"))) as { services: Record<string, ComposeService> };
+  const services = compose.services;
+  const service = (name: string) => must(services[name], `compose.yaml: service ${name}`);
   const apps: Record<AppName, string> = { api: "api", mcp: "mcp", web: "web", migrate: "migrate" };
   /** A service's variables; those passed through from the shell (no value) get stand-ins. */
-  const env = (service: string): Record<string, string> =>
+  const env = (name: string): Record<string, string> =>
     Object.fromEntries(
-      Object.entries(services[service].environment ?? {}).map(([k, v]) => [k, v === null ? standIn(k) : String(v)]),
+      Object.entries(service(name).environment ?? {}).map(([k, v]) => [k, v === null ? standIn(k) : String(v)]),
     );
-  const config = Object.fromEntries(
-    (Object.keys(apps) as AppName[]).map((app) => [app, readApp(app, { ...imageEnv(app), ...env(apps[app]) })]),
-  ) as Record<AppName, ReturnType<typeof readApp>>;
+  const configOf = (app: AppName) => readApp(app, { ...imageEnv(app), ...env(apps[app]) });
+  const config: Record<AppName, AppConfig> = {
+    api: configOf("api"),
+    mcp: configOf("mcp"),
+    web: configOf("web"),
+    migrate: configOf("migrate"),
+  };
 
   it("pins every image, and builds ours from the repository with our Dockerfiles", () => {
     for (const [name, s] of Object.entries(services)) {
@@ -198,7 +241,8 @@ describe("infra/compose.yaml", () => {
       if (s.build === undefined) continue;
       expect(resolve(ROOT, "infra", s.build.context)).toBe(resolve(ROOT));
       expect(exists(s.build.dockerfile), s.build.dockerfile).toBe(true);
-      const app = /^infra\/docker\/(api|mcp|web)\.Dockerfile$/.exec(s.build.dockerfile)?.[1] as App;
+      const app = /^infra\/docker\/(api|mcp|web)\.Dockerfile$/.exec(s.build.dockerfile)?.[1];
+      if (!isApp(app)) throw new Error(`${name}: ${s.build.dockerfile} is none of our Dockerfiles`);
       expect(s.image, name).toBe(`prim/${app}:${version(app)}`);
     }
   });
@@ -208,22 +252,21 @@ describe("infra/compose.yaml", () => {
   });
 
   it.each(APPS)("%s: publishes the port the app listens on, never the internal one", (app) => {
-    const published = (services[app].ports ?? []).map((p: string) => p.split(":").map(Number));
+    const published = (service(app).ports ?? []).map((p) => p.split(":").map(Number));
     expect(published).toEqual([[config[app].ports.public, config[app].ports.public]]);
   });
 
   it("starts the apps once `prim migrate` (the api image) completed and the services they use are up", () => {
-    expect(services.migrate.command).toEqual(["node", "packages/cli/bin/prim.js", "migrate"]);
-    expect(services.migrate.build).toEqual(services.api.build);
+    expect(service("migrate").command).toEqual(["node", "packages/cli/bin/prim.js", "migrate"]);
+    expect(service("migrate").build).toEqual(service("api").build);
     for (const app of APPS)
-      expect(services[app].depends_on.migrate).toEqual({ condition: "service_completed_successfully" });
+      expect(service(app).depends_on?.migrate).toEqual({ condition: "service_completed_successfully" });
     for (const [name, s] of Object.entries(services)) {
-      for (const [target, { condition }] of Object.entries<any>(s.depends_on ?? {})) {
+      for (const [target, { condition }] of Object.entries(s.depends_on ?? {})) {
         expect(services[target], `${name} → ${target}`).toBeDefined();
         if (condition !== "service_healthy") continue;
-        const imageHealth =
-          APPS.includes(target as App) && finalStage(target as App).instructions.some((x) => x.cmd === "HEALTHCHECK");
-        expect(services[target].healthcheck !== undefined || imageHealth, `${target}: a health check`).toBe(true);
+        const imageHealth = isApp(target) && finalStage(target).instructions.some((x) => x.cmd === "HEALTHCHECK");
+        expect(services[target]?.healthcheck !== undefined || imageHealth, `${target}: a health check`).toBe(true);
       }
     }
   });
@@ -288,8 +331,8 @@ describe("Kubernetes manifests (infra/k8s)", () => {
       expect(cell?.config?.env.PRIM_CELL_URL).toBe(
         `http://${POD_NAME_STAND_IN}.${cell?.workload.spec.serviceName}:${cell?.config?.ports.internal}`,
       );
-      const mount = cell?.container.volumeMounts.find((m: any) => m.mountPath === cell.config?.env.PRIM_DATA_DIR);
-      expect(cell?.workload.spec.volumeClaimTemplates.map((v: any) => v.metadata.name)).toContain(mount?.name);
+      const mount = cell?.container.volumeMounts.find((m: K8sObject) => m.mountPath === cell.config?.env.PRIM_DATA_DIR);
+      expect(cell?.workload.spec.volumeClaimTemplates.map((v: K8sObject) => v.metadata.name)).toContain(mount?.name);
       const job = apps.find((a) => a.app === "migrate");
       expect(job?.workload.kind).toBe("Job");
       expect(job?.container.image).toBe(cell?.container.image);
@@ -299,46 +342,52 @@ describe("Kubernetes manifests (infra/k8s)", () => {
 
     it("makes the apps agree: one secret, addresses, the internal Service, the Ingress hosts", () => {
       const { apps } = checkApps(objects, base, imageEnv);
-      const one = (app: AppName) => apps.find((a) => a.app === app) as NonNullable<(typeof apps)[number]>;
-      const [api, mcp, web] = [one("api"), one("mcp"), one("web")].map((a) => a.config as NonNullable<typeof a.config>);
+      const one = (app: AppName) =>
+        must(
+          apps.find((a) => a.app === app),
+          `${dir}: the ${app} container`,
+        );
+      const configOf = (app: AppName) => must(one(app).config, `${dir}: the ${app} container's configuration`);
+      const [api, mcp, web] = [configOf("api"), configOf("mcp"), configOf("web")] as const;
+      const url = (config: AppConfig, name: string) => must(config.urls[name], `${dir}: ${name}`);
       const secretRef = (app: AppName) =>
-        one(app).container.env.find((e: any) => e.name === "PRIM_INTERNAL_SECRET").valueFrom.secretKeyRef;
+        one(app).container.env.find((e: K8sObject) => e.name === "PRIM_INTERNAL_SECRET").valueFrom.secretKeyRef;
       expect(secretRef("mcp")).toEqual(secretRef("api"));
       expect(secretRef("web")).toEqual(secretRef("api"));
       expect([mcp.urls.authUrl, web.urls.authUrl]).toEqual([api.urls.authUrl, api.urls.authUrl]);
       expect(mcp.urls.mcpResource).toBe(api.urls.mcpResource);
       expect(web.urls.dashboardUrl).toBe(api.urls.dashboardUrl);
       expect(web.urls.publicApiUrl).toBe(api.urls.publicApiUrl);
-      for (const internalUrl of [mcp.urls.internalUrl, web.urls.internalUrl]) {
-        const url = new URL(internalUrl);
-        const service = byKind(objects, "Service").find((s) => s.metadata.name === url.hostname);
+      for (const internalUrl of [url(mcp, "internalUrl"), url(web, "internalUrl")]) {
+        const { hostname, port: internalPort } = new URL(internalUrl);
+        const service = byKind(objects, "Service").find((s) => s.metadata.name === hostname);
         expect(selected(objects, service?.spec.selector)).toContain(one("api").workload);
-        const port = service?.spec.ports.find((p: any) => p.port === Number(url.port));
+        const port = service?.spec.ports.find((p: K8sObject) => p.port === Number(internalPort));
         expect(port?.targetPort).toBe("internal");
       }
-      const [ingress] = byKind(objects, "Ingress");
-      const routes = Object.fromEntries(
-        ingress.spec.rules.map((r: any) => [r.host, r.http.paths.map((p: any) => p.backend.service.name)]),
+      const ingress = must(byKind(objects, "Ingress")[0], `${dir}: an Ingress`);
+      const routes = Object.fromEntries<string[]>(
+        ingress.spec.rules.map((r: K8sObject) => [r.host, r.http.paths.map((p: K8sObject) => p.backend.service.name)]),
       );
       const serviceOf = (app: AppName) =>
         byKind(objects, "Service").filter(
           (s) => s.spec.clusterIP !== "None" && selected(objects, s.spec.selector).includes(one(app).workload),
         );
       const expected = [
-        [api.urls.publicApiUrl, "api"],
-        [mcp.urls.mcpResource, "mcp"],
-        [web.urls.dashboardUrl, "web"],
+        [url(api, "publicApiUrl"), "api"],
+        [url(mcp, "mcpResource"), "mcp"],
+        [url(web, "dashboardUrl"), "web"],
       ] as const;
       expect(Object.keys(routes).sort()).toEqual(expected.map(([u]) => hostOf(u)).sort());
-      for (const [url, app] of expected) {
-        expect(serviceOf(app).map((s) => s.metadata.name)).toContain(routes[hostOf(url)][0]);
-        expect(new URL(url).protocol).toBe(ingress.spec.tls === undefined ? "http:" : "https:");
+      for (const [address, app] of expected) {
+        expect(serviceOf(app).map((s) => s.metadata.name)).toContain(routes[hostOf(address)]?.[0]);
+        expect(new URL(address).protocol).toBe(ingress.spec.tls === undefined ? "http:" : "https:");
       }
     });
   });
 
   it("base: the Secret holds clearly marked placeholders, and the apps refuse the required ones", () => {
-    const [secret] = byKind(base, "Secret");
+    const secret = must(byKind(base, "Secret")[0], "base: a Secret");
     expect(Object.keys(secret.stringData).sort()).toEqual(Object.keys(STAND_INS).sort());
     for (const value of Object.values<string>(secret.stringData)) expect(value).toMatch(/^REPLACE_ME\b/);
     const env = { ...STAND_INS, PRIM_DATA_DIR: "/data" };
@@ -348,8 +397,13 @@ describe("Kubernetes manifests (infra/k8s)", () => {
   });
 
   it("production: leaves the real Secret alone (no placeholder Secret in its output)", () => {
-    const [, local, production] = renders.map((r) => r.objects);
-    expect(byKind(production, "Secret")).toEqual([]);
-    expect(byKind(local, "Secret")[0].stringData.DATABASE_URL).not.toMatch(/REPLACE_ME/);
+    const objectsOf = (dir: string) =>
+      must(
+        renders.find((r) => r.dir === dir),
+        dir,
+      ).objects;
+    expect(byKind(objectsOf("overlays/production"), "Secret")).toEqual([]);
+    const local = must(byKind(objectsOf("overlays/local"), "Secret")[0], "overlays/local: a Secret");
+    expect(local.stringData.DATABASE_URL).not.toMatch(/REPLACE_ME/);
   });
 });

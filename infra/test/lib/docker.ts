@@ -1,3 +1,5 @@
+import { must } from "./must.js";
+
 /**
  * Just enough of Docker's file formats for infra/test: a Dockerfile's stages and instructions, a
  * .dockerignore matcher, and what counts as a pinned image reference.
@@ -42,7 +44,8 @@ export function parseDockerfile(text: string): Stage[] {
     const instruction = parseInstruction(line);
     if (instruction.cmd === "FROM") {
       const [image, as, name] = instruction.args.split(/\s+/);
-      if (as !== undefined && as.toUpperCase() !== "AS") throw new Error(`FROM: cannot read "${line}"`);
+      if (image === undefined || (as !== undefined && as.toUpperCase() !== "AS"))
+        throw new Error(`FROM: cannot read "${line}"`);
       stages.push({ image, name, instructions: [] });
     } else {
       const stage = stages.at(-1);
@@ -53,13 +56,17 @@ export function parseDockerfile(text: string): Stage[] {
   return stages;
 }
 
+const FLAG = /^--([a-z-]+)=(\S+)\s*/;
+
 function parseInstruction(line: string): Instruction {
   const [, keyword, rest = ""] = /^(\S+)\s*(.*)$/.exec(line) ?? [];
+  if (keyword === undefined) throw new Error(`cannot read "${line}"`);
   const flags: Record<string, string> = {};
   let args = rest;
-  for (let m = /^--([a-z-]+)=(\S+)\s*/.exec(args); m !== null; m = /^--([a-z-]+)=(\S+)\s*/.exec(args)) {
-    flags[m[1]] = m[2];
-    args = args.slice(m[0].length);
+  for (let m = FLAG.exec(args); m !== null; m = FLAG.exec(args)) {
+    const [whole, name, value] = m;
+    flags[must(name, `${keyword} flag name`)] = must(value, `${keyword} --${name} value`);
+    args = args.slice(whole.length);
   }
   const instruction: Instruction = { cmd: keyword.toUpperCase(), flags, args };
   const exec = args.startsWith("CMD ") ? args.slice(4).trim() : args; // HEALTHCHECK … CMD [...]
@@ -74,7 +81,7 @@ export function stageEnv(stage: Stage): Record<string, string> {
     if (cmd !== "ENV") continue;
     if (!args.includes("=")) {
       const [name, ...value] = args.split(/\s+/);
-      env[name] = value.join(" ");
+      env[must(name, `ENV ${args}: a name`)] = value.join(" ");
       continue;
     }
     for (const pair of args.match(/[A-Za-z_][A-Za-z0-9_]*=("[^"]*"|\S*)/g) ?? []) {
@@ -88,7 +95,7 @@ export function stageEnv(stage: Stage): Record<string, string> {
 /** COPY's sources and destination (shell form; these files use no JSON form for COPY). */
 export function copyPaths(instruction: Instruction): { sources: string[]; dest: string } {
   const parts = instruction.args.split(/\s+/);
-  return { sources: parts.slice(0, -1), dest: parts[parts.length - 1] };
+  return { sources: parts.slice(0, -1), dest: must(parts.at(-1), `COPY ${instruction.args}: a destination`) };
 }
 
 /** The patterns of a .dockerignore, in order (comments and blank lines dropped). */
@@ -103,7 +110,7 @@ function patternRegex(pattern: string): RegExp {
   const clean = pattern.replace(/^\/+/, "").replace(/\/+$/, "");
   let source = "";
   for (let i = 0; i < clean.length; i++) {
-    const c = clean[i];
+    const c = clean.charAt(i);
     if (c === "*" && clean[i + 1] === "*") {
       const slash = clean[i + 2] === "/";
       source += slash ? "(?:.*/)?" : ".*";

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
+import { must } from "./must.js";
 
 /**
  * A small, offline stand-in for `kustomize build` (no kustomize or kubectl binary here), for the
@@ -29,7 +30,7 @@ export function readYamlDocuments(file: string): K8sObject[] {
 }
 
 export function kustomize(dir: string): K8sObject[] {
-  const [k] = readYamlDocuments(join(dir, "kustomization.yaml"));
+  const k = must(readYamlDocuments(join(dir, "kustomization.yaml"))[0], `${dir}/kustomization.yaml: a document`);
   for (const key of Object.keys(k)) {
     if (!ALLOWED.has(key))
       throw new Error(`${dir}/kustomization.yaml: "${key}" is not in the subset infra/test renders`);
@@ -68,8 +69,12 @@ export function kustomize(dir: string): K8sObject[] {
 
 function splitImage(image: string): { name: string; tag?: string; digest: string } {
   const [withTag, digest] = image.split("@");
-  const m = /^(.*?)(?::([^/:]+))?$/.exec(withTag) as RegExpExecArray;
-  return { name: m[1], tag: m[2], digest: digest === undefined ? "" : `@${digest}` };
+  const m = /^(.*?)(?::([^/:]+))?$/.exec(must(withTag, `image ${image}`));
+  return {
+    name: must(m?.[1], `image ${image}: a name`),
+    tag: m?.[2],
+    digest: digest === undefined ? "" : `@${digest}`,
+  };
 }
 
 /** Containers and init containers of a workload (Deployment, StatefulSet, Job), else none. */
@@ -85,7 +90,9 @@ function applyPatch(objects: K8sObject[], patch: K8sObject, file: string): K8sOb
   if ($patch === "delete") return objects.filter((_, i) => i !== index);
   if ($patch !== undefined) throw new Error(`${file}: $patch: ${$patch} is not rendered`);
   const merged = [...objects];
-  merged[index] = merge(objects[index], body, "", file);
+  const patched = merge(objects[index], body, "", file);
+  if (!isMap(patched)) throw new Error(`${file}: ${body.kind} ${body.metadata?.name}: the patch is no map`);
+  merged[index] = patched;
   return merged;
 }
 
@@ -100,7 +107,7 @@ const MERGE_KEYS: Record<string, string> = {
 
 const isMap = (v: unknown): v is K8sObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function merge(target: unknown, patch: unknown, field: string, file: string): any {
+function merge(target: unknown, patch: unknown, field: string, file: string): unknown {
   if (isMap(patch)) {
     if (Object.keys(patch).some((k) => k.startsWith("$")))
       throw new Error(`${file}: patch directives are not rendered`);
