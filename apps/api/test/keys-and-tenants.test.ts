@@ -6,6 +6,7 @@ let cloud: TestCloud;
 let keyA: string;
 let keyB: string;
 let wsA: string;
+let wsB: string;
 
 beforeAll(async () => {
   cloud = await startCloud("api");
@@ -15,6 +16,7 @@ beforeAll(async () => {
   keyA = a.key;
   keyB = b.key;
   wsA = a.workspace.id;
+  wsB = b.workspace.id;
 });
 afterAll(() => cloud?.stop());
 
@@ -23,7 +25,9 @@ describe("workspace keys", () => {
     expect((await call(cloud.url, keyA, "POST", "/v1/groups", { name: "app" })).status).toBe(201);
     const kv = await call(cloud.url, keyA, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" });
     expect(kv.status).toBe(201);
-    expect(kv.body.namespace ?? wsA).toBe(wsA);
+    // Made in A's workspace (the catalog's row), and nowhere else.
+    const owner = await cloud.api.hub.pool.query("SELECT workspace_id FROM primitives WHERE id = $1", [kv.body.id]);
+    expect(owner.rows).toEqual([{ workspace_id: wsA }]);
     expect((await call(cloud.url, keyA, "PUT", `/v1/primitives/${kv.body.id}/keys/k`, { value: 1 })).status).toBe(200);
     const got = await call(cloud.url, keyA, "GET", `/v1/primitives/${kv.body.id}/keys/k`);
     expect(got).toMatchObject({ status: 200, body: { key: "k", value: 1 } });
@@ -128,7 +132,16 @@ describe("signed URLs in the cloud", () => {
   });
 
   it("answer 400 for a token that is not a token, 403 for a forged or re-addressed one", async () => {
-    const [store] = (await call(cloud.url, keyA, "GET", "/v1/primitives?type=storage")).body.data;
+    await call(cloud.url, keyA, "POST", "/v1/groups", { name: "tokens" });
+    const store = (
+      await call(cloud.url, keyA, "POST", "/v1/primitives", { name: "t", type: "storage", group: "tokens" })
+    ).body;
+    const object = await fetch(`${cloud.url}/v1/primitives/${store.id}/objects/hello.txt`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${keyA}`, "content-type": "text/plain" },
+      body: "hi",
+    });
+    expect(object.status).toBeLessThan(300);
     const get = await call(cloud.url, keyA, "POST", `/v1/primitives/${store.id}/presign`, { key: "hello.txt" });
     const token: string = get.body.url.slice(get.body.url.indexOf("/v1/signed/") + "/v1/signed/".length);
     const [payload, mac] = token.split(".") as [string, string];
@@ -139,12 +152,16 @@ describe("signed URLs in the cloud", () => {
     }
     // The same grant re-addressed to workspace B: the signature no longer holds.
     const grant = JSON.parse(Buffer.from(payload, "base64url").toString());
-    const wsB = (await call(cloud.url, keyB, "GET", "/v1/groups/app")).body.namespace;
+    expect(grant.w).toBe(wsA);
     const moved = Buffer.from(JSON.stringify({ ...grant, w: wsB })).toString("base64url");
     for (const bad of [`${moved}.${mac}`, `${payload}.${mac.slice(0, -2)}AA`]) {
       const res = await call(cloud.url, null, "GET", `/v1/signed/${bad}`);
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe("forbidden");
     }
+    // The token as it was made still downloads.
+    const untouched = await fetch(`${cloud.url}/v1/signed/${token}`);
+    expect(untouched.status).toBe(200);
+    expect(await untouched.text()).toBe("hi");
   });
 });
