@@ -2,9 +2,10 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createWorkspace, readPlacement } from "@prim/db";
+import type { InvokeMeta, Principal } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { moveWorkspace, readApiEnv, rebuildCell } from "../src/index.js";
-import { startCells, type TestCells } from "./cells.js";
+import { startCells, type TestCellNode, type TestCells } from "./cells.js";
 import { call } from "./cloud.js";
 
 let cells: TestCells;
@@ -24,6 +25,31 @@ async function workspaceWithKv(name: string) {
   const ws = await createWorkspace(pool(), { name, plan: "enterprise" });
   const placement = await readPlacement(pool(), ws.workspace.id);
   return { ...ws, cell: placement?.cell as string };
+}
+
+/**
+ * The meta that `cell`'s engines are handed with the next `op` call for `workspace` (what the
+ * request vouched for, such as the client's address); resolved once the call is counted in flight.
+ */
+function nextCall(cell: TestCellNode, workspace: string, op: string): Promise<InvokeMeta | undefined> {
+  const tenants = cell.api.tenants;
+  const invoke = tenants.invoke;
+  return new Promise((resolve) => {
+    tenants.invoke = ((
+      principal: Principal,
+      opName: string,
+      target: string | null,
+      input: unknown,
+      meta?: InvokeMeta,
+    ) => {
+      const result = invoke.call(tenants, principal, opName, target, input, meta);
+      if (principal.workspace === workspace && opName === op) {
+        tenants.invoke = invoke;
+        resolve(meta);
+      }
+      return result;
+    }) as typeof invoke;
+  });
 }
 
 describe("several cells", () => {
@@ -171,10 +197,11 @@ describe("several cells", () => {
       type: "queue",
       group: "app",
     });
+    const inFlight = nextCall(owner, ws.workspace.id, "queue.receive");
     const polling = call(entry.url, ws.key, "POST", `/v1/primitives/${queue.body.id}/queues/q/receive`, {
       wait: "20s",
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await inFlight;
     const quiesceStarted = Date.now();
     await owner.api.tenants.quiesce(ws.workspace.id, Date.now() + 5_000);
     expect(Date.now() - quiesceStarted).toBeLessThan(3_000);
@@ -187,28 +214,60 @@ describe("several cells", () => {
   it("keeps the forwarding door shut: the cells' secret is checked, client-sent hop headers count for nothing", async () => {
     const ws = await workspaceWithKv("door");
     const owner = node(ws.cell);
+    const entry = cells.cells.find((c) => c.id !== ws.cell) as TestCellNode;
+    const secret = cells.env.PRIM_INTERNAL_SECRET as string;
+    const groups = (url: string, headers: Record<string, string>) =>
+      fetch(`${url}/v1/groups`, { headers: { authorization: `Bearer ${ws.key}`, ...headers } });
     // Not a public route.
     expect((await call(owner.url, ws.key, "GET", "/internal/forward/v1/groups")).status).toBe(404);
     // The internal listener without the secret, or with a wrong one.
-    for (const secret of [undefined, "wrong-secret-wrong-secret-wrong-secret-00"]) {
-      const res = await fetch(`${owner.internalUrl}/internal/forward/v1/groups`, {
-        headers: {
-          authorization: `Bearer ${ws.key}`,
-          ...(secret === undefined ? {} : { "x-prim-cell-secret": secret }),
-        },
-      });
+    for (const wrong of [undefined, "wrong-secret-wrong-secret-wrong-secret-00"]) {
+      const res = await groups(
+        `${owner.internalUrl}/internal/forward`,
+        wrong === undefined ? {} : { "x-prim-cell-secret": wrong },
+      );
       expect(res.status).toBe(401);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_token");
     }
     // With it, the caller's own credential is still checked by the owner.
     const forged = await fetch(`${owner.internalUrl}/internal/forward/v1/groups`, {
-      headers: { authorization: "Bearer pk_notakey", "x-prim-cell-secret": cells.env.PRIM_INTERNAL_SECRET as string },
+      headers: { authorization: "Bearer pk_notakey", "x-prim-cell-secret": secret },
     });
     expect(forged.status).toBe(401);
-    // Another workspace's key through a forward reaches only its own workspace.
+
+    // The hop headers (forwarding.ts) sent by a client, to the owner and through another cell:
+    // served as any request, the hops not counted (two would be one too many: 503), the address
+    // the one the cells saw.
+    const hopHeaders = {
+      "x-prim-hops": "2",
+      "x-prim-client-ip": "203.0.113.9",
+      "x-prim-cell-secret": "wrong-secret-wrong-secret-wrong-secret-00",
+    };
+    for (const via of [owner, entry]) {
+      const seen = nextCall(owner, ws.workspace.id, "group.list");
+      expect((await groups(via.url, hopHeaders)).status, via.id).toBe(200);
+      expect((await seen)?.clientIp, via.id).toBe("127.0.0.1");
+    }
+    // The same headers from a cell, with the secret, do count: what the checks above tell apart.
+    const vouched = nextCall(owner, ws.workspace.id, "group.list");
+    const fromCell = { ...hopHeaders, "x-prim-cell-secret": secret };
+    expect((await groups(`${owner.internalUrl}/internal/forward`, fromCell)).status).toBe(200);
+    expect((await vouched)?.clientIp).toBe("203.0.113.9");
+    expect((await groups(`${entry.internalUrl}/internal/forward`, fromCell)).status).toBe(503);
+
+    // Another workspace's key, on a cell that does not own it (forwarded to its owner), reaches
+    // only its own workspace.
     const other = await workspaceWithKv("door-other");
     await call(owner.url, ws.key, "POST", "/v1/groups", { name: "mine" });
-    const list = await call(node(other.cell === ws.cell ? ws.cell : other.cell).url, other.key, "GET", "/v1/groups");
-    expect(JSON.stringify(list.body)).not.toContain('"mine"');
+    await call(node(other.cell).url, other.key, "POST", "/v1/groups", { name: "theirs" });
+    const via = other.cell === owner.id ? entry : owner;
+    let reachedOwner = false;
+    void nextCall(node(other.cell), other.workspace.id, "group.list").then(() => {
+      reachedOwner = true;
+    });
+    const list = await call(via.url, other.key, "GET", "/v1/groups");
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((g: { name: string }) => g.name)).toEqual(["theirs"]);
+    expect(reachedOwner, "served by the owner's engines").toBe(true);
   });
 });
