@@ -1,3 +1,4 @@
+import type Stripe from "stripe";
 import { cancelSubscription, updateSubscription } from "./lifecycle.js";
 import {
   type ApiContext,
@@ -5,71 +6,84 @@ import {
   bool,
   invalid,
   list,
+  matches,
   metadata,
   missing,
-  newId,
-  type Obj,
   opt,
   type Params,
-  publicSession,
   str,
 } from "./resources.js";
+import {
+  checkoutSessionObject,
+  customerObject,
+  meterEventObject,
+  meterObject,
+  newId,
+  portalSessionObject,
+  priceObject,
+  productObject,
+} from "./shapes.js";
 
-type Handler = (ctx: ApiContext, params: Params, id: string) => Obj | Promise<Obj>;
+/** Every answer is one of the SDK's types: the compiler holds the stand-in to Stripe's shapes. */
+type Answer =
+  | Stripe.Customer
+  | Stripe.Product
+  | Stripe.Price
+  | Stripe.Billing.Meter
+  | Stripe.Billing.MeterEvent
+  | Stripe.Checkout.Session
+  | Stripe.BillingPortal.Session
+  | Stripe.Subscription
+  | Stripe.Invoice
+  | Stripe.ApiList<Stripe.Product | Stripe.Price | Stripe.Billing.Meter | Stripe.Subscription | Stripe.Invoice>;
+type Handler = (ctx: ApiContext, params: Params, id: string) => Answer | Promise<Answer>;
 
-function product(ctx: ApiContext, params: Params): Obj {
-  const p = {
-    id: newId("prod"),
-    object: "product",
+function product(ctx: ApiContext, params: Params): Stripe.Product {
+  const p = productObject({
     name: str(params, "name"),
     active: bool(params.active) ?? true,
     metadata: metadata(params),
     created: ctx.store.now(),
-    livemode: false,
-  };
+  });
   ctx.store.products.set(p.id, p);
   return p;
 }
 
-function meter(ctx: ApiContext, params: Params): Obj {
+function meter(ctx: ApiContext, params: Params): Stripe.Billing.Meter {
   const event_name = str(params, "event_name");
   const display_name = str(params, "display_name");
   const formula = (params.default_aggregation as Params | undefined)?.formula;
   if (formula === undefined) throw missing("default_aggregation[formula]");
-  if (!["sum", "count", "last"].includes(formula as string))
+  if (formula !== "sum" && formula !== "count" && formula !== "last")
     throw invalid("default_aggregation[formula]", "must be sum, count or last");
   if ([...ctx.store.meters.values()].some((m) => m.event_name === event_name && m.status === "active")) {
     throw invalid("event_name", `an active meter with event_name '${event_name}' already exists`);
   }
   const mapping = (params.customer_mapping as Params | undefined) ?? {};
+  if (mapping.type !== undefined && mapping.type !== "by_id") throw invalid("customer_mapping[type]", "must be by_id");
   const value = (params.value_settings as Params | undefined) ?? {};
-  const m = {
-    id: newId("mtr"),
-    object: "billing.meter",
+  const m = meterObject({
     display_name,
     event_name,
-    status: "active",
     default_aggregation: { formula },
-    customer_mapping: {
-      event_payload_key: mapping.event_payload_key ?? "stripe_customer_id",
-      type: mapping.type ?? "by_id",
-    },
-    value_settings: { event_payload_key: value.event_payload_key ?? "value" },
+    customer_mapping: { event_payload_key: opt(mapping, "event_payload_key") ?? "stripe_customer_id", type: "by_id" },
+    value_settings: { event_payload_key: opt(value, "event_payload_key") ?? "value" },
     created: ctx.store.now(),
-    livemode: false,
-  };
+  });
   ctx.store.meters.set(m.id, m);
   return m;
 }
 
-function price(ctx: ApiContext, params: Params): Obj {
+function price(ctx: ApiContext, params: Params): Stripe.Price {
   const productId = str(params, "product");
   ctx.store.get(ctx.store.products, "product", productId);
   const currency = str(params, "currency");
   const recurring = (params.recurring as Params | undefined) ?? null;
+  let usage: "licensed" | "metered" = "licensed";
   const unitAmount = opt(params, "unit_amount");
   const decimal = opt(params, "unit_amount_decimal");
-  if (unitAmount === undefined && decimal === undefined) throw missing("unit_amount");
+  const amount = decimal ?? unitAmount;
+  if (amount === undefined) throw missing("unit_amount");
   if (unitAmount !== undefined && !/^\d+$/.test(unitAmount))
     throw invalid("unit_amount", "must be a non-negative integer");
   if (decimal !== undefined && !/^\d+(\.\d{1,12})?$/.test(decimal))
@@ -77,8 +91,10 @@ function price(ctx: ApiContext, params: Params): Obj {
   if (recurring !== null) {
     if (!["month", "year", "week", "day"].includes(recurring.interval as string))
       throw invalid("recurring[interval]", "must be day, week, month or year");
-    const usage = (recurring.usage_type as string | undefined) ?? "licensed";
-    if (!["licensed", "metered"].includes(usage)) throw invalid("recurring[usage_type]", "must be licensed or metered");
+    const asked = recurring.usage_type ?? "licensed";
+    if (asked !== "licensed" && asked !== "metered")
+      throw invalid("recurring[usage_type]", "must be licensed or metered");
+    usage = asked;
     if (usage === "metered") {
       if (recurring.meter === undefined) throw missing("recurring[meter]");
       ctx.store.get(ctx.store.meters, "billing.meter", recurring.meter as string);
@@ -94,41 +110,31 @@ function price(ctx: ApiContext, params: Params): Obj {
       holder.lookup_key = null;
     }
   }
-  const p = {
-    id: newId("price"),
-    object: "price",
-    active: true,
+  const p = priceObject({
     product: productId,
     currency,
-    type: recurring === null ? "one_time" : "recurring",
     unit_amount: unitAmount === undefined ? null : Number(unitAmount),
-    unit_amount_decimal: decimal ?? unitAmount ?? null,
+    unit_amount_decimal: amount,
     recurring:
       recurring === null
         ? null
-        : {
-            interval: recurring.interval,
-            interval_count: 1,
-            usage_type: recurring.usage_type ?? "licensed",
-            meter: recurring.meter ?? null,
-          },
+        : { interval: String(recurring.interval), usage_type: usage, meter: opt(recurring, "meter") ?? null },
     lookup_key: lookupKey ?? null,
     nickname: opt(params, "nickname") ?? null,
     metadata: metadata(params),
     created: ctx.store.now(),
-    livemode: false,
-  };
+  });
   ctx.store.prices.set(p.id, p);
   return p;
 }
 
-function meterEvent(ctx: ApiContext, params: Params): Obj {
+function meterEvent(ctx: ApiContext, params: Params): Stripe.Billing.MeterEvent {
   const event_name = str(params, "event_name");
   const m = [...ctx.store.meters.values()].find((x) => x.event_name === event_name && x.status === "active");
   if (m === undefined) throw invalid("event_name", `no active meter has event_name '${event_name}'`);
   const payload = (params.payload as Record<string, string> | undefined) ?? {};
-  const customerKey = m.customer_mapping.event_payload_key as string;
-  const valueKey = m.value_settings.event_payload_key as string;
+  const customerKey = m.customer_mapping.event_payload_key;
+  const valueKey = m.value_settings.event_payload_key;
   const customer = payload[customerKey];
   if (customer === undefined) throw missing(`payload[${customerKey}]`);
   ctx.store.customer(customer, `payload[${customerKey}]`);
@@ -144,57 +150,57 @@ function meterEvent(ctx: ApiContext, params: Params): Obj {
   // Stripe checks uniqueness asynchronously: a duplicate is answered like any event, not counted.
   if (ctx.store.meterEvents.some((e) => e.identifier === identifier)) ctx.store.duplicates.push(identifier);
   else ctx.store.meterEvents.push({ event_name, identifier, customer, value: Number(raw), timestamp });
-  return { object: "billing.meter_event", created: now, event_name, identifier, livemode: false, payload, timestamp };
+  return meterEventObject({ created: now, event_name, identifier, payload, timestamp });
 }
 
-function checkoutSession(ctx: ApiContext, params: Params): Obj {
+function checkoutSession(ctx: ApiContext, params: Params): Stripe.Checkout.Session {
   if (params.mode === undefined) throw missing("mode");
   if (params.mode !== "subscription") throw invalid("mode", "this stand-in serves mode=subscription only");
   const customer = str(params, "customer");
   ctx.store.customer(customer);
   const success_url = absoluteUrl(params, "success_url");
   const cancel_url = absoluteUrl(params, "cancel_url");
-  const items = params.line_items as Params[] | undefined;
-  if (!Array.isArray(items) || items.length === 0) throw missing("line_items");
-  const line_items_internal = items.map((item, i) => {
+  const asked = params.line_items as Params[] | undefined;
+  if (!Array.isArray(asked)) throw missing("line_items");
+  const prices = asked.map((item, i) => {
     const priceId = item.price as string | undefined;
     if (priceId === undefined) throw missing(`line_items[${i}][price]`);
     const p = ctx.store.prices.get(priceId);
     if (p === undefined || !p.active) throw invalid(`line_items[${i}][price]`, `No such active price: '${priceId}'`);
+    if (p.recurring === null)
+      throw invalid(`line_items[${i}][price]`, "this stand-in subscribes to recurring prices only");
+    return p;
+  });
+  const currency = prices[0]?.currency;
+  if (currency === undefined) throw missing("line_items");
+  if (prices.some((p) => p.currency !== currency))
+    throw invalid("line_items", "All prices on a Checkout Session must be in the same currency");
+  let amount = 0;
+  const items = prices.map((p, i) => {
+    const quantity = asked[i]?.quantity;
     const metered = p.recurring?.usage_type === "metered";
-    if (metered && item.quantity !== undefined) {
+    if (metered && quantity !== undefined) {
       throw invalid(`line_items[${i}][quantity]`, "Quantity should not be specified where usage_type is `metered`.");
     }
-    if (!metered && (item.quantity === undefined || Number(item.quantity) < 1))
-      throw missing(`line_items[${i}][quantity]`);
-    return { price: priceId, ...(metered ? {} : { quantity: Number(item.quantity) }) };
+    if (metered) return { price: p.id };
+    if (quantity === undefined || !(Number(quantity) >= 1)) throw missing(`line_items[${i}][quantity]`);
+    amount += Number(quantity) * (p.unit_amount ?? 0);
+    return { price: p.id, quantity: Number(quantity) };
   });
-  const id = newId("cs_test");
-  const session = {
-    id,
-    object: "checkout.session",
-    url: `${ctx.baseUrl}/checkout/${id}`,
-    status: "open",
-    payment_status: "unpaid",
-    mode: "subscription",
+  const session = checkoutSessionObject({
     customer,
     client_reference_id: opt(params, "client_reference_id") ?? null,
     metadata: metadata(params),
-    subscription_data_metadata:
-      ((params.subscription_data as Params | undefined)?.metadata as Record<string, string>) ?? {},
-    subscription: null,
     success_url,
     cancel_url,
     created: ctx.store.now(),
-    livemode: false,
-    line_items_internal,
-  };
-  ctx.store.sessions.set(id, session);
-  return publicSession(session);
-}
-
-function byFilter(items: Iterable<Obj>, query: Params, fields: string[]): Obj[] {
-  return [...items].filter((o) => fields.every((f) => query[f] === undefined || String(o[f]) === String(query[f])));
+    currency,
+    amount,
+    baseUrl: ctx.baseUrl,
+  });
+  const subscriptionMetadata = metadata((params.subscription_data as Params | undefined) ?? {});
+  ctx.store.sessions.set(session.id, { session, customer, items, subscriptionMetadata });
+  return session;
 }
 
 /**
@@ -209,15 +215,12 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
     creates: true,
     keyed: true,
     handler: (ctx, p) => {
-      const c = {
-        id: newId("cus"),
-        object: "customer",
+      const c = customerObject({
         name: opt(p, "name") ?? null,
         email: opt(p, "email") ?? null,
         metadata: metadata(p),
         created: ctx.store.now(),
-        livemode: false,
-      };
+      });
       ctx.store.customers.set(c.id, c);
       return c;
     },
@@ -233,7 +236,8 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
     handler: (ctx, p, id) => {
       const c = ctx.store.get(ctx.store.customers, "customer", id);
       if (p.metadata !== undefined) c.metadata = { ...c.metadata, ...metadata(p) };
-      for (const f of ["name", "email"]) if (opt(p, f) !== undefined) c[f] = opt(p, f);
+      c.name = opt(p, "name") ?? c.name ?? null;
+      c.email = opt(p, "email") ?? c.email;
       return c;
     },
   },
@@ -242,7 +246,11 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
     method: "GET",
     path: "/v1/products",
     handler: (ctx, q) =>
-      list(byFilter(ctx.store.products.values(), { active: q.active }, ["active"]), q, "/v1/products"),
+      list(
+        [...ctx.store.products.values()].filter((p) => matches(q, "active", p.active)),
+        q,
+        "/v1/products",
+      ),
   },
   {
     method: "GET",
@@ -255,8 +263,11 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
     path: "/v1/prices",
     handler: (ctx, q) => {
       const keys = q.lookup_keys as string[] | undefined;
-      const found = byFilter(ctx.store.prices.values(), q, ["product", "active"]).filter(
-        (p) => keys === undefined || keys.includes(p.lookup_key),
+      const found = [...ctx.store.prices.values()].filter(
+        (p) =>
+          matches(q, "product", p.product) &&
+          matches(q, "active", p.active) &&
+          (keys === undefined || (p.lookup_key !== null && keys.includes(p.lookup_key))),
       );
       return list(found, q, "/v1/prices");
     },
@@ -267,8 +278,7 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
     path: "/v1/prices/:id",
     handler: (ctx, p, id) => {
       const found = ctx.store.get(ctx.store.prices, "price", id);
-      const active = bool(p.active);
-      if (active !== undefined) found.active = active;
+      found.active = bool(p.active) ?? found.active;
       if (p.metadata !== undefined) found.metadata = { ...found.metadata, ...metadata(p) };
       return found;
     },
@@ -277,7 +287,12 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
   {
     method: "GET",
     path: "/v1/billing/meters",
-    handler: (ctx, q) => list(byFilter(ctx.store.meters.values(), q, ["status"]), q, "/v1/billing/meters"),
+    handler: (ctx, q) =>
+      list(
+        [...ctx.store.meters.values()].filter((m) => matches(q, "status", m.status)),
+        q,
+        "/v1/billing/meters",
+      ),
   },
   {
     method: "GET",
@@ -289,7 +304,7 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
   {
     method: "GET",
     path: "/v1/checkout/sessions/:id",
-    handler: (ctx, _p, id) => publicSession(ctx.store.get(ctx.store.sessions, "checkout.session", id)),
+    handler: (ctx, _p, id) => ctx.store.get(ctx.store.sessions, "checkout.session", id).session,
   },
   {
     method: "POST",
@@ -298,17 +313,14 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
     handler: (ctx, p) => {
       const customer = str(p, "customer");
       ctx.store.customer(customer);
-      const id = newId("bps");
-      const session = {
-        id,
-        object: "billing_portal.session",
+      const session = portalSessionObject({
         customer,
         return_url: opt(p, "return_url") ?? null,
-        url: `${ctx.baseUrl}/portal/${id}`,
+        configuration: ctx.store.portalConfiguration,
         created: ctx.store.now(),
-        livemode: false,
-      };
-      ctx.store.portals.set(id, session);
+        baseUrl: ctx.baseUrl,
+      });
+      ctx.store.portals.set(session.id, session);
       return session;
     },
   },
@@ -317,8 +329,10 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
     path: "/v1/subscriptions",
     handler: (ctx, q) => {
       const status = (q.status as string | undefined) ?? "active_or_past";
-      const subs = byFilter(ctx.store.subscriptions.values(), q, ["customer"]).filter((s) =>
-        status === "all" ? true : status === "active_or_past" ? s.status !== "canceled" : s.status === status,
+      const subs = [...ctx.store.subscriptions.values()].filter(
+        (s) =>
+          matches(q, "customer", s.customer) &&
+          (status === "all" ? true : status === "active_or_past" ? s.status !== "canceled" : s.status === status),
       );
       return list(subs, q, "/v1/subscriptions");
     },
@@ -334,8 +348,11 @@ export const ROUTES: { method: string; path: string; handler: Handler; creates?:
     method: "GET",
     path: "/v1/invoices",
     handler: (ctx, q) => {
-      const found = byFilter(ctx.store.invoices.values(), q, ["customer", "status"]).filter(
-        (i) => q.subscription === undefined || i.parent.subscription_details.subscription === q.subscription,
+      const found = [...ctx.store.invoices.values()].filter(
+        (i) =>
+          matches(q, "customer", i.customer) &&
+          matches(q, "status", i.status) &&
+          matches(q, "subscription", i.parent?.subscription_details?.subscription),
       );
       return list(found, q, "/v1/invoices");
     },

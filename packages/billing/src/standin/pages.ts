@@ -1,4 +1,5 @@
-import type { Obj, Store } from "./resources.js";
+import type Stripe from "stripe";
+import type { CheckoutRecord, Store } from "./resources.js";
 
 const esc = (s: unknown) =>
   String(s ?? "").replace(
@@ -12,28 +13,28 @@ function page(title: string, body: string): string {
 </head><body><main>${body}<p><small>Stripe stand-in (test mode)</small></p></main></body></html>`;
 }
 
-const money = (p: Obj) =>
+const money = (p: Stripe.Price) =>
   p.recurring?.usage_type === "metered"
     ? `${esc(p.unit_amount_decimal)}¢ per unit used`
-    : `$${(Number(p.unit_amount) / 100).toFixed(2)} per ${esc(p.recurring?.interval ?? "once")}`;
+    : `$${((p.unit_amount ?? 0) / 100).toFixed(2)} per ${esc(p.recurring?.interval ?? "once")}`;
 
 /** The hosted Checkout page: what is bought, "Pay and subscribe", "Cancel". */
-export function checkoutPage(store: Store, session: Obj & { line_items_internal: { price: string }[] }): string {
-  const prices = session.line_items_internal.map((li) => store.prices.get(li.price) as Obj);
-  const name = (store.products.get(prices[0]?.product) as Obj | undefined)?.name ?? "your plan";
-  const items = prices.map((p) => `<li>${esc(p.nickname ?? p.id)}: ${money(p)}</li>`).join("");
+export function checkoutPage(store: Store, { session, items }: CheckoutRecord): string {
+  const prices = items.map((li) => store.get(store.prices, "price", li.price));
+  const name = store.products.get(prices[0]?.product ?? "")?.name ?? "your plan";
+  const list = prices.map((p) => `<li>${esc(p.nickname ?? p.id)}: ${money(p)}</li>`).join("");
   const action =
     session.status === "open"
       ? `<form method="post" action="/checkout/${esc(session.id)}/pay"><button type="submit">Pay and subscribe</button></form>`
       : "<p>This session is complete.</p>";
   return page(
     "Checkout",
-    `<h1>Subscribe to ${esc(name)}</h1><ul>${items}</ul>${action}<p><a href="${esc(session.cancel_url)}">Cancel</a></p>`,
+    `<h1>Subscribe to ${esc(name)}</h1><ul>${list}</ul>${action}<p><a href="${esc(session.cancel_url)}">Cancel</a></p>`,
   );
 }
 
 /** The Customer Portal: the customer's subscriptions with "Cancel plan", and "Return". */
-export function portalPage(store: Store, portal: Obj): string {
+export function portalPage(store: Store, portal: Stripe.BillingPortal.Session): string {
   const subs = [...store.subscriptions.values()].filter((s) => s.customer === portal.customer);
   const rows = subs
     .map((s) => {
@@ -50,7 +51,7 @@ export function portalPage(store: Store, portal: Obj): string {
   );
 }
 
-export function invoicePage(invoice: Obj): string {
+export function invoicePage(invoice: Stripe.Invoice): string {
   return page(
     "Invoice",
     `<h1>Invoice ${esc(invoice.number)}</h1><p>${esc(invoice.status)}: $${(invoice.total / 100).toFixed(2)}</p>`,

@@ -1,35 +1,27 @@
-import { randomBytes } from "node:crypto";
+import type Stripe from "stripe";
+import { type EventInput, errorBody, listOf, newId, type StandInCustomer } from "./shapes.js";
+import { invoiceLineObject, invoiceObject, type StandInSubscription } from "./subscription-shapes.js";
 
 /** A Stripe-shaped error: `{ error: { type, code?, message, param? } }` with an HTTP status. */
 export class StripeFault extends Error {
   constructor(
     readonly status: number,
-    readonly type: string,
+    readonly type: Stripe.RawErrorType,
     message: string,
     readonly param?: string,
     readonly code?: string,
   ) {
     super(message);
   }
-  toAnswer(): { status: number; body: unknown } {
-    return { status: this.status, body: this.body() };
+  toAnswer(): { status: number; body: string } {
+    return { status: this.status, body: JSON.stringify(this.body()) };
   }
   body() {
-    return {
-      error: {
-        type: this.type,
-        message: this.message,
-        ...(this.code === undefined ? {} : { code: this.code }),
-        ...(this.param === undefined ? {} : { param: this.param }),
-      },
-    };
+    return errorBody(this.type, this.message, this.param, this.code);
   }
 }
 
-export type Obj = Record<string, any>;
 export type Params = Record<string, unknown>;
-
-export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("hex")}`;
 
 export const missing = (param: string) =>
   new StripeFault(400, "invalid_request_error", `Missing required param: ${param}.`, param, "parameter_missing");
@@ -80,7 +72,7 @@ export function plusMonth(seconds: number): number {
 }
 
 /** Stripe's list envelope, newest first, with `limit` (≤ 100) and `starting_after`. */
-export function list(all: Obj[], query: Params, url: string) {
+export function list<T extends { id: string }>(all: Iterable<T>, query: Params, url: string): Stripe.ApiList<T> {
   const limit = query.limit === undefined ? 10 : Number(query.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalid("limit", "must be between 1 and 100");
   let items = [...all].reverse();
@@ -90,20 +82,33 @@ export function list(all: Obj[], query: Params, url: string) {
     if (at < 0) throw notFound("object", after, "starting_after");
     items = items.slice(at + 1);
   }
-  return { object: "list", data: items.slice(0, limit), has_more: items.length > limit, url };
+  return listOf(items.slice(0, limit), url, items.length > limit);
+}
+
+/** Whether a list filter in the query (absent: any) matches a field's value. */
+export const matches = (query: Params, name: string, value: unknown) =>
+  query[name] === undefined || String(query[name]) === String(value);
+
+/** A Checkout Session with what the stand-in keeps of its request to complete it later. */
+export interface CheckoutRecord {
+  session: Stripe.Checkout.Session;
+  customer: string;
+  items: { price: string; quantity?: number }[];
+  subscriptionMetadata: Stripe.Metadata;
 }
 
 /** The store of every object the stand-in holds, by kind and id (insertion order kept). */
 export class Store {
-  readonly customers = new Map<string, Obj>();
-  readonly products = new Map<string, Obj>();
-  readonly prices = new Map<string, Obj>();
-  readonly meters = new Map<string, Obj>();
-  readonly sessions = new Map<string, Obj & { line_items_internal: { price: string; quantity?: number }[] }>();
-  readonly portals = new Map<string, Obj>();
-  readonly subscriptions = new Map<string, Obj>();
-  readonly invoices = new Map<string, Obj>();
-  readonly events = new Map<string, Obj>();
+  readonly customers = new Map<string, StandInCustomer>();
+  readonly products = new Map<string, Stripe.Product>();
+  readonly prices = new Map<string, Stripe.Price & { product: string }>();
+  readonly meters = new Map<string, Stripe.Billing.Meter>();
+  readonly sessions = new Map<string, CheckoutRecord>();
+  readonly portals = new Map<string, Stripe.BillingPortal.Session>();
+  readonly subscriptions = new Map<string, StandInSubscription>();
+  readonly invoices = new Map<string, Stripe.Invoice>();
+  /** Each event as it was sent (its JSON), for redelivery. */
+  readonly events = new Map<string, string>();
   readonly meterEvents: {
     event_name: string;
     identifier: string;
@@ -112,80 +117,76 @@ export class Store {
     timestamp: number;
   }[] = [];
   readonly duplicates: string[] = [];
-  private invoiceNumber = 0;
+  /** The account's default Customer Portal configuration. */
+  readonly portalConfiguration = newId("bpc");
 
   constructor(readonly now: () => number) {}
 
-  get<T extends Obj>(map: Map<string, T>, kind: string, id: string): T {
+  get<T>(map: Map<string, T>, kind: string, id: string): T {
     const found = map.get(id);
     if (found === undefined) throw notFound(kind, id);
     return found;
   }
 
-  customer(id: string, param = "customer"): Obj {
+  customer(id: string, param = "customer"): StandInCustomer {
     const c = this.customers.get(id);
     if (c === undefined) throw notFound("customer", id, param);
     return c;
   }
 
-  nextInvoiceNumber(): string {
-    this.invoiceNumber += 1;
-    return `PRIM-${String(this.invoiceNumber).padStart(4, "0")}`;
-  }
-
-  /** An invoice for a subscription's period: licensed items × quantity, metered items from meter events. */
-  makeInvoice(sub: Obj, status: "paid" | "open", periodStart: number, periodEnd: number, baseUrl: string): Obj {
-    const lines: Obj[] = [];
-    for (const item of sub.items.data as Obj[]) {
-      const price = item.price as Obj;
+  /**
+   * An invoice for a subscription's period (numbered from the customer's prefix and sequence):
+   * licensed items × quantity, metered items from the meter events of the period.
+   */
+  makeInvoice(
+    sub: StandInSubscription,
+    status: "paid" | "open",
+    period: { start: number; end: number },
+    billingReason: Stripe.Invoice.BillingReason,
+    baseUrl: string,
+  ): Stripe.Invoice {
+    const id = newId("in");
+    const lines = sub.items.data.map((item) => {
+      const price = item.price;
+      let quantity = item.quantity ?? 1;
+      let amount = quantity * (price.unit_amount ?? 0);
+      let description = `${quantity} × ${price.nickname ?? "subscription"}`;
       if (price.recurring?.usage_type === "metered") {
-        const meter = this.meters.get(price.recurring.meter as string);
-        const used = this.meterEvents
+        const meter = this.meters.get(price.recurring.meter ?? "");
+        quantity = this.meterEvents
           .filter(
             (e) =>
               e.customer === sub.customer &&
               e.event_name === meter?.event_name &&
-              e.timestamp >= periodStart &&
-              e.timestamp < periodEnd,
+              e.timestamp >= period.start &&
+              e.timestamp < period.end,
           )
           .reduce((sum, e) => sum + e.value, 0);
-        const amount = Math.round(used * Number(price.unit_amount_decimal));
-        lines.push({ object: "line_item", description: price.nickname ?? meter?.display_name, quantity: used, amount });
-      } else {
-        const quantity = Number(item.quantity ?? 1);
-        lines.push({
-          object: "line_item",
-          description: price.nickname ?? "subscription",
-          quantity,
-          amount: quantity * Number(price.unit_amount),
-        });
+        amount = Math.round(quantity * (price.unit_amount_decimal?.toNumber() ?? 0));
+        description = price.nickname ?? meter?.display_name ?? "usage";
       }
-    }
-    const total = lines.reduce((sum, l) => sum + l.amount, 0);
-    const id = newId("in");
-    const invoice: Obj = {
+      return invoiceLineObject({ amount, currency: price.currency, description, invoice: id, quantity, item, period });
+    });
+    const customer = this.customer(sub.customer);
+    const number = `${customer.invoice_prefix}-${String(customer.next_invoice_sequence).padStart(4, "0")}`;
+    customer.next_invoice_sequence += 1;
+    const invoice = invoiceObject({
       id,
-      object: "invoice",
       customer: sub.customer,
-      status,
-      number: this.nextInvoiceNumber(),
-      currency: "usd",
-      total,
-      amount_due: total,
-      amount_paid: status === "paid" ? total : 0,
-      amount_remaining: status === "paid" ? 0 : total,
+      customer_email: customer.email,
+      customer_name: customer.name ?? null,
+      number,
+      currency: sub.currency,
       created: this.now(),
-      period_start: periodStart,
-      period_end: periodEnd,
+      lines: listOf(lines, `/v1/invoices/${id}/lines`),
+      period_start: period.start,
+      period_end: period.end,
+      billing_reason: billingReason,
       hosted_invoice_url: `${baseUrl}/invoices/${id}`,
-      livemode: false,
-      parent: {
-        type: "subscription_details",
-        quote_details: null,
-        subscription_details: { subscription: sub.id, metadata: sub.metadata },
-      },
-      lines: { object: "list", data: lines, has_more: false, url: `/v1/invoices/${id}/lines` },
-    };
+      status,
+      subscription: sub,
+    });
+    sub.latest_invoice = id;
     this.invoices.set(id, invoice);
     return invoice;
   }
@@ -195,10 +196,5 @@ export class Store {
 export interface ApiContext {
   store: Store;
   baseUrl: string;
-  emit(type: string, object: Obj): Promise<void>;
+  emit(event: EventInput): Promise<void>;
 }
-
-export const publicSession = (s: Obj): Obj => {
-  const { line_items_internal: _, subscription_data_metadata: __, ...rest } = s;
-  return structuredClone(rest);
-};

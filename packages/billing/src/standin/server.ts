@@ -4,9 +4,10 @@ import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
 import { ROUTES } from "./api.js";
 import { parseForm } from "./form.js";
-import { completeCheckout, endPeriod, failPayment, payInvoice } from "./lifecycle.js";
+import { completeCheckout, endPeriod, failPayment, payInvoice, setCancelAtPeriodEnd } from "./lifecycle.js";
 import { checkoutPage, invoicePage, portalPage } from "./pages.js";
-import { type ApiContext, newId, type Obj, Store, StripeFault } from "./resources.js";
+import { type ApiContext, Store, StripeFault } from "./resources.js";
+import { eventObject, newId } from "./shapes.js";
 
 export interface StripeStandInOptions {
   /** Where signed webhook events are POSTed (can be set later with setWebhookUrl). */
@@ -47,8 +48,6 @@ export interface StripeStandIn {
   close(): Promise<void>;
 }
 
-const API_VERSION = "2026-10-28.endive";
-
 /**
  * A local stand-in for the Stripe endpoints Prim uses (README.md beside this file), for tests
  * and local development: the real SDK talks to it through `host`/`port`/`protocol`; it checks
@@ -59,13 +58,12 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
   const store = new Store(options.now ?? (() => Math.floor(Date.now() / 1000)));
   let webhookUrl = options.webhookUrl;
   const deliveries: { id: string; type: string; status: number }[] = [];
-  const idempotent = new Map<string, { hash: string; status: number; body: unknown }>();
+  const idempotent = new Map<string, { hash: string; status: number; body: string }>();
   let failing = { count: 0, status: 500 };
   let baseUrl = "";
 
-  const deliver = async (event: Obj): Promise<number> => {
+  const deliver = async (payload: string): Promise<number> => {
     if (webhookUrl === undefined) return 0;
-    const payload = JSON.stringify(event);
     const signature = Stripe.webhooks.generateTestHeaderString({
       payload,
       secret: options.webhookSecret,
@@ -88,20 +86,12 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
     get baseUrl() {
       return baseUrl;
     },
-    emit: async (type, object) => {
-      const event = {
-        id: newId("evt"),
-        object: "event",
-        api_version: API_VERSION,
-        created: store.now(),
-        type,
-        livemode: false,
-        pending_webhooks: 1,
-        request: { id: null, idempotency_key: null },
-        data: { object: structuredClone(object) },
-      };
-      store.events.set(event.id, event);
-      deliveries.push({ id: event.id, type, status: await deliver(event) });
+    emit: async (input) => {
+      // The event carries its object as it is now: sent (and kept for redelivery) as JSON.
+      const event = eventObject(input, store.now());
+      const payload = JSON.stringify(event);
+      store.events.set(event.id, payload);
+      deliveries.push({ id: event.id, type: event.type, status: await deliver(payload) });
     },
   };
 
@@ -115,7 +105,7 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
     path: string,
     query: string,
     text: string,
-  ): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
+  ): Promise<{ status: number; body: string; headers?: Record<string, string> }> {
     const auth = /^Bearer (sk_test_\S+)$/.exec(req.headers.authorization ?? "");
     if (auth === null) {
       return new StripeFault(
@@ -175,9 +165,9 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
         }
       }
     }
-    let answer: { status: number; body: unknown };
+    let answer: { status: number; body: string };
     try {
-      answer = { status: 200, body: structuredClone(await route.handler(ctx, params, id)) };
+      answer = { status: 200, body: JSON.stringify(await route.handler(ctx, params, id)) };
     } catch (err) {
       if (!(err instanceof StripeFault)) throw err;
       answer = err.toAnswer();
@@ -192,12 +182,13 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
     const [, kind, id = "", action] = m;
     const html = (body: string) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(body);
     if (kind === "checkout") {
-      const session = store.sessions.get(id);
-      if (session === undefined) return false;
+      const record = store.sessions.get(id);
+      if (record === undefined) return false;
       if (req.method === "POST" && action === "pay") {
         await completeCheckout(ctx, id);
-        res.writeHead(303, { location: session.success_url.replace("{CHECKOUT_SESSION_ID}", id) }).end();
-      } else html(checkoutPage(store, session));
+        const success = record.session.success_url ?? "";
+        res.writeHead(303, { location: success.replace("{CHECKOUT_SESSION_ID}", id) }).end();
+      } else html(checkoutPage(store, record));
       return true;
     }
     if (kind === "portal") {
@@ -206,8 +197,8 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
       if (req.method === "POST" && action === "cancel") {
         const sub = store.subscriptions.get(String(parseForm(text).subscription));
         if (sub !== undefined && sub.customer === portal.customer && sub.status !== "canceled") {
-          sub.cancel_at_period_end = true;
-          await ctx.emit("customer.subscription.updated", sub);
+          setCancelAtPeriodEnd(sub, true, store.now());
+          await ctx.emit({ type: "customer.subscription.updated", data: { object: sub } });
         }
         res.writeHead(303, { location: `/portal/${id}` }).end();
       } else html(portalPage(store, portal));
@@ -241,7 +232,7 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
               "request-id": newId("req"),
               ...answer.headers,
             });
-            res.end(JSON.stringify(answer.body));
+            res.end(answer.body);
             return;
           }
           const control = /^\/_standin\/(?:checkout|subscriptions)\/([^/]+)\/(\w+)$/.exec(url.pathname);
@@ -287,9 +278,9 @@ export async function startStripeStandIn(options: StripeStandInOptions): Promise
       failing = { count, status };
     },
     redeliver: async (eventId) => {
-      const event = store.events.get(eventId);
-      if (event === undefined) throw new Error(`no event ${eventId}`);
-      return deliver(event);
+      const payload = store.events.get(eventId);
+      if (payload === undefined) throw new Error(`no event ${eventId}`);
+      return deliver(payload);
     },
     close: () =>
       new Promise<void>((resolve) => {
