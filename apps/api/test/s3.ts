@@ -1,4 +1,7 @@
 // s3rver on loopback: a real S3 protocol peer for tests (CLOUD.md: S3 in tests is s3rver).
+// The package's types are ours (s3rver.d.ts), referenced so that every program reaching this
+// file has them (apps/web's tests reach it through cells.ts).
+/// <reference path="./s3rver.d.ts" />
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
