@@ -208,11 +208,12 @@ describe("the dashboard's consent screen", () => {
     // Disconnect every app: the agents' tokens stop at once.
     const before = await pool.query("SELECT 1 FROM oauth_connections WHERE revoked_at IS NULL");
     expect(before.rowCount).toBeGreaterThan(0);
-    for (;;) {
-      const button = page.getByRole("button", { name: /^Disconnect / }).first();
-      if ((await button.count()) === 0) break;
-      await button.click();
-      await page.waitForTimeout(300);
+    // One at a time, each click once the list has dropped the one before (a button clicked
+    // twice would disconnect nothing the second time).
+    const disconnects = page.getByRole("button", { name: /^Disconnect / });
+    for (let left = await disconnects.count(); left > 0; left--) {
+      await disconnects.first().click();
+      await disconnects.nth(left - 1).waitFor({ state: "detached" });
     }
     await page.getByText("No app is connected.").waitFor();
     expect((await pool.query("SELECT 1 FROM oauth_connections WHERE revoked_at IS NULL")).rowCount).toBe(0);
