@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FREEZE_GRACE_MS } from "../src/cells/placed-invoker.js";
 import { createApiApp, MOVE_STEPS, type MoveStep, moveWorkspace, readApiEnv } from "../src/index.js";
 import { childEnv, type Exited, runPrim } from "./cell-processes.js";
-import { startCells, type TestCellNode, type TestCells } from "./cells.js";
+import { FAST_ENTERPRISE, startCells, type TestCellNode, type TestCells } from "./cells.js";
 import { call } from "./cloud.js";
 
 const LEASE_MS = 1500;
@@ -86,7 +86,7 @@ async function createOn(on: string, names: string[]) {
   for (const id of CELLS) await setCellState(db, id, id === on ? "open" : "closed");
   try {
     const made = [];
-    for (const name of names) made.push(await createWorkspace(db, { name, plan: "enterprise" }));
+    for (const name of names) made.push(await createWorkspace(db, { name, ...FAST_ENTERPRISE }));
     return made;
   } finally {
     for (const id of CELLS) await setCellState(db, id, "open");

@@ -5,7 +5,7 @@ import { createWorkspace, readPlacement } from "@prim/db";
 import type { InvokeMeta, Principal } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { moveWorkspace, readApiEnv, rebuildCell } from "../src/index.js";
-import { startCells, type TestCellNode, type TestCells } from "./cells.js";
+import { FAST_ENTERPRISE, startCells, type TestCellNode, type TestCells } from "./cells.js";
 import { call } from "./cloud.js";
 
 let cells: TestCells;
@@ -22,7 +22,7 @@ const node = (id: string) => cells.cells.find((c) => c.id === id) as (typeof cel
 const operatorEnv = () => readApiEnv({ ...cells.env, PRIM_DATA_DIR: "/nonexistent" });
 
 async function workspaceWithKv(name: string) {
-  const ws = await createWorkspace(pool(), { name, plan: "enterprise" });
+  const ws = await createWorkspace(pool(), { name, ...FAST_ENTERPRISE });
   const placement = await readPlacement(pool(), ws.workspace.id);
   return { ...ws, cell: placement?.cell as string };
 }

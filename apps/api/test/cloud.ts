@@ -1,57 +1,39 @@
-// A real api app for tests: its own migrated Postgres database, the machine's Redis, a temp data dir.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { migrate } from "@prim/db";
-import { freshDatabase } from "../../../packages/db/test/pg.js";
-import { type ApiApp, type ApiAppOptions, createApiApp, readApiEnv } from "../src/index.js";
+// A real api app for tests, as production runs it (cells.ts: S3 in s3rver, limits on, durable
+// writes): its own migrated Postgres database, the machine's Redis, a temp data directory.
+import type { ApiApp } from "../src/index.js";
+import { startCells, type TestCellOptions } from "./cells.js";
+
+export { FAST_ENTERPRISE, fastWorkspace } from "./cells.js";
 
 export interface TestCloud {
   url: string;
+  /** Its internal listener (the MCP app and the dashboard reach the engine there). */
+  internalUrl: string;
   api: ApiApp;
   databaseUrl: string;
-  /** A second app process's worth of state over the same database (another cell front). */
+  /** Another cell over the same database and S3 (another api process). */
   second(): Promise<{ url: string; api: ApiApp }>;
   stop(): Promise<void>;
 }
 
+/** One cell (`cell-a`); `second()` adds `cell-b`, `cell-c`, …. */
 export async function startCloud(
   label: string,
   extraEnv: Record<string, string> = {},
-  options: ApiAppOptions & { beforeListen?: (api: ApiApp) => void; port?: number } = {},
+  options: TestCellOptions = {},
 ): Promise<TestCloud> {
-  const db = freshDatabase(label);
-  await migrate({ databaseUrl: db.url });
-  const dirs: string[] = [];
-  const apps: ApiApp[] = [];
-  const start = async () => {
-    const dir = mkdtempSync(join(tmpdir(), "prim-cloud-"));
-    dirs.push(dir);
-    const env = readApiEnv({
-      DATABASE_URL: db.url,
-      PRIM_DATA_DIR: join(dir, "data"),
-      PRIM_BLOBS: `local:${join(dir, "blobs")}`,
-      PRIM_API_PORT: "0",
-      // Limits have their own tests (limits.test.ts); elsewhere they would only slow suites down.
-      PRIM_LIMITS: "off",
-      ...extraEnv,
-    });
-    const api = await createApiApp(env, options);
-    apps.push(api);
-    options.beforeListen?.(api);
-    const url = await api.app.listen({ port: apps.length === 1 ? (options.port ?? 0) : 0, host: "127.0.0.1" });
-    return { url, api };
-  };
-  const first = await start();
+  const cells = await startCells(label, ["cell-a"], extraEnv, options);
+  const first = cells.cells[0] as (typeof cells.cells)[number];
   return {
-    ...first,
-    databaseUrl: db.url,
-    second: start,
-    stop: async () => {
-      for (const api of apps.reverse()) await api.close();
-      await db.drop();
-      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    url: first.url,
+    internalUrl: first.internalUrl,
+    api: first.api,
+    databaseUrl: cells.databaseUrl,
+    second: async () => {
+      const next = await cells.start(`cell-${String.fromCharCode(97 + cells.cells.length)}`);
+      return { url: next.url, api: next.api };
     },
+    stop: () => cells.stop(),
   };
 }
 

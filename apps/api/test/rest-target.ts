@@ -1,9 +1,11 @@
 // Setup of the root vitest config's `cloud-rest` project: the REST suites of packages/http run
-// against apps/api (one suite, two targets). Each file gets one cloud (its own Postgres
-// database); each server a suite starts is a fresh workspace in it, reached with its workspace
-// key, on a clock of its own.
+// against apps/api (one suite, two targets), as production runs it (cells.ts). Each file gets
+// two cells over its own Postgres database and s3rver; each server a suite starts is a fresh
+// Enterprise workspace placed on cell B, reached with its workspace key, on a clock of its own —
+// and every request goes to cell A, so each one is forwarded: the suites prove that forwarding
+// keeps the spec's behaviour.
 import { join } from "node:path";
-import { createWorkspace } from "@prim/db";
+import { readPlacement, setCellState } from "@prim/db";
 import { type Clock, ManualClock, OPERATIONS, type Principal } from "@prim/engine";
 import { afterAll } from "vitest";
 import { checkResponses } from "../../../packages/http/test/conformance.js";
@@ -13,14 +15,14 @@ import {
   type TestServerOptions,
   useServerTarget,
 } from "../../../packages/http/test/helpers.js";
-import { startCloud, type TestCloud } from "./cloud.js";
+import { fastWorkspace, startCells, type TestCellNode, type TestCells } from "./cells.js";
 
 let clock = new ManualClock(1_800_000_000_000);
 /** The cell's clock: whichever the latest server's suite moves. */
 const switchClock: Clock = { now: () => clock.now(), at: (at, fn) => clock.at(at, fn) };
 
 const operations = new Map(OPERATIONS.map((op) => [op.name, op]));
-let cloud: Promise<TestCloud> | undefined;
+let cloud: Promise<TestCells> | undefined;
 let count = 0;
 
 afterAll(async () => {
@@ -39,15 +41,30 @@ useServerTarget(async (options: TestServerOptions): Promise<TestServer> => {
   // fetch loopback, so suites that fetch stay local-only.
   const { allowLoopbackFetch: _, ...engineOptions } = options.engineOptions ?? {};
   if (Object.keys(engineOptions).length > 0) throw new Error("the cloud target takes no engine options");
-  cloud ??= startCloud(
+  cloud ??= startCells(
     "rest",
+    ["cell-a", "cell-b"],
     {},
-    { clock: switchClock, beforeListen: (api) => checkResponses(api.app, (name) => operations.get(name)) },
-  );
-  const { url, api } = await cloud;
+    {
+      clock: switchClock,
+      // What a client sees is what the entry cell answers.
+      beforeListen: (api, id) => {
+        if (id === "cell-a") checkResponses(api.app, (name) => operations.get(name));
+      },
+    },
+  ).then(async (cells) => {
+    // New workspaces go to the open cell: B.
+    await setCellState((cells.cells[0] as TestCellNode).api.hub.pool, "cell-a", "closed");
+    return cells;
+  });
+  const [entry, owner] = (await cloud).cells as [TestCellNode, TestCellNode];
+  const url = entry.url;
   clock = options.clock ?? new ManualClock(1_800_000_000_000);
-  const ws = await createWorkspace(api.hub.pool, { name: `suite ${++count}`, plan: "enterprise" });
-  const engine = api.tenants.engine(ws.workspace.id);
+  const ws = await fastWorkspace(entry.api.hub.pool, `suite ${++count}`);
+  // Every request a suite sends must be forwarded, or this target proves nothing about forwarding.
+  const placed = await readPlacement(entry.api.hub.pool, ws.workspace.id);
+  if (placed?.cell !== owner.id) throw new Error(`the suite's workspace is on ${placed?.cell}, not ${owner.id}`);
+  const engine = owner.api.tenants.engine(ws.workspace.id);
   const auth = { authorization: `Bearer ${ws.key}` };
   const principal: Principal = {
     kind: "account",

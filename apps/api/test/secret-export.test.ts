@@ -14,7 +14,6 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { createKey, createUser, createWorkspace, setSecretExport } from "@prim/db";
 import { Engine, type FetchResult, type GroupArchive, LOCAL_PRINCIPAL, type Page, type Principal } from "@prim/engine";
-import { listenInternal } from "@prim/http";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import Database from "better-sqlite3";
 import type pg from "pg";
@@ -54,7 +53,7 @@ beforeAll(async () => {
   cloud = await startCloud("secretexport", { PRIM_INTERNAL_SECRET: SECRET });
   pool = cloud.api.hub.pool as pg.Pool;
   invoker = new RemoteInvoker({
-    url: await listenInternal(cloud.api.internal as NonNullable<typeof cloud.api.internal>),
+    url: cloud.internalUrl,
     secret: SECRET,
   });
   const ownerUser = await createUser(pool, { email: "owner@acme.test", password: "password123" });

@@ -8,7 +8,6 @@ import { randomBytes } from "node:crypto";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createKey, createWorkspace } from "@prim/db";
-import { listenInternal } from "@prim/http";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { CONFORMANCE_INSTALLED, expectConformance, NOT_SERVED } from "../../../packages/mcp/test/conformance-runner.js";
 import { call, startCloud, type TestCloud } from "../../api/test/cloud.js";
@@ -45,7 +44,7 @@ function authProxy(to: { target?: URL; key?: string }): Server {
 
 beforeAll(async () => {
   cloud = await startCloud("mcpconf", { PRIM_INTERNAL_SECRET: SECRET });
-  const internalUrl = await listenInternal(cloud.api.internal as NonNullable<typeof cloud.api.internal>);
+  const internalUrl = cloud.internalUrl;
   const upstream: { target?: URL; key?: string } = {};
   proxy = authProxy(upstream);
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));

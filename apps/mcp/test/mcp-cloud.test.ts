@@ -5,7 +5,6 @@ import { randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createKey, createWorkspace } from "@prim/db";
-import { listenInternal } from "@prim/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, startCloud, type TestCloud } from "../../api/test/cloud.js";
 import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
@@ -22,7 +21,7 @@ const initialize = (headers: Record<string, string>) => rawInitialize(url, heade
 
 beforeAll(async () => {
   cloud = await startCloud("mcp", { PRIM_INTERNAL_SECRET: SECRET });
-  const internalUrl = await listenInternal(cloud.api.internal as NonNullable<typeof cloud.api.internal>);
+  const internalUrl = cloud.internalUrl;
   mcp = await createMcpApp(
     readMcpEnv({
       DATABASE_URL: cloud.databaseUrl,

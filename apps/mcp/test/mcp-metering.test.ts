@@ -2,7 +2,6 @@
 // a batch counts once; initialize, tools/list and the primitive lookups count nothing.
 import { randomBytes } from "node:crypto";
 import { createWorkspace } from "@prim/db";
-import { listenInternal } from "@prim/http";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { limitKeys } from "../../api/src/index.js";
@@ -18,7 +17,7 @@ const redis = new Redis("redis://127.0.0.1:6379");
 
 beforeAll(async () => {
   cloud = await startCloud("mcp_metering", { PRIM_INTERNAL_SECRET: SECRET, PRIM_LIMITS: "on" });
-  const internalUrl = await listenInternal(cloud.api.internal as NonNullable<typeof cloud.api.internal>);
+  const internalUrl = cloud.internalUrl;
   mcp = await createMcpApp(
     readMcpEnv({ DATABASE_URL: cloud.databaseUrl, PRIM_INTERNAL_URL: internalUrl, PRIM_INTERNAL_SECRET: SECRET }),
   );

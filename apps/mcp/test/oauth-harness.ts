@@ -14,7 +14,6 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { consentDecisionFromForm, describeAuthorization, signConsent } from "@prim/db";
-import { listenInternal } from "@prim/http";
 import { TOOLS } from "@prim/mcp";
 import { call, startCloud, type TestCloud } from "../../api/test/cloud.js";
 import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
@@ -132,7 +131,7 @@ export async function startOAuthStack(
       },
     },
   );
-  const internalUrl = await listenInternal(cloud.api.internal as NonNullable<typeof cloud.api.internal>);
+  const internalUrl = cloud.internalUrl;
   const mcp = await createMcpApp(
     readMcpEnv({
       DATABASE_URL: cloud.databaseUrl,

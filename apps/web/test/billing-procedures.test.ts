@@ -7,7 +7,6 @@ import { randomBytes } from "node:crypto";
 import * as PrimBilling from "@prim/billing";
 import * as PrimDb from "@prim/db";
 import { createUser, createWorkspace } from "@prim/db";
-import { listenInternal } from "@prim/http";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,7 +38,7 @@ beforeAll(async () => {
   const stripe = PrimBilling.createStripe({ secretKey: "sk_test_web", apiUrl: standin.url });
   await PrimBilling.syncStripe(stripe);
   pool = cloud.api.hub.pool as pg.Pool;
-  const internal = await listenInternal(cloud.api.internal as NonNullable<typeof cloud.api.internal>);
+  const internal = cloud.internalUrl;
   context = {
     pool,
     db: PrimDb,

@@ -7,7 +7,6 @@ import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
 import * as PrimDb from "@prim/db";
 import { createUser, createWorkspace, Revocations } from "@prim/db";
-import { listenInternal } from "@prim/http";
 import { createMailer, type MailCapture, type Mailer, startMailCapture } from "@prim/mail";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
@@ -67,7 +66,7 @@ beforeAll(async () => {
   cloud = await startCloud("webprocs", { PRIM_INTERNAL_SECRET: SECRET });
   pool = cloud.api.hub.pool as pg.Pool;
   invoker = new RemoteInvoker({
-    url: await listenInternal(cloud.api.internal as NonNullable<typeof cloud.api.internal>),
+    url: cloud.internalUrl,
     secret: SECRET,
   });
   revocations = new Revocations("redis://127.0.0.1:6379");
@@ -77,7 +76,8 @@ beforeAll(async () => {
     const email = `${who}@acme.test`;
     users[who] = { id: (await createUser(pool, { email, password: "password123" })).id, email };
   }
-  workspace = (await createWorkspace(pool, { name: "Acme", ownerId: users.owner.id, key: false })).workspace.id;
+  workspace = (await createWorkspace(pool, { name: "Acme", ownerId: users.owner.id, key: false, plan: "pro" }))
+    .workspace.id;
   for (const role of ["admin", "member", "billing"] as const) {
     await pool.query("INSERT INTO members (workspace_id, user_id, role) VALUES ($1, $2, $3)", [
       workspace,
@@ -434,10 +434,16 @@ describe("what the procedures do", () => {
   });
 
   it("reports usage against the plan, and reads the audit trail by filters", async () => {
+    await pool.query("UPDATE workspaces SET plan = 'starter' WHERE id = $1", [workspace]);
+    await revocations.planChanged(workspace);
     const usage = await callerFor("billing").usage.summary({ workspace });
     expect(usage).toMatchObject({ workspace: { id: workspace, plan: "starter" }, caps: PrimDb.STARTER_CAPS });
     expect(usage.primitives).toBeGreaterThan(0);
-    // (Starter's audit gate is the limiter's, off in this cell: apps/api's limits tests cover it.)
+    // The audit log is a Pro feature: the limiter refuses it to Starter.
+    await expect(callerFor("admin").audit.list({ workspace, action: "kv." })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: expect.stringContaining("Pro plan"),
+    });
     await pool.query("UPDATE workspaces SET plan = 'pro' WHERE id = $1", [workspace]);
     await revocations.planChanged(workspace);
     const page = await callerFor("admin").audit.list({ workspace, action: "kv.", actor: "user:*" });
