@@ -19,6 +19,7 @@ async function open(masterKey: string): Promise<{ api: ApiApp; url: string }> {
   const env = readApiEnv({
     DATABASE_URL: db.url,
     PRIM_DATA_DIR: join(dir, "data"),
+    // The vault's key ring (data/keys.sqlite) is under test; where blobs go plays no part.
     PRIM_BLOBS: `local:${join(dir, "blobs")}`,
     PRIM_API_PORT: "0",
     PRIM_MASTER_KEY: masterKey,

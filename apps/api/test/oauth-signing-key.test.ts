@@ -77,6 +77,7 @@ describe("the OAuth signing key at rest", () => {
       readApiEnv({
         DATABASE_URL: cloud.databaseUrl,
         PRIM_DATA_DIR: join(dir, key.slice(0, 8)),
+        // Only whether it starts is under test: it serves no request.
         PRIM_BLOBS: `local:${join(dir, "blobs")}`,
         PRIM_API_PORT: "0",
         PRIM_LIMITS: "off",

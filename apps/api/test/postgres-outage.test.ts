@@ -54,7 +54,7 @@ async function open(databaseUrl: string, name: string): Promise<{ api: ApiApp; u
   const env = readApiEnv({
     DATABASE_URL: databaseUrl,
     PRIM_DATA_DIR: join(dir, name),
-    PRIM_BLOBS: `local:${join(dir, `${name}-blobs`)}`,
+    PRIM_BLOBS: `local:${join(dir, `${name}-blobs`)}`, // the outage under test is Postgres's alone
     PRIM_API_PORT: "0",
     PRIM_LIMITS: "off", // a key's 20/s would refuse this test's bursts; limits-outage tests Redis away
   });
