@@ -1,9 +1,9 @@
-import { createKey, createWorkspace } from "@prim/db";
+import { createKey } from "@prim/db";
 import { type AnyOperation, OPERATIONS, type PrimitiveRecord } from "@prim/engine";
 import type { RestRoute } from "@prim/http";
 import { type Principal, toolAllowed } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCloud, type TestCloud } from "./cloud.js";
+import { fastWorkspace, startCloud, type TestCloud } from "./cloud.js";
 import {
   type Answer,
   type RouteRequest,
@@ -32,13 +32,8 @@ let away: Seeded;
 
 beforeAll(async () => {
   cloud = await startCloud("scoped-routes");
-  // A rate no sweep reaches (limits on in the cloud harness): the rate is not what is tested.
-  const created = await createWorkspace(cloud.api.hub.pool, {
-    name: "Scoped",
-    plan: "enterprise",
-    rps: 100_000,
-    burst: 100_000,
-  });
+  // A rate no sweep reaches: what is tested is scoping, not the rate.
+  const created = await fastWorkspace(cloud.api.hub.pool, "Scoped");
   workspace = created.workspace.id;
   accountKey = created.key;
   home = await seed(cloud.url, created.key, "home");
