@@ -12,7 +12,7 @@ export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString("
 /** The API version the stand-in's events are stamped with (stripe-node 23's). */
 export const API_VERSION = "2026-10-28.endive";
 
-export const decimal = (value: string | number) => Stripe.Decimal.from(value);
+export const decimal = (value: string | number): Stripe.Decimal => Stripe.Decimal.from(value);
 
 /** Stripe's list envelope. */
 export const listOf = <T>(data: T[], url: string, has_more = false): Stripe.ApiList<T> => ({
