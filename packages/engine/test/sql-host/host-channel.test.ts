@@ -52,10 +52,13 @@ describe("db host channel: requests that cannot be serialised", () => {
       "rejected",
       "fulfilled",
     ]);
+    // Whether JSON.stringify reaches the bottom of 100,000 nested arrays (1) depends on the stack
+    // V8 has left (a worker that ran other files first gets further): then the host's own
+    // parameter check refuses it. Either way a 400, and the channel keeps its order.
     for (const i of [1, 3, 4]) {
       const reason = (results[i] as PromiseRejectedResult).reason;
       expect(reason.code, String(i)).toBe("invalid_request");
-      expect(reason.message).toMatch(/cannot be sent to the SQL host/);
+      expect(reason.message).toMatch(i === 1 ? /cannot be sent to the SQL host|parameters must be/ : /cannot be sent/);
     }
     const last = (results[5] as PromiseFulfilledResult<{ rows: unknown[] }>).value;
     expect(JSON.parse(JSON.stringify(last)).rows).toEqual([{ v: 1 }, { v: 2 }]);
