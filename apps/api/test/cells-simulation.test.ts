@@ -94,7 +94,7 @@ beforeAll(async () => {
     S3_BUCKET: TEST_BUCKET,
     AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID as string,
     AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY as string,
-    PRIM_LIMITS: "off",
+    PRIM_LIMITS: "off", // placement and moves under traffic; limits across processes: probe-plan-caps
     PRIM_SHIP_INTERVAL_S: String(SHIP_S),
     PRIM_INTERNAL_SECRET: secret,
     PRIM_MASTER_KEY: randomBytes(32).toString("hex"),
