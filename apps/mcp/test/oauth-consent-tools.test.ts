@@ -12,12 +12,12 @@ import {
   Browser,
   call,
   consentForm,
+  exchangeCode,
   type OAuthStack,
   pkce,
   REDIRECT,
   registerClient,
   startOAuthStack,
-  tokenRequest,
 } from "./oauth-harness.js";
 
 let stack: OAuthStack;
@@ -78,14 +78,7 @@ describe("the tools a consent grants", () => {
     const { clientId, verifier, browser, page } = await atConsent();
     const back = await browser.follow(page.href, REDIRECT, allow({ everyTool: true }));
     if (!(back instanceof URL)) throw new Error(`consent: ${back.status} ${await back.text()}`);
-    const token = await tokenRequest(stack, {
-      grant_type: "authorization_code",
-      code: back.searchParams.get("code") as string,
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      resource: stack.mcpUrl,
-    });
+    const token = await exchangeCode(stack, { clientId, verifier, code: back.searchParams.get("code") as string });
     expect(token.status).toBe(200);
     const connection = (await listConnections(stack.cloud.api.hub.pool, workspace)).find(
       (c) => c.client_id === clientId,

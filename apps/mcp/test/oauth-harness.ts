@@ -355,3 +355,15 @@ export async function tokenRequest(stack: OAuthStack, fields: Record<string, str
   });
   return { status: res.status, body: (await res.json()) as Record<string, string | number> };
 }
+
+/** The authorization code grant at the token endpoint, for the MCP resource (PKCE, REDIRECT). */
+export function exchangeCode(stack: OAuthStack, c: { clientId: string; verifier: string; code: string }) {
+  return tokenRequest(stack, {
+    grant_type: "authorization_code",
+    code: c.code,
+    client_id: c.clientId,
+    redirect_uri: REDIRECT,
+    code_verifier: c.verifier,
+    resource: stack.mcpUrl,
+  });
+}

@@ -11,13 +11,13 @@ import {
   Browser,
   call,
   consentForm,
+  exchangeCode,
   type OAuthStack,
   pkce,
   REDIRECT,
   registerClient,
   startOAuthStack,
   TOOL_NAMES,
-  tokenRequest,
 } from "./oauth-harness.js";
 import { rawInitialize as initialize } from "./raw.js";
 
@@ -65,16 +65,7 @@ async function code(tools = ["kv_get"], group = "app") {
   return { clientId, verifier, code: back.searchParams.get("code") as string };
 }
 
-async function exchange(c: { clientId: string; verifier: string; code: string }) {
-  return tokenRequest(stack, {
-    grant_type: "authorization_code",
-    code: c.code,
-    client_id: c.clientId,
-    redirect_uri: REDIRECT,
-    code_verifier: c.verifier,
-    resource: stack.mcpUrl,
-  });
-}
+const exchange = (c: { clientId: string; verifier: string; code: string }) => exchangeCode(stack, c);
 
 /** The error an authorization request ends in, as the redirect to the client reports it. */
 async function authorizationError(url: URL): Promise<URLSearchParams> {

@@ -17,12 +17,11 @@ import {
   Browser,
   call,
   consent,
+  exchangeCode,
   type OAuthStack,
   pkce,
-  REDIRECT,
   registerClient,
   startOAuthStack,
-  tokenRequest,
 } from "./oauth-harness.js";
 import { rawInitialize } from "./raw.js";
 import {
@@ -104,14 +103,7 @@ async function accessToken(user: string, workspace: string): Promise<string> {
   const browser = new Browser({ [new URL(stack.dashboard).host]: { user } });
   const back = await consent(stack, browser, url, { workspace, group: "a-group", everyTool: true, action: "allow" });
   if (!(back instanceof URL)) throw new Error(`consent: ${back.status} ${await back.text()}`);
-  const issued = await tokenRequest(stack, {
-    grant_type: "authorization_code",
-    code: back.searchParams.get("code") as string,
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_verifier: verifier,
-    resource: stack.mcpUrl,
-  });
+  const issued = await exchangeCode(stack, { clientId, verifier, code: back.searchParams.get("code") as string });
   expect(issued.status).toBe(200);
   return issued.body.access_token as string;
 }
