@@ -25,11 +25,20 @@ export function clientAddress(headers: Headers, env: Pick<WebEnv, "PRIM_CLIENT_I
   return headers.get(SOCKET_HEADER) || undefined;
 }
 
-/** The request as the auth library should see it: the client's address in CLIENT_ADDRESS_HEADER, and only there. */
-export function withClientAddress(request: Request, env: Pick<WebEnv, "PRIM_CLIENT_IP_HEADER">): Request {
+/**
+ * The request as the auth library should see it: the client's address in CLIENT_ADDRESS_HEADER,
+ * and only there. Its body is read here, once, and handed on as bytes: the library and its
+ * plugins clone the request (the sign-in limit reads the email), and on Node 22.14 a clone of
+ * the stream-backed body of a server's first request threw "unusable" (a 500, twice in CI).
+ */
+export async function withClientAddress(
+  request: Request,
+  env: Pick<WebEnv, "PRIM_CLIENT_IP_HEADER">,
+): Promise<Request> {
   const headers = new Headers(request.headers);
   headers.delete(CLIENT_ADDRESS_HEADER);
   const address = clientAddress(request.headers, env);
   if (address !== undefined) headers.set(CLIENT_ADDRESS_HEADER, address);
-  return new Request(request, { headers });
+  const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
+  return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
 }

@@ -10,9 +10,12 @@ export const dynamic = "force-dynamic";
  * each request carrying the client's address where the library looks for it (and nowhere else).
  */
 export async function GET(request: Request) {
-  return toNextJsHandler(await auth()).GET(withClientAddress(request, webEnv()));
+  const forwarded = await withClientAddress(request, webEnv());
+  return toNextJsHandler(await auth()).GET(forwarded);
 }
 
 export async function POST(request: Request) {
-  return toNextJsHandler(await auth()).POST(withClientAddress(request, webEnv()));
+  // The body is read before the first request's wait for the library to start.
+  const forwarded = await withClientAddress(request, webEnv());
+  return toNextJsHandler(await auth()).POST(forwarded);
 }
