@@ -3,6 +3,7 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createWorkspace, migrate } from "@prim/db";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, PG_ROOT } from "../../../packages/db/test/pg.js";
 import { type ApiApp, createApiApp, readApiEnv } from "../src/index.js";
@@ -49,6 +50,7 @@ let other: ApiApp;
 let url: string;
 let otherUrl: string;
 let key: string;
+let workspace: string;
 
 async function open(databaseUrl: string, name: string): Promise<{ api: ApiApp; url: string }> {
   const env = readApiEnv({
@@ -79,7 +81,9 @@ beforeAll(async () => {
   proxied.port = String(proxy.port);
   ({ api, url } = await open(proxied.toString(), "a"));
   ({ api: other, url: otherUrl } = await open(db.url, "b"));
-  ({ key } = await createWorkspace(other.hub.pool, { name: "Outage", plan: "pro" }));
+  const created = await createWorkspace(other.hub.pool, { name: "Outage", plan: "pro" });
+  ({ key } = created);
+  workspace = created.workspace.id;
 }, 60_000);
 
 afterAll(async () => {
@@ -92,9 +96,24 @@ afterAll(async () => {
 
 describe("Postgres down while serving", () => {
   it("answers 2xx or 500 internal_error during the outage and recovers by itself, losing nothing", async () => {
+    // The api drops its cached catalog when it hears its own creates' NOTIFY, which can arrive
+    // after the first put (it did, with another file running beside this one): wait until our
+    // own listener has heard them and 300 ms passed quietly, so the put below warms the cache
+    // the outage relies on.
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    await listener.query("LISTEN prim_catalog");
+    let lastNotice = 0;
+    listener.on("notification", (m) => {
+      if (m.payload === workspace) lastNotice = Date.now();
+    });
     await call(url, key, "POST", "/v1/groups", { name: "app" });
     const kv = (await call(url, key, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" })).body;
     const base = `/v1/primitives/${kv.id}`;
+    await until("the creates' notices to go quiet", async () =>
+      lastNotice > 0 && Date.now() - lastNotice > 300 ? true : undefined,
+    );
+    await listener.end();
     expect((await call(url, key, "PUT", `${base}/keys/before`, { value: 1 })).status).toBe(200);
 
     await proxy.down();
