@@ -4,7 +4,7 @@
 // process, and apps/web (`next start`, built by `npm run build`) as a child; prints their URLs.
 // Postgres or Redis down: one line naming it and how to start it, exit 1. Without
 // PRIM_INTERNAL_SECRET a random one is made for this run (all three apps get it). Without
-// STRIPE_SECRET_KEY the Stripe stand-in (@prim/billing) serves billing locally: its products
+// STRIPE_SECRET_KEY the Stripe stand-in (@prim/billing/standin) serves billing locally: its products
 // and prices are synced, its webhooks go to the api. Without SMTP_URL a local mail capture
 // (@prim/mail) receives the dashboard's mail: each message's links are printed here, and the
 // dashboard lists the messages at /dev/mail (served only then, and only on a loopback address).
@@ -35,9 +35,12 @@ try {
     env.SMTP_URL = mail.smtpUrl;
   }
   if (!env.STRIPE_SECRET_KEY) {
-    const billing = await import("@prim/billing");
+    const [billing, { startStripeStandIn }] = await Promise.all([
+      import("@prim/billing"),
+      import("@prim/billing/standin"),
+    ]);
     env.STRIPE_WEBHOOK_SECRET = `whsec_${randomBytes(24).toString("hex")}`;
-    standin = await billing.startStripeStandIn({ webhookSecret: env.STRIPE_WEBHOOK_SECRET });
+    standin = await startStripeStandIn({ webhookSecret: env.STRIPE_WEBHOOK_SECRET });
     env.STRIPE_SECRET_KEY = "sk_test_prim_local";
     env.STRIPE_API_URL = standin.url;
     await billing.syncStripe(billing.createStripe({ secretKey: env.STRIPE_SECRET_KEY, apiUrl: standin.url }));

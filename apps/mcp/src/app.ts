@@ -1,7 +1,7 @@
 import { ApiKeyResolver, OAuthTokenResolver, openPool, Revocations } from "@prim/db";
 import { createBaseServer, requestPath } from "@prim/http";
 import { type McpMountOptions, mountMcp } from "@prim/mcp";
-import { invalid, type Principal, ServiceError } from "@prim/wire";
+import { bearerToken, invalid, type Principal, ServiceError } from "@prim/wire";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { McpEnv } from "./env.js";
 import { OriginPolicy } from "./origin.js";
@@ -85,7 +85,7 @@ export async function createMcpApp(
       if (path === "/health" || path.startsWith("/.well-known/")) return ANONYMOUS;
       origins.check(req);
       if (req.method === "OPTIONS") return ANONYMOUS; // a CORS preflight carries no credential
-      const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
+      const token = bearerToken(req.headers.authorization);
       if (token === undefined)
         throw unauthorized(undefined, "this resource needs a Bearer token (an API key or an OAuth token)");
       try {

@@ -7,7 +7,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStripe, type StripeStandIn, startStripeStandIn } from "../src/index.js";
+import { createStripe } from "../src/index.js";
+import { type StripeStandIn, startStripeStandIn } from "../src/standin/index.js";
 
 const SECRET = "whsec_shapes_test";
 const KEY = "sk_test_shapes";

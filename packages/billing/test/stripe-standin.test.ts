@@ -5,7 +5,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createStripe, type StripeStandIn, startStripeStandIn } from "../src/index.js";
+import { createStripe } from "../src/index.js";
+import { type StripeStandIn, startStripeStandIn } from "../src/standin/index.js";
 
 const SECRET = "whsec_standin_test";
 let standin: StripeStandIn;

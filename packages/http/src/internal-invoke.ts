@@ -1,5 +1,5 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { type Invoker, PRIMITIVE_TYPES, ServiceError } from "@prim/wire";
+import { bearerToken, type Invoker, PRIMITIVE_TYPES, ServiceError, TOKEN68_RE } from "@prim/wire";
 import { decodeWire, encodeWire, errorToWire, WIRE_STREAM_BYTES, type WireRequest } from "@prim/wire/invoke";
 import Fastify, { type FastifyInstance } from "fastify";
 import { z } from "zod";
@@ -58,6 +58,9 @@ const requestSchema = z.object({
 /** The internal listener's Fastify app (not yet listening: see `listenInternal`). */
 export function createInternalServer(options: InternalInvokeOptions): FastifyInstance {
   if (options.secret.length < 32) throw new Error("the internal invoke secret must be at least 32 characters");
+  if (!TOKEN68_RE.test(options.secret)) {
+    throw new Error("the internal invoke secret must be a token68 (letters, digits, -._~+/ and trailing =)");
+  }
   const matches = secretMatcher(options.secret);
   const app = Fastify({
     logger: options.logger ?? false,
@@ -76,8 +79,7 @@ export function createInternalServer(options: InternalInvokeOptions): FastifyIns
 
   app.addHook("onRequest", async (req, reply) => {
     reply.header("x-request-id", req.id);
-    const match = /^Bearer (.+)$/.exec(req.headers.authorization ?? "");
-    if (!matches(match?.[1])) {
+    if (!matches(bearerToken(req.headers.authorization))) {
       throw new ServiceError("invalid_token", "the internal invoke endpoint needs the cell's shared secret");
     }
   });

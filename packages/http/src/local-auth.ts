@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { LOCAL_PRINCIPAL, type Principal, ServiceError, SIGNED_URL_PRINCIPAL } from "@prim/engine";
+import { bearerToken, TOKEN68_RE } from "@prim/wire";
 import type { FastifyRequest } from "fastify";
 
 export interface LocalAuthOptions {
@@ -61,6 +62,11 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
  * need no token and may come from any site. Returns the caller's principal.
  */
 export function localAuthenticator(options: LocalAuthOptions) {
+  if (options.rootToken !== undefined && !TOKEN68_RE.test(options.rootToken)) {
+    throw new Error(
+      "the root token must be a token68 (letters, digits, -._~+/ and trailing =): a Bearer header carries nothing else",
+    );
+  }
   const expected = options.rootToken === undefined ? null : digest(options.rootToken);
   return (req: FastifyRequest): Principal => {
     const host = req.headers.host;
@@ -75,10 +81,9 @@ export function localAuthenticator(options: LocalAuthOptions) {
       throw new ServiceError("forbidden", "cross-site requests to the local engine are refused");
     }
     if (expected === null || !requireToken) return LOCAL_PRINCIPAL;
-    const header = req.headers.authorization ?? "";
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const token = bearerToken(req.headers.authorization);
     // Compare digests so the comparison takes the same time whatever the token's length.
-    if (match === null || !timingSafeEqual(digest(match[1] as string), expected)) {
+    if (token === undefined || !timingSafeEqual(digest(token), expected)) {
       throw new ServiceError("invalid_token", "missing or wrong Bearer token", {
         headers: { "WWW-Authenticate": 'Bearer realm="prim"' },
       });

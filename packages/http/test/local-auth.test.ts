@@ -1,5 +1,6 @@
 import { request } from "node:http";
 import { describe, expect, it } from "vitest";
+import { localAuthenticator } from "../src/index.js";
 import { startServer } from "./helpers.js";
 
 /** node:http, because fetch does not let a caller choose the Host header. */
@@ -52,12 +53,21 @@ describe("local auth", () => {
     expect(none.body.error.code).toBe("invalid_token");
     expect((await api("GET", "/v1/groups", undefined, { authorization: "Bearer wrong" })).status).toBe(401);
     expect((await api("GET", "/v1/groups", undefined, { authorization: "Basic s3cret-token" })).status).toBe(401);
+    expect((await api("GET", "/v1/groups", undefined, { authorization: "Bearer s3cret-token x" })).status).toBe(401);
     const ok = await api("POST", "/v1/groups", { name: "app" }, { authorization: "Bearer s3cret-token" });
     expect(ok.status).toBe(201);
+    // The scheme in any case, spaces after it (RFC 6750, RFC 7235: @prim/wire's bearerToken).
+    expect((await api("GET", "/v1/groups", undefined, { authorization: "bearer   s3cret-token" })).status).toBe(200);
     expect((await api("GET", "/health")).status).toBe(200);
     await engine.services.audit.flush();
     const [entry] = await engine.services.catalog.listAudit({ limit: 1 });
     expect(entry).toMatchObject({ action: "group.create", actor: "key:root" });
+  });
+
+  it("refuses at start a root token no Bearer header can carry", () => {
+    expect(() => localAuthenticator({ rootToken: "two words" })).toThrow(/token68/);
+    expect(() => localAuthenticator({ rootToken: "s3cret!" })).toThrow(/token68/);
+    expect(localAuthenticator({ rootToken: "s3cret-token/+==" })).toBeTypeOf("function");
   });
 
   it("audits tokenless calls with actor local", async () => {

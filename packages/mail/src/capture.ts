@@ -1,6 +1,7 @@
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { bearerToken } from "@prim/wire";
 import { SMTPServer } from "smtp-server";
 import { readMessage } from "./message.js";
 
@@ -46,7 +47,9 @@ function listen(server: { listen(port: number, host: string, cb: () => void): un
 }
 
 function bearerMatches(header: string | undefined, secret: string): boolean {
-  const given = Buffer.from(header?.replace(/^Bearer /, "") ?? "");
+  const token = bearerToken(header);
+  if (token === undefined) return false;
+  const given = Buffer.from(token);
   const wanted = Buffer.from(secret);
   return given.length === wanted.length && timingSafeEqual(given, wanted);
 }

@@ -42,6 +42,11 @@ describe("the mail capture", () => {
     await capture.waitFor((m) => m.subject === "second");
     expect((await fetch(`${capture.url}/messages`)).status).toBe(401);
     expect((await fetch(`${capture.url}/messages`, { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
+    const padded = { authorization: `Bearer ${SECRET} trailing` };
+    expect((await fetch(`${capture.url}/messages`, { headers: padded })).status).toBe(401);
+    // The scheme in any case, spaces after it (RFC 6750: @prim/wire's bearerToken).
+    const lower = { authorization: `bearer  ${SECRET}` };
+    expect((await fetch(`${capture.url}/messages`, { headers: lower })).status).toBe(200);
     const res = await fetch(`${capture.url}/messages`, { headers: { authorization: `Bearer ${SECRET}` } });
     expect(res.status).toBe(200);
     const listed = (await res.json()) as { subject: string; links: string[] }[];

@@ -89,6 +89,8 @@ describe("internal invoke listener", () => {
       status: 401,
     });
     expect(() => createInternalServer({ invoker: {} as Engine, secret: "short" })).toThrow(/32 characters/);
+    // A secret no Bearer header can carry (RFC 6750's token68) is refused at start, not on every call.
+    expect(() => createInternalServer({ invoker: {} as Engine, secret: `${SECRET} !` })).toThrow(/token68/);
   });
 
   it("hands the engine the caller's principal whole, fields it does not know yet included", async () => {

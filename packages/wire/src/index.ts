@@ -2,6 +2,7 @@
 // remote Invoker). No runtime dependencies: a browser bundle or the SDK imports it without the
 // engine. The Node-only HTTP client of the Invoker is `@prim/wire/invoke`.
 
+export { bearerToken, TOKEN68_RE } from "./bearer.js";
 export type {
   BatchEntryError,
   BatchResults,
