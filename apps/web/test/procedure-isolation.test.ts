@@ -123,6 +123,13 @@ const SAMPLES: Record<string, Sample> = {
     },
     input: (o) => ({ user: o.fresh }),
   },
+  "members.setRole": {
+    prepare: async (w) => {
+      const email = `role${++seq}@members.test`;
+      return { fresh: (await createUser(pool, { email, password: "password123", workspace: w.objects.workspace })).id };
+    },
+    input: (o) => ({ user: o.fresh, role: "member" }),
+  },
   "members.revokeInvitation": {
     prepare: async (w) => ({
       fresh: (

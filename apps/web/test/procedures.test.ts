@@ -132,6 +132,7 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
   "workspace.rename": (c) => c.workspace.rename({ workspace, name: "Acme" }),
   "members.list": (c) => c.members.list({ workspace }),
   "members.remove": async (c) => c.members.remove({ workspace, user: await extraMember() }),
+  "members.setRole": async (c) => c.members.setRole({ workspace, user: await extraMember(), role: "billing" }),
   "members.leave": (c) => c.members.leave({ workspace }),
   "members.invite": (c) => c.members.invite({ workspace, email: `invitee${++seq}@acme.test`, role: "member" }),
   "members.invitations": (c) => c.members.invitations({ workspace }),

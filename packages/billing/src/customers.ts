@@ -1,3 +1,4 @@
+import { customerOf, saveCustomer } from "@prim/db";
 import type pg from "pg";
 import type Stripe from "stripe";
 import { PRICE_KEYS } from "./plans.js";
@@ -18,20 +19,11 @@ export async function ensureCustomer(
     { name: workspace.name, ...(email === undefined ? {} : { email }), metadata: { workspace: workspace.id } },
     { idempotencyKey: `prim-customer-${workspace.id}` },
   );
-  await pool.query(
-    "INSERT INTO billing_customers (workspace_id, stripe_customer_id) VALUES ($1, $2) ON CONFLICT (workspace_id) DO NOTHING",
-    [workspace.id, customer.id],
-  );
+  await saveCustomer(pool, workspace.id, customer.id);
   return (await customerOf(pool, workspace.id)) as string;
 }
 
-export async function customerOf(pool: pg.Pool, workspace: string): Promise<string | null> {
-  const { rows } = await pool.query<{ stripe_customer_id: string }>(
-    "SELECT stripe_customer_id FROM billing_customers WHERE workspace_id = $1",
-    [workspace],
-  );
-  return rows[0]?.stripe_customer_id ?? null;
-}
+export { customerOf };
 
 /** The prices `stripe sync` made, by lookup key (found once per process). */
 let pricesCache: { stripe: Stripe; prices: Promise<Record<keyof typeof PRICE_KEYS, string>> } | null = null;

@@ -22,6 +22,6 @@ export {
 export { ENDED_STATUSES, GRACE_DAYS, METERS, type MeterName, PRICE_KEYS, PRO, PRO_STATUSES } from "./plans.js";
 export { type Projection, projectOverage } from "./projection.js";
 export { type StripeStandIn, type StripeStandInOptions, startStripeStandIn } from "./standin/index.js";
-export { applySubscription, expireGrace, setPlan } from "./subscriptions.js";
+export { applySubscription } from "./subscriptions.js";
 export { type SyncResult, syncStripe } from "./sync.js";
 export { handleWebhook, SIGNATURE_TOLERANCE_S, type WebhookDeps } from "./webhooks.js";

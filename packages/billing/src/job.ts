@@ -1,7 +1,7 @@
+import { expireGrace, withBillingLock } from "@prim/db";
 import type pg from "pg";
 import type Stripe from "stripe";
 import { planMeterEvents, type SendHooks, sendMeterEvents } from "./overage.js";
-import { expireGrace } from "./subscriptions.js";
 import { tellPlanChanged } from "./webhooks.js";
 
 /** The advisory lock that makes one process at a time the billing job's leader. */
@@ -26,29 +26,18 @@ export interface BillingRun {
 
 /**
  * One run of the billing job, if this process gets the lock (else null: another process is
- * the leader right now): expired grace periods end, completed days' meter events are planned
- * into the outbox, due rows are sent to Stripe.
+ * the leader right now): expired grace periods end (audited `plan.change`, actor `billing`),
+ * completed days' meter events are planned into the outbox, due rows are sent to Stripe.
  */
 export async function runBillingOnce(deps: BillingJobDeps): Promise<BillingRun | null> {
-  const client = await deps.pool.connect();
-  try {
-    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
-      BILLING_LOCK,
-    ]);
-    if (rows[0]?.locked !== true) return null;
-    try {
-      const now = deps.now?.() ?? new Date();
-      const demoted = await expireGrace(deps.pool, now);
-      await tellPlanChanged(deps.onPlanChanged, demoted);
-      const planned = await planMeterEvents(deps.pool, now);
-      const { sent, failed } = await sendMeterEvents(deps.pool, deps.stripe, now, deps.hooks);
-      return { planned, sent, failed, demoted };
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [BILLING_LOCK]);
-    }
-  } finally {
-    client.release();
-  }
+  return withBillingLock(deps.pool, BILLING_LOCK, async () => {
+    const now = deps.now?.() ?? new Date();
+    const demoted = await expireGrace(deps.pool, now);
+    await tellPlanChanged(deps.onPlanChanged, demoted);
+    const planned = await planMeterEvents(deps.pool, now);
+    const { sent, failed } = await sendMeterEvents(deps.pool, deps.stripe, now, deps.hooks);
+    return { planned, sent, failed, demoted };
+  });
 }
 
 /** Runs the job every `intervalMs` (default 5 min) until stopped; a failed run is logged and retried next time. */

@@ -1,4 +1,4 @@
-import { inTransaction } from "@prim/db";
+import { dueOutboxRows, meteredWorkspaces, outboxFailed, outboxSent, planOutbox } from "@prim/db";
 import type pg from "pg";
 import type Stripe from "stripe";
 import { METERS, type MeterName, PRO } from "./plans.js";
@@ -45,47 +45,14 @@ export async function planMeterEvents(pool: pg.Pool, now: Date): Promise<number>
   const firstDay = isoDay(now.getTime() - WINDOW_DAYS * DAY_MS);
   if (lastDay < firstDay) return 0;
   const monthStart = `${firstDay.slice(0, 7)}-01`;
-  const { rows: workspaces } = await pool.query<{ id: string; customer: string }>(
-    `SELECT w.id, c.stripe_customer_id AS customer FROM workspaces w
-       JOIN billing_customers c ON c.workspace_id = w.id
-      WHERE w.plan = 'pro'`,
-  );
   let planned = 0;
-  for (const ws of workspaces) {
-    planned += await inTransaction(pool, async (db) => {
-      const usage = await db.query<{ day: string; operations: string; storage_bytes: string }>(
-        `SELECT to_char(day, 'YYYY-MM-DD') AS day, operations, storage_bytes FROM usage_daily
-          WHERE workspace_id = $1 AND day <= $3::date
-            AND (day >= $2::date OR day = (SELECT max(day) FROM usage_daily WHERE workspace_id = $1 AND day < $2::date))
-          ORDER BY day`,
-        [ws.id, monthStart, lastDay],
-      );
-      const done = await db.query<{ meter: MeterName; day: string; value: string }>(
-        `SELECT meter, to_char(day, 'YYYY-MM-DD') AS day, value FROM meter_outbox
-          WHERE workspace_id = $1 AND day >= $2::date FOR UPDATE`,
-        [ws.id, monthStart],
-      );
-      const rows = planDays(
-        usage.rows.map((r) => ({
-          day: r.day,
-          operations: Number(r.operations),
-          storageBytes: Number(r.storage_bytes),
-        })),
-        done.rows.map((r) => ({ meter: r.meter, day: r.day, value: Number(r.value) })),
-        monthStart,
-        firstDay,
-        lastDay,
-      );
-      for (const row of rows) {
-        await db.query(
-          `INSERT INTO meter_outbox (identifier, workspace_id, meter, day, value, customer, next_attempt_at, sent_at)
-           VALUES ($1, $2, $3, $4::date, $5::bigint, $6, $7::timestamptz, CASE WHEN $5::bigint = 0 THEN $7::timestamptz END)
-           ON CONFLICT DO NOTHING`,
-          [`prim-${row.meter}-${ws.id}-${row.day}`, ws.id, row.meter, row.day, row.value, ws.customer, now],
-        );
-      }
-      return rows.length;
-    });
+  for (const ws of await meteredWorkspaces(pool)) {
+    planned += await planOutbox(
+      pool,
+      { workspace: ws.id, customer: ws.customer, monthStart, lastDay, now },
+      ({ usage, done }) =>
+        planDays(usage, done as { meter: MeterName; day: string; value: number }[], monthStart, firstDay, lastDay),
+    );
   }
   return planned;
 }
@@ -145,25 +112,14 @@ export async function sendMeterEvents(
   now: Date,
   hooks: SendHooks = {},
 ): Promise<{ sent: number; failed: number }> {
-  const { rows } = await pool.query<{
-    identifier: string;
-    meter: MeterName;
-    day: string;
-    value: string;
-    customer: string;
-    attempts: number;
-  }>(
-    `SELECT identifier, meter, to_char(day, 'YYYY-MM-DD') AS day, value, customer, attempts FROM meter_outbox
-      WHERE sent_at IS NULL AND next_attempt_at <= $1 ORDER BY day, meter LIMIT 1000`,
-    [now],
-  );
+  const rows = await dueOutboxRows(pool, now);
   let sent = 0;
   let failed = 0;
   for (const row of rows) {
     try {
       await stripe.billing.meterEvents.create(
         {
-          event_name: METERS[row.meter].event_name,
+          event_name: METERS[row.meter as MeterName].event_name,
           identifier: row.identifier,
           timestamp: Math.floor((dayMs(row.day) + DAY_MS) / 1000) - 1,
           payload: { stripe_customer_id: row.customer, value: row.value },
@@ -173,18 +129,11 @@ export async function sendMeterEvents(
     } catch (err) {
       failed++;
       const delayMs = Math.min(60_000 * 2 ** row.attempts, 6 * 3_600_000);
-      await pool.query(
-        `UPDATE meter_outbox SET attempts = attempts + 1, last_error = $2,
-           next_attempt_at = $3::timestamptz + make_interval(secs => $4) WHERE identifier = $1`,
-        [row.identifier, (err as Error).message.slice(0, 500), now, delayMs / 1000],
-      );
+      await outboxFailed(pool, { identifier: row.identifier, error: (err as Error).message, now, delayMs });
       continue;
     }
     await hooks.afterSend?.(row.identifier);
-    await pool.query("UPDATE meter_outbox SET sent_at = $2, last_error = NULL WHERE identifier = $1", [
-      row.identifier,
-      now,
-    ]);
+    await outboxSent(pool, row.identifier, now);
     sent++;
   }
   return { sent, failed };

@@ -1,8 +1,16 @@
-import { inTransaction } from "@prim/db";
+import {
+  auditedTransaction,
+  endGrace,
+  recordBillingEvent,
+  startGrace,
+  tagBillingEvent,
+  workspaceOfCustomer,
+} from "@prim/db";
 import { ServiceError } from "@prim/wire";
 import type pg from "pg";
 import type Stripe from "stripe";
-import { applySubscription, endGrace, startGrace, workspaceOfCustomer } from "./subscriptions.js";
+import { GRACE_DAYS } from "./plans.js";
+import { applySubscription } from "./subscriptions.js";
 
 export interface WebhookDeps {
   pool: pg.Pool;
@@ -21,7 +29,8 @@ export const SIGNATURE_TOLERANCE_S = 300;
  * one older than 5 minutes: 400 `invalid_request`), then applies the event once — the event id
  * is recorded in the same transaction as its effect, so a replayed id is refused with 400 and
  * changes nothing. Subscription state is read back from Stripe (`subscriptions.retrieve`), so
- * events arriving out of order still leave the latest state. Unhandled types are recorded and
+ * events arriving out of order still leave the latest state; a plan it changes is audited
+ * (`plan.change`, actor `stripe`) in the same transaction. Unhandled types are recorded and
  * acknowledged.
  */
 export async function handleWebhook(
@@ -39,12 +48,8 @@ export async function handleWebhook(
   const subscription = await subscriptionOf(deps.stripe, event);
   const now = deps.now?.() ?? new Date();
   const changed: string[] = [];
-  const workspace = await inTransaction(deps.pool, async (db) => {
-    const fresh = await db.query("INSERT INTO billing_events (id, type) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
-      event.id,
-      event.type,
-    ]);
-    if (fresh.rowCount === 0) {
+  const workspace = await auditedTransaction(deps.pool, async (db, record) => {
+    if (!(await recordBillingEvent(db, event.id, event.type))) {
       throw new ServiceError("invalid_request", `event ${event.id} was already processed`);
     }
     const object = event.data.object as { customer?: string | { id: string } | null; client_reference_id?: string };
@@ -53,12 +58,12 @@ export async function handleWebhook(
     ws ??= await workspaceOfCustomer(db, customer);
     if (ws === null) return null;
     if (subscription !== null) {
-      const applied = await applySubscription(db, subscription, ws);
+      const applied = await applySubscription(db, record, subscription, ws);
       if (applied.planChanged) changed.push(ws);
     }
-    if (event.type === "invoice.payment_failed") await startGrace(db, ws, now);
+    if (event.type === "invoice.payment_failed") await startGrace(db, ws, now, GRACE_DAYS);
     if (event.type === "invoice.paid") await endGrace(db, ws);
-    await db.query("UPDATE billing_events SET workspace_id = $2 WHERE id = $1", [event.id, ws]);
+    await tagBillingEvent(db, event.id, ws);
     return ws;
   });
   await tellPlanChanged(deps.onPlanChanged, changed);

@@ -127,7 +127,7 @@ describe("prim admin", { timeout: 60_000 }, () => {
     const trail = await withClient(db.url, async (client) => {
       const { rows } = await client.query(
         `SELECT group_name, primitive, primitive_id, actor, action, target, detail FROM audit
-          WHERE workspace_id = $1 ORDER BY seq`,
+          WHERE workspace_id = $1 AND action LIKE 'secret_export.%' ORDER BY seq`,
         [id],
       );
       return rows;

@@ -23,22 +23,25 @@ export {
   setCellState,
   thawPlacement,
 } from "./cells/placements.js";
-export { createPrismaClient, type PrismaClient } from "./client.js";
+export { createPrismaClient, type PrismaClient, prismaOf } from "./client.js";
 export { configurationError, controlPlaneEnv, portNumber, urlString } from "./config.js";
 export { connectionError, inTransaction, openPool, redact } from "./connect.js";
-export {
-  checkTools,
-  createKey,
-  createWorkspace,
-  findGroup,
-  type KeyCreated,
-  PLANS,
-  type Plan,
-  revokeKey,
-  setPlan,
-  type WorkspaceCreated,
-} from "./control/admin.js";
 export { base58, hashKey, isBase58, looksLikeApiKey, type NewApiKey, newApiKey } from "./control/api-key.js";
+export {
+  type BillingState,
+  billingState,
+  customerOf,
+  endGrace,
+  lockSubscription,
+  recordBillingEvent,
+  type SubscriptionRow,
+  saveCustomer,
+  saveSubscription,
+  startGrace,
+  tagBillingEvent,
+  withBillingLock,
+  workspaceOfCustomer,
+} from "./control/billing.js";
 export {
   acceptInvitation,
   describeInvitation,
@@ -49,28 +52,71 @@ export {
   revokeInvitation,
 } from "./control/invitations.js";
 export { ApiKeyResolver } from "./control/key-resolver.js";
+export {
+  checkTools,
+  createKey,
+  findGroup,
+  type KeyCreated,
+  type KeyListed,
+  listKeys,
+  revokeKey,
+} from "./control/keys.js";
 export { countLiveCells, readPlan, type WorkspacePlan } from "./control/limits.js";
+export {
+  addMember,
+  checkRole,
+  countOwners,
+  listMembers,
+  type Membership,
+  membership,
+  ROLES,
+  type Role,
+  removeMember,
+  setMemberRole,
+} from "./control/members.js";
+export {
+  type DueRow,
+  dueOutboxRows,
+  meteredWorkspaces,
+  type OutboxPlanInput,
+  type OutboxRow,
+  outboxFailed,
+  outboxSent,
+  planOutbox,
+} from "./control/meter-outbox.js";
+export { checkPlan, expireGrace, PLANS, type Plan, setBillingPlan, setPlan } from "./control/plans.js";
 export { operationsKeyPrefix, planCacheKey, REVOKED_CHANNEL, Revocations } from "./control/revocation.js";
 export { readSecretExport, type SecretExportSetting, setSecretExport } from "./control/secret-export.js";
 export { type AttemptRule, type AttemptVerdict, SignInAttempts } from "./control/sign-in-attempts.js";
 export { type DayUsage, readUsage, rollUpUsage, STARTER_CAPS, type UsageReport } from "./control/usage.js";
+export { createUser, hashPassword, type UserCreated, verifyPassword } from "./control/users.js";
 export {
-  createUser,
-  hashPassword,
-  ROLES,
-  type Role,
-  type UserCreated,
-  verifyPassword,
-} from "./control/users.js";
-export { recordWorkspaceAudit, type WorkspaceAuditEntry } from "./control/workspace-audit.js";
+  type Actor,
+  auditedTransaction,
+  type ControlAction,
+  type RecordAudit,
+  recordWorkspaceAudit,
+  recordWorkspaceMove,
+  type WorkspaceAuditEntry,
+} from "./control/workspace-audit.js";
+export {
+  consentWorkspaces,
+  countPrimitives,
+  createWorkspace,
+  listGroups,
+  readWorkspace,
+  renameWorkspace,
+  type WorkspaceCreated,
+  workspacesOf,
+} from "./control/workspaces.js";
 export { MIGRATIONS_DIR, type MigrateOptions, migrate, readMigrations } from "./migrate.js";
 export {
   type Connection,
   disconnect,
+  endConnectionsOf,
   grantRevocation,
   listConnections,
   recordConnection,
-  removeMember,
   revokeGrant,
   tokenRevocation,
 } from "./oauth/connections.js";

@@ -26,15 +26,9 @@ async function toolCatalog(): Promise<{ type: string; names: string[] }[]> {
 
 /** What the consent screen offers `user` for authorization `uid` (its workspaces with a data role). */
 export async function consentChoices(uid: string, user: string): Promise<ConsentChoices> {
-  const pending = await (await primDb()).describeAuthorization(db(), uid);
-  const { rows } = await db().query<{ id: string; name: string; role: string; groups: string[] | null }>(
-    `SELECT w.id, w.name, m.role,
-            (SELECT array_agg(g.name ORDER BY g.name) FROM groups g WHERE g.workspace_id = w.id) AS groups
-       FROM members m JOIN workspaces w ON w.id = m.workspace_id
-      WHERE m.user_id = $1 AND m.role <> 'billing'
-      ORDER BY w.name, w.id`,
-    [user],
-  );
+  const prim = await primDb();
+  const pending = await prim.describeAuthorization(db(), uid);
+  const workspaces = await prim.consentWorkspaces(db(), user);
   let redirectHost = pending.redirect_uri;
   try {
     redirectHost = new URL(pending.redirect_uri).host;
@@ -44,7 +38,7 @@ export async function consentChoices(uid: string, user: string): Promise<Consent
   return {
     pending,
     redirectHost,
-    workspaces: rows.map((r) => ({ id: r.id, name: r.name, role: r.role, groups: r.groups ?? [] })),
+    workspaces,
     tools: await toolCatalog(),
   };
 }

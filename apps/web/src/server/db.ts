@@ -18,18 +18,9 @@ export async function prismaClient(): Promise<PrismaClient> {
   return prisma;
 }
 
-export interface Membership {
-  name: string;
-  plan: string;
-  role: "owner" | "admin" | "member" | "billing";
-}
+export type Membership = import("@prim/db").Membership;
 
 /** The user's role in a workspace with its name and plan, or null when not a member. */
 export async function membership(workspace: string, userId: string): Promise<Membership | null> {
-  const { rows } = await db().query<Membership>(
-    `SELECT w.name, w.plan, m.role FROM members m JOIN workspaces w ON w.id = m.workspace_id
-      WHERE m.workspace_id = $1 AND m.user_id = $2`,
-    [workspace, userId],
-  );
-  return rows[0] ?? null;
+  return (await primDb()).membership(db(), workspace, userId);
 }

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { invalid, notFound, prefixedId, ServiceError } from "@prim/engine";
 import type pg from "pg";
-import { inTransaction } from "../connect.js";
 import { base58, hashKey } from "./api-key.js";
-import { ROLES, type Role } from "./users.js";
+import { addMember, checkRole, type Role } from "./members.js";
+import { type Actor, auditedTransaction } from "./workspace-audit.js";
 
 /** How long an invitation link stays good. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
@@ -21,16 +21,17 @@ export interface Invitation {
 
 /**
  * Invites `email` to a workspace with `role`: answers the link's token (shown to the inviter
- * once; only its sha256 is stored). Someone already a member is 409 `already_exists`.
+ * once; only its sha256 is stored; the audit entry, `invitation.create`, names neither).
+ * Someone already a member is 409 `already_exists`.
  */
 export async function inviteMember(
   pool: pg.Pool,
-  input: { workspace: string; email: string; role: string; invitedBy: string },
+  input: { workspace: string; email: string; role: string; invitedBy: Actor | string },
   now = Date.now(),
 ): Promise<Invitation & { token: string }> {
   const email = input.email.trim().toLowerCase();
   if (!EMAIL.test(email)) throw invalid("email: not an email address");
-  if (!(ROLES as readonly string[]).includes(input.role)) throw invalid(`role: must be one of ${ROLES.join(", ")}`);
+  const role = checkRole(input.role);
   const member = await pool.query(
     "SELECT 1 FROM members m JOIN users u ON u.id = m.user_id WHERE m.workspace_id = $1 AND lower(u.email) = $2",
     [input.workspace, email],
@@ -39,16 +40,24 @@ export async function inviteMember(
   const token = `inv_${base58(randomBytes(24))}`;
   const id = prefixedId("inv").toLowerCase();
   const expires = new Date(now + INVITATION_TTL_MS);
-  await pool.query(
-    `INSERT INTO invitations (id, workspace_id, email, role, token_hash, invited_by, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [id, input.workspace, email, input.role, hashKey(token), input.invitedBy, new Date(now), expires],
-  );
+  await auditedTransaction(pool, async (client, record) => {
+    await client.query(
+      `INSERT INTO invitations (id, workspace_id, email, role, token_hash, invited_by, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [id, input.workspace, email, role, hashKey(token), input.invitedBy, new Date(now), expires],
+    );
+    await record(input.workspace, {
+      actor: input.invitedBy,
+      action: "invitation.create",
+      target: id,
+      detail: { email, role, expires_at: expires.getTime() },
+    });
+  });
   return {
     id,
     token,
     email,
-    role: input.role as Role,
+    role,
     invited_by: input.invitedBy,
     created_at: now,
     expires_at: expires.getTime(),
@@ -85,14 +94,15 @@ export async function describeInvitation(
 
 /**
  * Accepts an invitation as the signed-in `user`, whose email must be the invited one and
- * verified (a forwarded link does not let someone else in). Used once; answers the workspace joined.
+ * verified (a forwarded link does not let someone else in). Used once; answers the workspace
+ * joined. Recorded as `invitation.accept` and `member.add` by the user.
  */
 export async function acceptInvitation(
   pool: pg.Pool,
   token: string,
   user: { id: string; email: string },
 ): Promise<{ workspace: string; role: Role }> {
-  return inTransaction(pool, async (client) => {
+  return auditedTransaction(pool, async (client, record) => {
     const { rows } = await client.query<{ id: string; workspace_id: string; email: string; role: Role }>(
       `SELECT id, workspace_id, email, role FROM invitations
         WHERE token_hash = $1 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > now() FOR UPDATE`,
@@ -114,12 +124,15 @@ export async function acceptInvitation(
         "confirm your email address first: open the link in the mail we sent (signing in again sends a new one)",
       );
     }
-    await client.query("INSERT INTO members (workspace_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [
-      row.workspace_id,
-      user.id,
-      row.role,
-    ]);
+    const actor = `user:${user.id}` as const;
     await client.query("UPDATE invitations SET accepted_at = now() WHERE id = $1", [row.id]);
+    await record(row.workspace_id, {
+      actor,
+      action: "invitation.accept",
+      target: row.id,
+      detail: { email: row.email, role: row.role },
+    });
+    await addMember(client, record, { workspace: row.workspace_id, user: user.id, role: row.role, actor, via: row.id });
     return { workspace: row.workspace_id, role: row.role };
   });
 }
@@ -142,11 +155,16 @@ export async function listInvitations(pool: pg.Pool, workspace: string): Promise
   return rows.map((r) => ({ ...r, created_at: r.created_at.getTime(), expires_at: r.expires_at.getTime() }));
 }
 
-/** Withdraws a pending invitation of `workspace`. */
-export async function revokeInvitation(pool: pg.Pool, workspace: string, id: string): Promise<void> {
-  const { rowCount } = await pool.query(
-    "UPDATE invitations SET revoked_at = now() WHERE workspace_id = $1 AND id = $2 AND accepted_at IS NULL AND revoked_at IS NULL",
-    [workspace, id],
-  );
-  if (rowCount === 0) throw notFound(`invitation '${id}'`);
+/** Withdraws a pending invitation of `workspace`, recorded as `invitation.withdraw`. */
+export async function revokeInvitation(pool: pg.Pool, workspace: string, id: string, actor: Actor): Promise<void> {
+  await auditedTransaction(pool, async (client, record) => {
+    const { rows } = await client.query<{ email: string; role: Role }>(
+      `UPDATE invitations SET revoked_at = now()
+        WHERE workspace_id = $1 AND id = $2 AND accepted_at IS NULL AND revoked_at IS NULL RETURNING email, role`,
+      [workspace, id],
+    );
+    const row = rows[0];
+    if (row === undefined) throw notFound(`invitation '${id}'`);
+    await record(workspace, { actor, action: "invitation.withdraw", target: id, detail: { ...row } });
+  });
 }

@@ -1,9 +1,8 @@
 import { notFound } from "@prim/engine";
 import type pg from "pg";
-import { ensureAuditDay } from "../catalog/audit-partitions.js";
-import { inTransaction } from "../connect.js";
-import type { Role } from "./users.js";
-import { recordWorkspaceAudit } from "./workspace-audit.js";
+import { prismaOf } from "../client.js";
+import { membership, type Role } from "./members.js";
+import { type Actor, auditedTransaction } from "./workspace-audit.js";
 
 /**
  * "Allow secret export" (CLOUD.md, Credentials): whether group archives may carry a workspace's
@@ -24,14 +23,10 @@ export async function readSecretExport(
   workspace: string,
   userId: string | null = null,
 ): Promise<{ enabled: boolean; role: Role | null } | null> {
-  const { rows } = await pool.query<{ secret_export: boolean; role: Role | null }>(
-    `SELECT w.secret_export, m.role FROM workspaces w
-       LEFT JOIN members m ON m.workspace_id = w.id AND m.user_id = $2
-      WHERE w.id = $1`,
-    [workspace, userId],
-  );
-  const row = rows[0];
-  return row === undefined ? null : { enabled: row.secret_export, role: row.role };
+  const ws = await prismaOf(pool).workspace.findUnique({ where: { id: workspace }, select: { secretExport: true } });
+  if (ws === null) return null;
+  const role = userId === null ? null : ((await membership(pool, workspace, userId))?.role ?? null);
+  return { enabled: ws.secretExport, role };
 }
 
 /**
@@ -41,30 +36,27 @@ export async function readSecretExport(
  */
 export async function setSecretExport(
   pool: pg.Pool,
-  input: { workspace: string; enabled: boolean; actor: string },
+  input: { workspace: string; enabled: boolean; actor: Actor | string },
   now: () => number = Date.now,
 ): Promise<SecretExportSetting> {
-  const at = now();
-  await ensureAuditDay(pool, at);
-  return inTransaction(pool, async (client) => {
-    const before = await client.query<{ name: string; secret_export: boolean }>(
-      "SELECT name, secret_export FROM workspaces WHERE id = $1 FOR UPDATE",
-      [input.workspace],
-    );
-    const row = before.rows[0];
-    if (row === undefined) throw notFound(`workspace '${input.workspace}'`);
-    await client.query("UPDATE workspaces SET secret_export = $2 WHERE id = $1", [input.workspace, input.enabled]);
-    await recordWorkspaceAudit(
-      client,
-      input.workspace,
-      {
+  return auditedTransaction(
+    pool,
+    async (client, record) => {
+      const before = await client.query<{ name: string; secret_export: boolean }>(
+        "SELECT name, secret_export FROM workspaces WHERE id = $1 FOR UPDATE",
+        [input.workspace],
+      );
+      const row = before.rows[0];
+      if (row === undefined) throw notFound(`workspace '${input.workspace}'`);
+      await client.query("UPDATE workspaces SET secret_export = $2 WHERE id = $1", [input.workspace, input.enabled]);
+      await record(input.workspace, {
         actor: input.actor,
         action: input.enabled ? "secret_export.enable" : "secret_export.disable",
         target: input.workspace,
         detail: { was: row.secret_export },
-      },
-      at,
-    );
-    return { workspace: { id: input.workspace, name: row.name, secret_export: input.enabled } };
-  });
+      });
+      return { workspace: { id: input.workspace, name: row.name, secret_export: input.enabled } };
+    },
+    now,
+  );
 }

@@ -1,11 +1,8 @@
 import { randomBytes, randomUUID, scrypt, timingSafeEqual } from "node:crypto";
 import { invalid, notFound, ServiceError } from "@prim/engine";
 import type pg from "pg";
-import { inTransaction } from "../connect.js";
-
-/** A member's role in a workspace (CLOUD.md, Credentials). */
-export const ROLES = ["owner", "admin", "member", "billing"] as const;
-export type Role = (typeof ROLES)[number];
+import { addMember, checkRole, type Role } from "./members.js";
+import { auditedTransaction } from "./workspace-audit.js";
 
 /**
  * The dashboard's password hash, in its auth library's format (better-auth: scrypt with
@@ -48,7 +45,7 @@ export interface UserCreated {
 
 /**
  * `prim admin user create`: an email-and-password account (for tests and operators), optionally
- * a member of a workspace with a role (`member` unless given).
+ * a member of a workspace with a role (`member` unless given; recorded as `member.add` by `admin`).
  */
 export async function createUser(
   pool: pg.Pool,
@@ -61,11 +58,10 @@ export async function createUser(
     throw invalid(`password: must be ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`);
   }
   if (input.role !== undefined && input.workspace === undefined) throw invalid("--role needs --workspace");
-  const role = (input.role ?? "member") as Role;
-  if (!ROLES.includes(role)) throw invalid(`role: must be one of ${ROLES.join(", ")}`);
+  const role = checkRole(input.role ?? "member");
   const id = randomUUID().replaceAll("-", "");
   const hash = await hashPassword(input.password);
-  await inTransaction(pool, async (client) => {
+  await auditedTransaction(pool, async (client, record) => {
     if (input.workspace !== undefined) {
       const ws = await client.query("SELECT 1 FROM workspaces WHERE id = $1", [input.workspace]);
       if (ws.rowCount === 0) throw notFound(`workspace '${input.workspace}'`);
@@ -81,11 +77,7 @@ export async function createUser(
       [randomUUID().replaceAll("-", ""), id, hash],
     );
     if (input.workspace !== undefined) {
-      await client.query("INSERT INTO members (workspace_id, user_id, role) VALUES ($1, $2, $3)", [
-        input.workspace,
-        id,
-        role,
-      ]);
+      await addMember(client, record, { workspace: input.workspace, user: id, role, actor: "admin" });
     }
   });
   return { id, email, workspace: input.workspace ?? null, role: input.workspace === undefined ? null : role };

@@ -1,6 +1,6 @@
 import { notFound, prefixedId } from "@prim/engine";
 import type pg from "pg";
-import { inTransaction } from "../connect.js";
+import { type Actor, auditedTransaction } from "../control/workspace-audit.js";
 
 /** The revocation message for every token of a grant (beside keys' hashes on `prim:revoked`). */
 export const grantRevocation = (grantId: string) => `grant:${grantId}`;
@@ -31,7 +31,10 @@ interface ConnectionRow {
   created_at: Date;
 }
 
-/** Records the connection a finished consent created (the grant's id ties its tokens to it). */
+/**
+ * Records the connection a finished consent created (the grant's id ties its tokens to it), as
+ * `oauth.connect` by the consenting user in the same transaction.
+ */
 export async function recordConnection(
   pool: pg.Pool,
   input: {
@@ -45,23 +48,36 @@ export async function recordConnection(
   },
 ): Promise<string> {
   const id = prefixedId("conn").toLowerCase();
-  await pool.query(
-    `INSERT INTO oauth_connections (id, grant_id, client_id, client_name, user_id, workspace_id, group_id, tools)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [
-      id,
-      input.grantId,
-      input.clientId,
-      input.clientName,
-      input.user,
-      input.workspace,
-      input.groupId,
-      JSON.stringify(input.tools),
-    ],
-  );
+  await auditedTransaction(pool, async (client, record) => {
+    const group = await client.query<{ name: string }>("SELECT name FROM groups WHERE id = $1", [input.groupId]);
+    await client.query(
+      `INSERT INTO oauth_connections (id, grant_id, client_id, client_name, user_id, workspace_id, group_id, tools)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        id,
+        input.grantId,
+        input.clientId,
+        input.clientName,
+        input.user,
+        input.workspace,
+        input.groupId,
+        JSON.stringify(input.tools),
+      ],
+    );
+    await record(input.workspace, {
+      actor: `user:${input.user}`,
+      action: "oauth.connect",
+      target: id,
+      detail: {
+        client_id: input.clientId,
+        client_name: input.clientName,
+        group: group.rows[0]?.name ?? null,
+        tools: input.tools,
+      },
+    });
+  });
   return id;
 }
-
 /** A workspace's live connections, newest first. */
 export async function listConnections(pool: pg.Pool, workspace: string): Promise<Connection[]> {
   const { rows } = await pool.query<ConnectionRow>(
@@ -85,21 +101,33 @@ export async function listConnections(pool: pg.Pool, workspace: string): Promise
 
 /**
  * Ends connections and every token of their grants (the rows go; the resource server's caches
- * drop them on the message), so the next request with one of their tokens answers 401.
+ * drop them on the message), so the next request with one of their tokens answers 401. Each
+ * ended connection is recorded as `oauth.disconnect` by `actor` in the same transaction.
  */
 async function revokeWhere(
   pool: pg.Pool,
   where: string,
   params: unknown[],
   publish: (message: string) => Promise<void>,
+  actor: Actor,
+  reason: string,
 ): Promise<string[]> {
-  const grants = await inTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ grant_id: string }>(
-      `UPDATE oauth_connections SET revoked_at = now() WHERE revoked_at IS NULL AND ${where} RETURNING grant_id`,
+  const grants = await auditedTransaction(pool, async (client, record) => {
+    const { rows } = await client.query<{ id: string; grant_id: string; workspace_id: string; client_id: string }>(
+      `UPDATE oauth_connections SET revoked_at = now() WHERE revoked_at IS NULL AND ${where}
+       RETURNING id, grant_id, workspace_id, client_id`,
       params,
     );
     const ids = rows.map((r) => r.grant_id);
     if (ids.length > 0) await client.query("DELETE FROM oauth_store WHERE grant_id = ANY($1::text[])", [ids]);
+    for (const row of rows) {
+      await record(row.workspace_id, {
+        actor,
+        action: "oauth.disconnect",
+        target: row.id,
+        detail: { client_id: row.client_id, reason },
+      });
+    }
     return ids;
   });
   for (const grant of grants) await publish(grantRevocation(grant));
@@ -115,7 +143,7 @@ export async function revokeGrant(
   grantId: string,
   publish: (message: string) => Promise<void>,
 ): Promise<void> {
-  const ended = await revokeWhere(pool, "grant_id = $1", [grantId], publish);
+  const ended = await revokeWhere(pool, "grant_id = $1", [grantId], publish, "oauth", "code or refresh token reused");
   // A grant without a live connection (never consented to completion): its tokens still go.
   if (ended.length === 0) {
     await pool.query("DELETE FROM oauth_store WHERE grant_id = $1", [grantId]);
@@ -126,27 +154,27 @@ export async function revokeGrant(
 /** Disconnects one app (dashboard, "Connected apps"): its tokens fail on the next request. */
 export async function disconnect(
   pool: pg.Pool,
-  input: { workspace: string; id: string },
+  input: { workspace: string; id: string; actor?: Actor },
   publish: (message: string) => Promise<void>,
 ): Promise<void> {
-  const ended = await revokeWhere(pool, "workspace_id = $1 AND id = $2", [input.workspace, input.id], publish);
+  const ended = await revokeWhere(
+    pool,
+    "workspace_id = $1 AND id = $2",
+    [input.workspace, input.id],
+    publish,
+    input.actor ?? "admin",
+    "disconnected",
+  );
   if (ended.length === 0) throw notFound(`connection '${input.id}'`);
 }
 
-/**
- * A user leaves a workspace (removed by an admin, or of their own accord): the membership goes
- * and so do the connections that user made there, with every token of them.
- */
-export async function removeMember(
+/** Ends every connection `user` made in `workspace` (they are leaving it): answers how many. */
+export async function endConnectionsOf(
   pool: pg.Pool,
-  input: { workspace: string; user: string },
+  input: { workspace: string; user: string; actor?: Actor },
   publish: (message: string) => Promise<void>,
-): Promise<{ connections: number }> {
+): Promise<number> {
   const params = [input.workspace, input.user];
-  const member = await pool.query("SELECT 1 FROM members WHERE workspace_id = $1 AND user_id = $2", params);
-  if (member.rowCount === 0) throw notFound(`member '${input.user}'`);
-  // Tokens first: should the rest fail, access has ended all the same.
-  const ended = await revokeWhere(pool, "workspace_id = $1 AND user_id = $2", params, publish);
-  await pool.query("DELETE FROM members WHERE workspace_id = $1 AND user_id = $2", params);
-  return { connections: ended.length };
+  const where = "workspace_id = $1 AND user_id = $2";
+  return (await revokeWhere(pool, where, params, publish, input.actor ?? "admin", "member removed")).length;
 }

@@ -1,5 +1,5 @@
 import { invalid, toolPatternMatches } from "@prim/engine";
-import { checkTools } from "../control/admin.js";
+import { checkTools } from "../control/keys.js";
 import type { ConsentDecision } from "./consent.js";
 
 /** The consent form's "every tool" field and value (CLOUD.md, "Dashboard routes"). */

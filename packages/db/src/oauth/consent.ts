@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { invalid, notFound, ServiceError } from "@prim/engine";
 import type pg from "pg";
-import { checkTools, findGroup } from "../control/admin.js";
+import { checkTools, findGroup } from "../control/keys.js";
+import { membership } from "../control/members.js";
 import { consentTools } from "./consent-form.js";
 import { hashId } from "./store.js";
 
@@ -82,11 +83,7 @@ export async function checkConsent(
   pool: pg.Pool,
   decision: { user: string; workspace: string; group: string; tools: readonly string[] },
 ): Promise<{ groupId: string; role: string }> {
-  const member = await pool.query<{ role: string }>(
-    "SELECT role FROM members WHERE workspace_id = $1 AND user_id = $2",
-    [decision.workspace, decision.user],
-  );
-  const role = member.rows[0]?.role;
+  const role = (await membership(pool, decision.workspace, decision.user))?.role;
   // Not a member: the workspace is not found for this user (nothing learned about it).
   if (role === undefined) throw notFound(`workspace '${decision.workspace}'`);
   if (!CONNECTING_ROLES.has(role)) throw forbidden(`role '${role}' cannot connect apps to this workspace's data`);

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { currentUser } from "@/server/auth";
 import { db } from "@/server/db";
+import { primDb } from "@/server/prim";
 import { CreateWorkspace } from "./create-workspace";
 
 export const dynamic = "force-dynamic";
@@ -26,11 +27,7 @@ export default async function Home() {
       </section>
     );
   }
-  const { rows } = await db().query<{ id: string; name: string; plan: string; role: string }>(
-    `SELECT w.id, w.name, w.plan, m.role FROM members m JOIN workspaces w ON w.id = m.workspace_id
-      WHERE m.user_id = $1 ORDER BY w.name, w.id`,
-    [user.id],
-  );
+  const rows = await (await primDb()).workspacesOf(db(), user.id);
   return (
     <section aria-labelledby="title">
       <h1 id="title" className="text-2xl font-semibold">

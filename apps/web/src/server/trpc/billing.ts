@@ -20,34 +20,22 @@ export const billingRouter = router({
     const month = new Date().toISOString().slice(0, 7);
     const live = await ctx.operations(input.workspace, month.replace("-", ""));
     const usage = await ctx.db.readUsage(ctx.pool, input.workspace, { month, liveOperations: live });
-    const { rows } = await ctx.pool.query<{
-      status: string;
-      cancel_at_period_end: boolean;
-      current_period_end: Date | null;
-      grace_until: Date | null;
-      customer: string | null;
-    }>(
-      `SELECT s.status, s.cancel_at_period_end, s.current_period_end, s.grace_until, c.stripe_customer_id AS customer
-         FROM workspaces w LEFT JOIN subscriptions s ON s.workspace_id = w.id
-         LEFT JOIN billing_customers c ON c.workspace_id = w.id WHERE w.id = $1`,
-      [input.workspace],
-    );
-    const sub = rows[0];
+    const { subscription, customer } = await ctx.db.billingState(ctx.pool, input.workspace);
     const billing = ctx.billing;
     const storageBytes = usage.storage_bytes;
     const invoices =
-      billing !== null && sub?.customer != null ? await billing.lib.invoicesOf(billing.stripe, sub.customer) : [];
+      billing !== null && customer !== null ? await billing.lib.invoicesOf(billing.stripe, customer) : [];
     return {
       workspace: usage.workspace,
       enabled: billing !== null,
       subscription:
-        sub === undefined || sub.status === null
+        subscription === null
           ? null
           : {
-              status: sub.status,
-              cancel_at_period_end: sub.cancel_at_period_end,
-              current_period_end: sub.current_period_end?.toISOString() ?? null,
-              grace_until: sub.grace_until?.toISOString() ?? null,
+              status: subscription.status,
+              cancel_at_period_end: subscription.cancel_at_period_end,
+              current_period_end: subscription.current_period_end?.toISOString() ?? null,
+              grace_until: subscription.grace_until?.toISOString() ?? null,
             },
       usage: { operations: usage.operations, storage_bytes: storageBytes },
       included:
@@ -64,11 +52,8 @@ export const billingRouter = router({
   /** A Checkout Session for Pro (Starter workspaces; Enterprise is set by an operator). */
   checkout: inWorkspace(PERMISSIONS["billing.checkout"]).mutation(async ({ ctx, input }) => {
     const billing = configured(ctx.billing);
-    const { rows } = await ctx.pool.query<{ name: string; plan: string }>(
-      "SELECT name, plan FROM workspaces WHERE id = $1",
-      [input.workspace],
-    );
-    const ws = rows[0] as { name: string; plan: string };
+    // A member's workspace exists (inWorkspace found it).
+    const ws = (await ctx.db.readWorkspace(ctx.pool, input.workspace)) as { name: string; plan: string };
     if (ws.plan !== "starter") {
       throw new TRPCError({
         code: "CONFLICT",

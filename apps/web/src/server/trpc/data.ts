@@ -17,25 +17,25 @@ export const usageRouter = router({
     const month = new Date().toISOString().slice(0, 7).replace("-", "");
     const live = await ctx.operations(input.workspace, month);
     const report = await ctx.db.readUsage(ctx.pool, input.workspace, { month, liveOperations: live });
-    const { rows } = await ctx.pool.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM primitives WHERE workspace_id = $1",
-      [input.workspace],
-    );
     const starter = report.workspace.plan === "starter";
     return {
       ...report,
-      primitives: rows[0]?.n ?? 0,
+      primitives: await ctx.db.countPrimitives(ctx.pool, input.workspace),
       caps: starter ? ctx.db.STARTER_CAPS : null,
       live: live !== null,
     };
   }),
 });
 
-/** The audit trail (Pro and up; the engine refuses Starter with `plan_limit`), newest first, paged. */
+/**
+ * The audit trail (Pro and up; the engine refuses Starter with `plan_limit`), newest first,
+ * paged: data entries and the control plane's (`type: "workspace"`: keys, members, plan, …).
+ */
 export const auditRouter = router({
   list: inWorkspace(PERMISSIONS["audit.list"])
     .input(
       z.object({
+        type: z.string().max(32).optional(),
         action: z.string().max(100).optional(),
         actor: z.string().max(200).optional(),
         group: z.string().max(64).optional(),
@@ -55,6 +55,7 @@ export const auditRouter = router({
           actor: string;
           action: string;
           target: string | null;
+          detail: Record<string, unknown> | null;
         }[];
         next_cursor: string | null;
       }>(userPrincipal(ctx.user, workspace, ctx.role), "audit.list", null, { ...query, limit: 50 });
@@ -63,14 +64,9 @@ export const auditRouter = router({
 
 export const dataRouter = router({
   /** Group names of the workspace (control-plane rows: members list no groups through the engine). */
-  groups: inWorkspace(PERMISSIONS["data.groups"]).query(async ({ ctx, input }) => {
-    const { rows } = await ctx.pool.query<{ id: string; name: string; primitives: number }>(
-      `SELECT g.id, g.name, (SELECT count(*)::int FROM primitives p WHERE p.group_id = g.id) AS primitives
-         FROM groups g WHERE g.workspace_id = $1 ORDER BY g.name`,
-      [input.workspace],
-    );
-    return rows;
-  }),
+  groups: inWorkspace(PERMISSIONS["data.groups"]).query(({ ctx, input }) =>
+    ctx.db.listGroups(ctx.pool, input.workspace),
+  ),
   createGroup: inWorkspace(PERMISSIONS["data.createGroup"])
     .input(z.object({ name }))
     .mutation(({ ctx, input }) =>

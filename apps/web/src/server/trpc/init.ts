@@ -39,7 +39,8 @@ export function userPrincipal(user: { id: string }, workspace: string, role: Rol
   return { kind: "scoped", workspace, actor, groupId: null, tools: role === "member" ? null : [] };
 }
 
-export type Role = "owner" | "admin" | "member" | "billing";
+/** A member's role: @prim/db's, the one declaration. */
+export type Role = PrimDb.Role;
 
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
@@ -96,11 +97,7 @@ const workspaceInput = z.object({ workspace: z.string().min(1).max(64) });
  */
 export function inWorkspace(roles: readonly Role[]) {
   return authed.input(workspaceInput).use(async ({ ctx, input, next }) => {
-    const { rows } = await ctx.pool.query<{ role: Role }>(
-      "SELECT role FROM members WHERE workspace_id = $1 AND user_id = $2",
-      [input.workspace, ctx.user.id],
-    );
-    const role = rows[0]?.role;
+    const role = (await ctx.db.membership(ctx.pool, input.workspace, ctx.user.id))?.role;
     if (role === undefined)
       throw new TRPCError({ code: "NOT_FOUND", message: `workspace '${input.workspace}' not found` });
     if (!roles.includes(role)) {

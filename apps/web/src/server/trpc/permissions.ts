@@ -15,6 +15,7 @@ export const PERMISSIONS = {
   "workspace.rename": ADMINS,
   "members.list": ALL,
   "members.remove": ADMINS,
+  "members.setRole": ADMINS,
   "members.leave": ALL,
   "members.invite": ADMINS,
   "members.invitations": ADMINS,

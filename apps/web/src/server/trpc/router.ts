@@ -3,7 +3,7 @@ import { z } from "zod";
 import { invitationMail } from "../mail-messages";
 import { billingRouter } from "./billing";
 import { auditRouter, dataRouter, usageRouter } from "./data";
-import { authed, inWorkspace, type Role, router } from "./init";
+import { authed, inWorkspace, router } from "./init";
 import { PERMISSIONS } from "./permissions";
 import { primitiveRouter } from "./primitive";
 import { settingsRouter } from "./settings";
@@ -20,14 +20,6 @@ export const keyInput = z.object({
     .optional(),
 });
 
-async function owners(ctx: { pool: import("pg").Pool }, workspace: string): Promise<number> {
-  const { rows } = await ctx.pool.query<{ n: number }>(
-    "SELECT count(*)::int AS n FROM members WHERE workspace_id = $1 AND role = 'owner'",
-    [workspace],
-  );
-  return rows[0]?.n ?? 0;
-}
-
 export const appRouter = router({
   data: dataRouter,
   primitive: primitiveRouter,
@@ -36,53 +28,59 @@ export const appRouter = router({
   billing: billingRouter,
   settings: settingsRouter,
   workspace: router({
-    list: authed.query(async ({ ctx }) => {
-      const { rows } = await ctx.pool.query<{ id: string; name: string; plan: string; role: Role }>(
-        `SELECT w.id, w.name, w.plan, m.role FROM members m JOIN workspaces w ON w.id = m.workspace_id
-          WHERE m.user_id = $1 ORDER BY w.name, w.id`,
-        [ctx.user.id],
-      );
-      return rows;
-    }),
+    list: authed.query(({ ctx }) => ctx.db.workspacesOf(ctx.pool, ctx.user.id)),
     create: authed.input(z.object({ name: workspaceName })).mutation(async ({ ctx, input }) => {
       const { workspace } = await ctx.db.createWorkspace(ctx.pool, {
         name: input.name,
         ownerId: ctx.user.id,
         key: false,
+        actor: `user:${ctx.user.id}`,
       });
       return workspace;
     }),
     rename: inWorkspace(PERMISSIONS["workspace.rename"])
       .input(z.object({ name: workspaceName }))
-      .mutation(async ({ ctx, input }) => {
-        await ctx.pool.query("UPDATE workspaces SET name = $2 WHERE id = $1", [input.workspace, input.name]);
-        return { id: input.workspace, name: input.name };
-      }),
+      .mutation(({ ctx, input }) =>
+        ctx.db.renameWorkspace(ctx.pool, {
+          workspace: input.workspace,
+          name: input.name,
+          actor: `user:${ctx.user.id}`,
+        }),
+      ),
   }),
   members: router({
-    list: inWorkspace(PERMISSIONS["members.list"]).query(async ({ ctx, input }) => {
-      const { rows } = await ctx.pool.query<{ id: string; email: string; name: string; role: Role }>(
-        `SELECT u.id, u.email, u.name, m.role FROM members m JOIN users u ON u.id = m.user_id
-          WHERE m.workspace_id = $1 ORDER BY u.email`,
-        [input.workspace],
-      );
-      return rows;
-    }),
+    list: inWorkspace(PERMISSIONS["members.list"]).query(({ ctx, input }) =>
+      ctx.db.listMembers(ctx.pool, input.workspace),
+    ),
     remove: inWorkspace(PERMISSIONS["members.remove"])
       .input(z.object({ user: z.string().min(1) }))
       .mutation(async ({ ctx, input }) => {
         if (input.user === ctx.user.id) throw new TRPCError({ code: "BAD_REQUEST", message: "to leave, use leave" });
-        const target = await ctx.pool.query<{ role: Role }>(
-          "SELECT role FROM members WHERE workspace_id = $1 AND user_id = $2",
-          [input.workspace, input.user],
-        );
-        const role = target.rows[0]?.role;
+        const role = (await ctx.db.membership(ctx.pool, input.workspace, input.user))?.role;
         if (role === undefined) throw new TRPCError({ code: "NOT_FOUND", message: "no such member" });
         if (role === "owner" && ctx.role !== "owner") {
           throw new TRPCError({ code: "FORBIDDEN", message: "only an owner removes an owner" });
         }
         // Removal ends that user's OAuth connections here at once (their tokens answer 401).
-        return ctx.db.removeMember(ctx.pool, { workspace: input.workspace, user: input.user }, ctx.publish);
+        const actor = `user:${ctx.user.id}` as const;
+        return ctx.db.removeMember(ctx.pool, { workspace: input.workspace, user: input.user, actor }, ctx.publish);
+      }),
+    /** Changes a member's role: only an owner makes or unmakes an owner; the last owner keeps theirs. */
+    setRole: inWorkspace(PERMISSIONS["members.setRole"])
+      .input(z.object({ user: z.string().min(1), role: z.enum(["owner", "admin", "member", "billing"]) }))
+      .mutation(async ({ ctx, input }) => {
+        const role = (await ctx.db.membership(ctx.pool, input.workspace, input.user))?.role;
+        if (role === undefined) throw new TRPCError({ code: "NOT_FOUND", message: "no such member" });
+        if ((role === "owner" || input.role === "owner") && ctx.role !== "owner") {
+          throw new TRPCError({ code: "FORBIDDEN", message: "only an owner makes or unmakes an owner" });
+        }
+        const actor = `user:${ctx.user.id}` as const;
+        return ctx.db.setMemberRole(ctx.pool, {
+          workspace: input.workspace,
+          user: input.user,
+          role: input.role,
+          actor,
+        });
       }),
     /** An invitation link for `email`: mailed to them, and shown to the inviter (to copy). */
     invite: inWorkspace(PERMISSIONS["members.invite"])
@@ -104,12 +102,9 @@ export const appRouter = router({
         });
         const { token, ...invitation } = made;
         const link = `${ctx.dashboardUrl}/invite/${token}`;
-        const { rows } = await ctx.pool.query<{ name: string }>("SELECT name FROM workspaces WHERE id = $1", [
-          input.workspace,
-        ]);
         const mail = invitationMail({
           to: invitation.email,
-          workspace: rows[0]?.name ?? input.workspace,
+          workspace: (await ctx.db.readWorkspace(ctx.pool, input.workspace))?.name ?? input.workspace,
           role: invitation.role,
           inviter: ctx.user.email,
           link,
@@ -127,14 +122,15 @@ export const appRouter = router({
     revokeInvitation: inWorkspace(PERMISSIONS["members.revokeInvitation"])
       .input(z.object({ id: z.string().min(1) }))
       .mutation(async ({ ctx, input }) => {
-        await ctx.db.revokeInvitation(ctx.pool, input.workspace, input.id);
+        await ctx.db.revokeInvitation(ctx.pool, input.workspace, input.id, `user:${ctx.user.id}`);
         return { id: input.id };
       }),
     leave: inWorkspace(PERMISSIONS["members.leave"]).mutation(async ({ ctx, input }) => {
-      if (ctx.role === "owner" && (await owners(ctx, input.workspace)) === 1) {
+      if (ctx.role === "owner" && (await ctx.db.countOwners(ctx.pool, input.workspace)) === 1) {
         throw new TRPCError({ code: "BAD_REQUEST", message: "the last owner cannot leave; make another owner first" });
       }
-      return ctx.db.removeMember(ctx.pool, { workspace: input.workspace, user: ctx.user.id }, ctx.publish);
+      const actor = `user:${ctx.user.id}` as const;
+      return ctx.db.removeMember(ctx.pool, { workspace: input.workspace, user: ctx.user.id, actor }, ctx.publish);
     }),
   }),
   invitation: router({
@@ -144,25 +140,7 @@ export const appRouter = router({
       .mutation(({ ctx, input }) => ctx.db.acceptInvitation(ctx.pool, input.token, ctx.user)),
   }),
   keys: router({
-    list: inWorkspace(PERMISSIONS["keys.list"]).query(async ({ ctx, input }) => {
-      const { rows } = await ctx.pool.query<{
-        id: string;
-        start: string;
-        name: string | null;
-        group: string | null;
-        tools: string[] | null;
-        created_by: string | null;
-        created_at: Date;
-        last_used_at: Date | null;
-        revoked_at: Date | null;
-      }>(
-        `SELECT k.id, k.start, k.name, g.name AS group, k.tools, k.created_by, k.created_at, k.last_used_at, k.revoked_at
-           FROM api_keys k LEFT JOIN groups g ON g.id = k.group_id
-          WHERE k.workspace_id = $1 ORDER BY k.created_at DESC, k.id DESC`,
-        [input.workspace],
-      );
-      return rows;
-    }),
+    list: inWorkspace(PERMISSIONS["keys.list"]).query(({ ctx, input }) => ctx.db.listKeys(ctx.pool, input.workspace)),
     create: inWorkspace(PERMISSIONS["keys.create"])
       .input(keyInput)
       .mutation(async ({ ctx, input }) =>
@@ -177,7 +155,9 @@ export const appRouter = router({
       ),
     revoke: inWorkspace(PERMISSIONS["keys.revoke"])
       .input(z.object({ id: z.string().min(1) }))
-      .mutation(async ({ ctx, input }) => ctx.db.revokeKey(ctx.pool, input.id, ctx.publish, input.workspace)),
+      .mutation(async ({ ctx, input }) =>
+        ctx.db.revokeKey(ctx.pool, input.id, ctx.publish, input.workspace, `user:${ctx.user.id}`),
+      ),
   }),
   connections: router({
     list: inWorkspace(PERMISSIONS["connections.list"]).query(async ({ ctx, input }) =>
@@ -186,7 +166,8 @@ export const appRouter = router({
     disconnect: inWorkspace(PERMISSIONS["connections.disconnect"])
       .input(z.object({ id: z.string().min(1) }))
       .mutation(async ({ ctx, input }) => {
-        await ctx.db.disconnect(ctx.pool, { workspace: input.workspace, id: input.id }, ctx.publish);
+        const actor = `user:${ctx.user.id}` as const;
+        await ctx.db.disconnect(ctx.pool, { workspace: input.workspace, id: input.id, actor }, ctx.publish);
         return { id: input.id };
       }),
   }),

@@ -84,7 +84,7 @@ export function UsagePanel({ workspace }: { workspace: string }) {
 /** The audit trail with the spec's filters (admins; Pro and up), paged. */
 function AuditPanel({ workspace }: { workspace: string }) {
   const trpc = useTRPC();
-  const [filters, setFilters] = useState({ action: "", actor: "", group: "" });
+  const [filters, setFilters] = useState({ type: "", action: "", actor: "", group: "" });
   const audit = useInfiniteQuery(
     trpc.audit.list.infiniteQueryOptions(
       { workspace, ...filters },
@@ -97,14 +97,16 @@ function AuditPanel({ workspace }: { workspace: string }) {
       <h2 id="audit-title" className="text-lg font-semibold">
         Audit log
       </h2>
-      <div className="mt-2 grid gap-2 text-sm sm:grid-cols-3">
-        {(["action", "actor", "group"] as const).map((field) => (
+      <div className="mt-2 grid gap-2 text-sm sm:grid-cols-4">
+        {(["type", "action", "actor", "group"] as const).map((field) => (
           <label key={field}>
-            {field === "action"
-              ? "Action (prefix ending in . or *)"
-              : field === "actor"
-                ? "Actor (e.g. user:*)"
-                : "Group"}
+            {field === "type"
+              ? "Type (workspace, group, kv, …)"
+              : field === "action"
+                ? "Action (prefix ending in . or *)"
+                : field === "actor"
+                  ? "Actor (e.g. user:*)"
+                  : "Group"}
             <input
               value={filters[field]}
               onChange={(e) => setFilters({ ...filters, [field]: e.target.value })}
@@ -120,7 +122,8 @@ function AuditPanel({ workspace }: { workspace: string }) {
         {items.map((e) => (
           <li key={e.id} className="py-1">
             <span className="font-mono">{new Date(e.ts).toISOString().replace("T", " ").slice(0, 19)}</span>{" "}
-            <span className="font-medium">{e.action}</span> {e.group}/{e.instance ?? e.primitive}{" "}
+            <span className="font-medium">{e.action}</span>{" "}
+            {e.primitive === "workspace" ? e.target : `${e.group}/${e.instance ?? e.primitive}`}{" "}
             <span className="text-zinc-600">by {e.actor}</span>
           </li>
         ))}

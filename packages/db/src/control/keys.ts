@@ -1,0 +1,135 @@
+import { invalid, isValidName, notFound } from "@prim/engine";
+import type pg from "pg";
+import { newApiKey } from "./api-key.js";
+import { type Actor, auditedTransaction } from "./workspace-audit.js";
+
+/**
+ * API keys (CLOUD.md, Credentials): made by the operator (`prim admin key create`) or in the
+ * dashboard, shown once and stored as their sha256; each creation and revocation is audited
+ * (`key.create`, `key.revoke`) with the key's id and `start`, never the key.
+ */
+
+export interface KeyCreated {
+  id: string;
+  key: string;
+  /** The group's name, or null for every group. */
+  group: string | null;
+  tools: string[] | null;
+}
+
+const TOOL_PATTERN = /^[a-z_*]{1,64}$/;
+
+/** Tool names or patterns (`db_query`, `fs_*`), else 400 `invalid_request`. */
+export function checkTools(tools: readonly string[]): void {
+  for (const tool of tools) {
+    if (!TOOL_PATTERN.test(tool)) throw invalid(`tools: '${tool}' is not a tool name or pattern (a-z, _ and *)`);
+  }
+}
+
+/** A group of the workspace by name or id, else 404 `not_found` (another workspace's is not found). */
+export async function findGroup(
+  pool: Pick<pg.Pool, "query">,
+  workspace: string,
+  group: string,
+): Promise<{ id: string; name: string }> {
+  if (!isValidName(group) && !group.startsWith("grp_")) throw invalid("group: not a group name or id");
+  const found = await pool.query<{ id: string; name: string }>(
+    "SELECT id, name FROM groups WHERE workspace_id = $1 AND (id = $2 OR name = $2)",
+    [workspace, group],
+  );
+  const row = found.rows[0];
+  if (row === undefined) throw notFound(`group '${group}'`);
+  return row;
+}
+
+/** A key of `workspace`, made by `createdBy` (the actor: `admin` or `user:<id>`). */
+export async function createKey(
+  pool: pg.Pool,
+  input: { workspace: string; group?: string; tools?: string[]; name?: string; createdBy?: Actor },
+): Promise<KeyCreated> {
+  const tools = input.tools ?? null;
+  checkTools(tools ?? []);
+  const actor = input.createdBy ?? "admin";
+  const key = newApiKey();
+  const group = await auditedTransaction(pool, async (client, record) => {
+    const ws = await client.query("SELECT 1 FROM workspaces WHERE id = $1", [input.workspace]);
+    if (ws.rowCount === 0) throw notFound(`workspace '${input.workspace}'`);
+    const group = input.group === undefined ? null : await findGroup(client, input.workspace, input.group);
+    await client.query(
+      `INSERT INTO api_keys (id, hash, start, workspace_id, group_id, tools, name, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        key.id,
+        key.hash,
+        key.start,
+        input.workspace,
+        group?.id ?? null,
+        tools === null ? null : JSON.stringify(tools),
+        input.name ?? null,
+        actor,
+      ],
+    );
+    await record(input.workspace, {
+      actor,
+      action: "key.create",
+      target: key.id,
+      detail: { start: key.start, name: input.name ?? null, group: group?.name ?? null, tools },
+    });
+    return group;
+  });
+  return { id: key.id, key: key.key, group: group?.name ?? null, tools };
+}
+
+/**
+ * Revokes a key (of `workspace` only, when given: the dashboard), recorded as `key.revoke` the
+ * first time; `publish` tells every process to drop it (the next request answers 401).
+ */
+export async function revokeKey(
+  pool: pg.Pool,
+  id: string,
+  publish: (hash: string) => Promise<void>,
+  workspace?: string,
+  actor: Actor = "admin",
+): Promise<{ id: string; revoked_at: number }> {
+  const row = await auditedTransaction(pool, async (client, record) => {
+    const { rows } = await client.query<{ workspace_id: string; hash: string; start: string; revoked_at: Date | null }>(
+      `SELECT workspace_id, hash, start, revoked_at FROM api_keys
+        WHERE id = $1 AND ($2::text IS NULL OR workspace_id = $2) FOR UPDATE`,
+      [id, workspace ?? null],
+    );
+    const key = rows[0];
+    if (key === undefined) throw notFound(`key '${id}'`);
+    if (key.revoked_at !== null) return { hash: key.hash, revoked_at: key.revoked_at };
+    const updated = await client.query<{ revoked_at: Date }>(
+      "UPDATE api_keys SET revoked_at = now() WHERE id = $1 RETURNING revoked_at",
+      [id],
+    );
+    await record(key.workspace_id, { actor, action: "key.revoke", target: id, detail: { start: key.start } });
+    return { hash: key.hash, revoked_at: (updated.rows[0] as { revoked_at: Date }).revoked_at };
+  });
+  await publish(row.hash);
+  return { id, revoked_at: row.revoked_at.getTime() };
+}
+
+export interface KeyListed {
+  id: string;
+  start: string;
+  name: string | null;
+  group: string | null;
+  tools: string[] | null;
+  created_by: string | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** A workspace's keys (never their hashes), newest first. */
+export async function listKeys(pool: pg.Pool, workspace: string): Promise<KeyListed[]> {
+  const { rows } = await pool.query<KeyListed>(
+    `SELECT k.id, k.start, k.name, g.name AS group, k.tools, k.created_by, k.created_at, k.last_used_at, k.revoked_at
+       FROM api_keys k LEFT JOIN groups g ON g.id = k.group_id
+      WHERE k.workspace_id = $1 ORDER BY k.created_at DESC, k.id DESC`,
+    [workspace],
+  );
+  return rows;
+}
