@@ -4,13 +4,19 @@ import { type FormEvent, useState } from "react";
 import { ErrorText } from "@/components/status";
 import { useTRPC } from "@/lib/trpc";
 
-/** Members and roles; admins remove, anyone leaves (either ends that user's connected apps here). */
+const ROLES = ["owner", "admin", "member", "billing"] as const;
+
+/**
+ * Members and roles; admins change roles (an owner's only an owner) and remove, anyone leaves
+ * (removal and leaving end that user's connected apps here).
+ */
 export function MembersPanel({ workspace, canManage, me }: { workspace: string; canManage: boolean; me: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const list = useQuery(trpc.members.list.queryOptions({ workspace }));
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.members.list.queryKey({ workspace }) });
   const remove = useMutation(trpc.members.remove.mutationOptions({ onSuccess: () => void refresh() }));
+  const setRole = useMutation(trpc.members.setRole.mutationOptions({ onSuccess: () => void refresh() }));
   const leave = useMutation(
     trpc.members.leave.mutationOptions({
       onSuccess: () => {
@@ -29,7 +35,25 @@ export function MembersPanel({ workspace, canManage, me }: { workspace: string; 
         {list.data?.map((m) => (
           <li key={m.id} className="flex flex-wrap items-center justify-between gap-2 py-2">
             <span>
-              {m.email} <span className="text-zinc-600">({m.role})</span>
+              {m.email}{" "}
+              {canManage && m.id !== me ? (
+                <select
+                  aria-label={`Role of ${m.email}`}
+                  value={m.role}
+                  className="rounded border p-1"
+                  onChange={(e) =>
+                    setRole.mutate({ workspace, user: m.id, role: e.target.value as (typeof ROLES)[number] })
+                  }
+                >
+                  {ROLES.map((role) => (
+                    <option key={role} value={role}>
+                      {role}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                <span className="text-zinc-600">({m.role})</span>
+              )}
             </span>
             {m.id === me ? (
               <button type="button" className="rounded border px-2 py-1" onClick={() => leave.mutate({ workspace })}>
@@ -50,9 +74,9 @@ export function MembersPanel({ workspace, canManage, me }: { workspace: string; 
           </li>
         ))}
       </ul>
-      {(remove.isError || leave.isError) && (
+      {(remove.isError || leave.isError || setRole.isError) && (
         <p role="alert" className="text-sm text-red-700">
-          {remove.error?.message ?? leave.error?.message}
+          {remove.error?.message ?? leave.error?.message ?? setRole.error?.message}
         </p>
       )}
       {canManage && <Invitations workspace={workspace} />}
