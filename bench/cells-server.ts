@@ -4,7 +4,7 @@
 //     loop of its own. The parent owns the database, the temp directory and the secrets, and
 //     hands the cell its environment over IPC.
 //   a bare forwarder (diagnostic): a node:http server whose every request goes to
-//     `forwardRequest` from @prim/http, the function a cell forwards with, toward one cell's
+//     `forwardRequest` from @prim/cells, the function a cell forwards with, toward one cell's
 //     internal listener; no Fastify, authentication or placement lookup in front of it.
 // Protocol over IPC:
 //   parent → child  { type: "start", env } or { type: "proxy", cellUrl, secret }
@@ -13,7 +13,7 @@
 //   parent → child  { type: "stop" }  child closes what it started and exits
 import { createServer, type Server } from "node:http";
 import { type ApiApp, startApi } from "@prim/api";
-import { forwardRequest } from "@prim/http";
+import { forwardRequest } from "@prim/cells";
 import { serveParent } from "./lib/serve-parent.js";
 
 export type ParentMessage =

@@ -14,6 +14,7 @@ COPY apps/api/package.json apps/api/
 COPY apps/mcp/package.json apps/mcp/
 COPY apps/web/package.json apps/web/
 COPY packages/billing/package.json packages/billing/
+COPY packages/cells/package.json packages/cells/
 COPY packages/cli/package.json packages/cli/
 COPY packages/db/package.json packages/db/
 COPY packages/engine/package.json packages/engine/
@@ -29,8 +30,9 @@ COPY packages/wire/package.json packages/wire/
 # and `npm prune --omit=dev` below drops it.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
-# Build this app and the packages it uses; then keep production dependencies only, no caches.
-RUN npx turbo run build --filter=@prim/cli... \
+# Build this app, the CLI (its `prim migrate` and `prim admin`) and the packages they use; then
+# keep production dependencies only, no caches.
+RUN npx turbo run build --filter=@prim/api... --filter=@prim/cli... \
   && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
   && rm -rf .turbo node_modules/.cache
 

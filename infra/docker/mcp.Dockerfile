@@ -13,6 +13,7 @@ COPY apps/api/package.json apps/api/
 COPY apps/mcp/package.json apps/mcp/
 COPY apps/web/package.json apps/web/
 COPY packages/billing/package.json packages/billing/
+COPY packages/cells/package.json packages/cells/
 COPY packages/cli/package.json packages/cli/
 COPY packages/db/package.json packages/db/
 COPY packages/engine/package.json packages/engine/

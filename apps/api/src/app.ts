@@ -1,4 +1,13 @@
-import { ApiKeyResolver, CatalogHub, PlacementCache, Revocations } from "@prim/db";
+import {
+  blobStores,
+  CellService,
+  masterKeyOf,
+  openCell,
+  PlacementCache,
+  PlacementRouter,
+  WorkspaceEngines,
+} from "@prim/cells";
+import { ApiKeyResolver, CatalogHub, Revocations } from "@prim/db";
 import {
   type Cell,
   type Clock,
@@ -8,19 +17,15 @@ import {
   SIGNED_URL_PRINCIPAL,
   UrlSigner,
 } from "@prim/engine";
-import { createInternalServer, createServer, forwardedOf, requestPath } from "@prim/http";
+import { createInternalServer, createServer, requestPath } from "@prim/http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type pg from "pg";
 import { type ApiBilling, type BillingOptions, mountBilling, WEBHOOK_PATH } from "./billing.js";
-import { blobStores, masterKeyOf, openCell } from "./cell.js";
-import { CellService } from "./cells/cell-service.js";
-import { PlacedInvoker } from "./cells/placed-invoker.js";
 import type { ApiEnv } from "./env.js";
 import { RedisLimiter, type RedisLimiterOptions } from "./limits/limiter.js";
 import { Metering } from "./limits/metering.js";
 import { mountOAuth } from "./oauth/mount.js";
 import { type AuthServerOptions, createAuthProvider } from "./oauth/provider.js";
-import { WorkspaceEngines } from "./tenants.js";
 
 const SIGNED_PREFIX = "/v1/signed/";
 
@@ -46,8 +51,8 @@ export interface ApiApp {
   hub: CatalogHub;
   tenants: WorkspaceEngines;
   /** This cell's door to data: its engines, or the cell a workspace is placed on. */
-  invoker: PlacedInvoker;
-  /** Moves, ships and rebuilds (cells/). */
+  invoker: PlacementRouter;
+  /** Moves, ships and rebuilds (@prim/cells). */
   cellService: CellService;
   resolver: ApiKeyResolver;
   /** Limits and metering (absent with PRIM_LIMITS=off). */
@@ -95,7 +100,11 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
     limiter = env.PRIM_LIMITS === "on" ? new RedisLimiter(env.REDIS_URL, pool, options.limits) : undefined;
     const tenants = new WorkspaceEngines(cell, hub, { blobsFor: blobStores(env), limiter });
     const placements = new PlacementCache(pool, { hub });
-    const invoker = new PlacedInvoker(env.PRIM_CELL_ID, tenants, placements, env.PRIM_INTERNAL_SECRET);
+    const invoker = new PlacementRouter({
+      placements,
+      secret: env.PRIM_INTERNAL_SECRET,
+      cell: { id: env.PRIM_CELL_ID, engines: tenants },
+    });
     const cellService = new CellService(env.PRIM_CELL_ID, env, cell, tenants, hub, placements);
     await cellService.register(null);
     const metering =
@@ -113,8 +122,9 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
     const billingHooks = env.STRIPE_SECRET_KEY !== undefined && env.STRIPE_WEBHOOK_SECRET !== undefined;
     const app = createServer({
       invoker,
-      // A request for a workspace another cell serves goes there whole (forwarding.ts).
-      divert: (req, reply) => invoker.divert(req, reply, forwardedOf(req.raw)?.hops ?? 0),
+      // A request for a workspace another cell serves goes there whole; the placement is
+      // resolved here once for the request's invoke as well.
+      divert: (req, reply) => invoker.divert(req, reply),
       operation: (name) => operations.get(name),
       logger: options.logger,
       // Presigned URLs and the OpenAPI server: the configured public URL; on a port picked at

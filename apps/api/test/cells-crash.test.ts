@@ -8,11 +8,11 @@
 // (cell-c is the one that dies); the movers of the crash cases are child processes.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { FREEZE_GRACE_MS, MOVE_STEPS, type MoveStep, moveWorkspace } from "@prim/cells";
 import { createWorkspace, openPool, type PlacementRow, readPlacement, setCellState } from "@prim/db";
 import { listenInternal } from "@prim/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FREEZE_GRACE_MS } from "../src/cells/placed-invoker.js";
-import { createApiApp, MOVE_STEPS, type MoveStep, moveWorkspace, readApiEnv } from "../src/index.js";
+import { createApiApp, readApiEnv } from "../src/index.js";
 import { childEnv, type Exited, runPrim } from "./cell-processes.js";
 import { FAST_ENTERPRISE, startCells, type TestCellNode, type TestCells } from "./cells.js";
 import { call } from "./cloud.js";

@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { moveWorkspace, rebuildCell } from "@prim/cells";
 import { createWorkspace, readPlacement } from "@prim/db";
 import type { InvokeMeta, Principal } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { moveWorkspace, readApiEnv, rebuildCell } from "../src/index.js";
+import { readApiEnv } from "../src/index.js";
 import { FAST_ENTERPRISE, startCells, type TestCellNode, type TestCells } from "./cells.js";
 import { call } from "./cloud.js";
 

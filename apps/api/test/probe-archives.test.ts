@@ -10,8 +10,9 @@
 //     without values until the owner allows secret export; then values, and an audit entry
 //     naming the recipient's key fingerprint.
 import { createHash, randomBytes } from "node:crypto";
+import { moveWorkspace } from "@prim/cells";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { moveWorkspace, readApiEnv } from "../src/index.js";
+import { readApiEnv } from "../src/index.js";
 import { call } from "./cloud.js";
 import {
   attackerKey,

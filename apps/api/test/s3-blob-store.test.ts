@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
+import { createS3Client, S3BlobStore } from "@prim/cells";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { S3BlobStore } from "../src/blobs/s3-blob-store.js";
-import { createS3Client } from "../src/blobs/s3-client.js";
 import { startS3, TEST_BUCKET } from "./s3.js";
 
 let s3: Awaited<ReturnType<typeof startS3>>;

@@ -1,3 +1,4 @@
+import { PlacementCache, PlacementRouter } from "@prim/cells";
 import { ApiKeyResolver, OAuthTokenResolver, openPool, Revocations } from "@prim/db";
 import { createBaseServer, requestPath } from "@prim/http";
 import { type McpMountOptions, mountMcp } from "@prim/mcp";
@@ -5,7 +6,6 @@ import { bearerToken, invalid, type Principal, ServiceError } from "@prim/wire";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { McpEnv } from "./env.js";
 import { OriginPolicy } from "./origin.js";
-import { RoutedInvoker } from "./routed-invoker.js";
 
 /** Who asks for an open path (health, the resource metadata): nobody; no operation accepts it. */
 const ANONYMOUS: Principal = { kind: "scoped", workspace: "", actor: "anonymous", groupId: null, tools: [] };
@@ -68,7 +68,14 @@ export async function createMcpApp(
     await pool.end();
     throw err;
   }
-  const invoker = new RoutedInvoker(pool, env.PRIM_INTERNAL_URL, env.PRIM_INTERNAL_SECRET);
+  // Each call straight to the cell its workspace is placed on (placements cached for 2 s: a
+  // stale one costs a hop, that cell forwards); unknown, to PRIM_INTERNAL_URL's cell.
+  const placements = new PlacementCache(pool);
+  const invoker = new PlacementRouter({
+    placements,
+    secret: env.PRIM_INTERNAL_SECRET,
+    fallbackUrl: env.PRIM_INTERNAL_URL,
+  });
   const metadata = resourceMetadata(env);
   const challenge = (error?: string) =>
     `Bearer ${error === undefined ? "" : `error="${error}", `}resource_metadata="${env.publicMcpUrl}/.well-known/oauth-protected-resource/mcp"`;

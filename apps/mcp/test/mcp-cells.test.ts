@@ -3,9 +3,10 @@
 // placement), and a session keeps working across a move of its workspace.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { moveWorkspace } from "@prim/cells";
 import { createWorkspace, readPlacement } from "@prim/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { moveWorkspace, readApiEnv } from "../../api/src/index.js";
+import { readApiEnv } from "../../api/src/index.js";
 import { startCells, type TestCells } from "../../api/test/cells.js";
 import { call } from "../../api/test/cloud.js";
 import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";

@@ -1,47 +1,36 @@
 import { parseArgs } from "node:util";
-import { databaseUrl, redisUrl, stripeConfig } from "./env.js";
-
-const ADMIN_COMMANDS = [
-  "workspace create",
-  "workspace move",
-  "workspace secret-export",
-  "key create",
-  "key revoke",
-  "plan set",
-  "usage",
-  "user create",
-  "cell list",
-  "cell open",
-  "cell close",
-  "cell rebuild",
-  "fsck",
-  "stripe sync",
-];
+import { ADMIN_COMMANDS, adminUsage, asksForHelp } from "./admin-usage.js";
+import { cellEnvSource, databaseUrl, redisUrl, stripeConfig } from "./env.js";
 
 /**
  * `prim admin <noun> <verb> … --json` (CLOUD.md, Commands): the operator's commands against the
- * control plane, each printing one JSON object. @prim/db is loaded only here.
+ * control plane, each printing one JSON object. @prim/db and @prim/cells are loaded only here,
+ * after the arguments are checked: `--help` and a typo connect nowhere.
  */
 export async function adminCommand(args: string[]): Promise<void> {
   if (args.length === 0 || args[0] === "help" || args[0] === "--help" || args[0] === "-h") {
-    console.log(
-      `Usage: prim admin <command> [options] --json\n\nCommands: ${ADMIN_COMMANDS.join(", ")}\n(prim --help describes each)`,
-    );
+    console.log(adminUsage());
     return;
   }
-  if (args[0] === "fsck") return fsckCommand(args.slice(1));
-  if (args[0] === "stripe" && args[1] === "sync") return stripeSyncCommand(args.slice(2));
-  if ((args[0] === "workspace" && args[1] === "move") || (args[0] === "cell" && args[1] === "rebuild")) {
-    return cellsCommand(args[0], args.slice(2));
-  }
-  // `usage` is a noun without a verb; every other command is `<noun> <verb>`.
-  const words = args[0] === "usage" ? 1 : 2;
+  // `usage`, `fsck` are nouns without a verb; every other command is `<noun> <verb>`.
+  const words = ADMIN_COMMANDS.includes(args[0] as string) ? 1 : 2;
   const verb = args[1];
   const command = args.slice(0, words).join(" ");
-  // Refused before anything connects: a typo needs no database.
   if (!ADMIN_COMMANDS.includes(command)) {
+    // `prim admin cell --help`: the noun's commands.
+    if (asksForHelp(args) && ADMIN_COMMANDS.some((c) => c.startsWith(`${args[0]} `))) {
+      console.log(adminUsage(args[0]));
+      return;
+    }
     throw new Error(`unknown admin command '${command}' (${ADMIN_COMMANDS.join(", ")})`);
   }
+  if (asksForHelp(args.slice(words))) {
+    console.log(adminUsage(command));
+    return;
+  }
+  if (command === "fsck") return fsckCommand(args.slice(1));
+  if (command === "stripe sync") return stripeSyncCommand(args.slice(2));
+  if (command === "workspace move" || command === "cell rebuild") return cellsCommand(command, args.slice(2));
   const rest = args.slice(words);
   const { values } = parseArgs({
     args: rest,
@@ -178,7 +167,7 @@ export async function adminCommand(args: string[]): Promise<void> {
 }
 
 /**
- * `prim admin fsck --workspace W --json`: runs the api's consistency check (apps/api, loaded
+ * `prim admin fsck --workspace W --json`: the cell's consistency check (@prim/cells, loaded
  * only here) with the api's configuration; prints the report and exits 1 if it is not clean.
  */
 async function fsckCommand(args: string[]): Promise<void> {
@@ -187,9 +176,9 @@ async function fsckCommand(args: string[]): Promise<void> {
     options: { json: { type: "boolean" }, workspace: { type: "string" }, "database-url": { type: "string" } },
   });
   if (!values.workspace) throw new Error("--workspace is required");
-  const api = await import("@prim/api");
-  const env = api.readApiEnv({ ...process.env, DATABASE_URL: values["database-url"] ?? databaseUrl() });
-  const report = await api.fsckWorkspace(env, values.workspace);
+  const cells = await import("@prim/cells");
+  const env = cells.readCellEnv(cellEnvSource(values["database-url"]));
+  const report = await cells.fsckWorkspace(env, values.workspace);
   console.log(JSON.stringify(report));
   if (!report.ok) process.exitCode = 1;
 }
@@ -209,10 +198,10 @@ async function stripeSyncCommand(args: string[]): Promise<void> {
 
 /**
  * `prim admin workspace move --workspace W --to CELL [--lease-ms N] --json` and `prim admin cell
- * rebuild --id CELL [--to CELL] --json` (apps/api cells/operator.ts, loaded only here), with
- * the api's configuration (PRIM_INTERNAL_SECRET reaches the cells). Progress goes to stderr.
+ * rebuild --id CELL [--to CELL] --json` (@prim/cells, loaded only here), with the cells'
+ * configuration (PRIM_INTERNAL_SECRET reaches the cells). Progress goes to stderr.
  */
-async function cellsCommand(noun: string, args: string[]): Promise<void> {
+async function cellsCommand(command: string, args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
@@ -225,11 +214,11 @@ async function cellsCommand(noun: string, args: string[]): Promise<void> {
       "database-url": { type: "string" },
     },
   });
-  const api = await import("@prim/api");
-  const env = api.readApiEnv({ ...process.env, DATABASE_URL: values["database-url"] ?? databaseUrl() });
-  if (noun === "cell") {
+  const cells = await import("@prim/cells");
+  const env = cells.readCellEnv(cellEnvSource(values["database-url"]));
+  if (command === "cell rebuild") {
     if (!values.id) throw new Error("--id is required (the lost cell)");
-    console.log(JSON.stringify(await api.rebuildCell(env, values.id, { to: values.to })));
+    console.log(JSON.stringify(await cells.rebuildCell(env, values.id, { to: values.to })));
     return;
   }
   if (!values.workspace) throw new Error("--workspace is required");
@@ -237,12 +226,12 @@ async function cellsCommand(noun: string, args: string[]): Promise<void> {
   const lease = values["lease-ms"];
   if (lease !== undefined && !/^\d+$/.test(lease)) throw new Error("--lease-ms must be a positive integer");
   const crashAfter = values["crash-after"];
-  if (crashAfter !== undefined && !(api.MOVE_STEPS as readonly string[]).includes(crashAfter)) {
-    throw new Error(`--crash-after must be one of ${api.MOVE_STEPS.join(", ")}`);
+  if (crashAfter !== undefined && !(cells.MOVE_STEPS as readonly string[]).includes(crashAfter)) {
+    throw new Error(`--crash-after must be one of ${cells.MOVE_STEPS.join(", ")}`);
   }
-  const report = await api.moveWorkspace(env, values.workspace, values.to, {
+  const report = await cells.moveWorkspace(env, values.workspace, values.to, {
     leaseMs: lease === undefined ? undefined : Number(lease),
-    crashAfter: crashAfter as (typeof api.MOVE_STEPS)[number] | undefined,
+    crashAfter: crashAfter as (typeof cells.MOVE_STEPS)[number] | undefined,
     log: (line) => console.error(`prim: ${line}`),
   });
   console.log(JSON.stringify(report));

@@ -57,6 +57,14 @@ export function databaseUrl(source: NodeJS.ProcessEnv = process.env): string {
   return source.DATABASE_URL ?? "postgres://postgres@localhost:5432/prim";
 }
 
+/**
+ * The environment `prim admin fsck`, `workspace move` and `cell rebuild` read the cells'
+ * configuration from (@prim/cells `readCellEnv`), with `--database-url` over DATABASE_URL.
+ */
+export function cellEnvSource(databaseUrlFlag: string | undefined, source = process.env): NodeJS.ProcessEnv {
+  return { ...source, DATABASE_URL: databaseUrlFlag ?? databaseUrl(source) };
+}
+
 /** The cloud's Redis (`prim admin key revoke` publishes the revocation there). */
 export function redisUrl(source: NodeJS.ProcessEnv = process.env): string {
   return source.REDIS_URL ?? "redis://localhost:6379";

@@ -26,18 +26,13 @@ Commands:
           --database-url U  default env DATABASE_URL, else
                             postgres://postgres@localhost:5432/prim
   admin   The cloud operator's commands; each prints one JSON object (--json)
-          workspace create --name N [--plan starter|pro|enterprise] [--owner EMAIL]
-                           [--rps R --burst B]
-          key create --workspace W [--group G] [--tools "db_query,fs_*"] [--name N]
-          key revoke --id K
-          plan set --workspace W --plan P [--rps R --burst B]
-          workspace secret-export --workspace W --on|--off
-                           let group archives carry vault values for another key
-                           (off by default; audited as secret_export.enable/disable)
-          fsck --workspace W   catalog, files and blobs checked against each other;
-                               exits 1 when it finds orphans (run with the api stopped)
-          env DATABASE_URL (or --database-url), REDIS_URL; fsck reads the api's
-          configuration (PRIM_DATA_DIR, PRIM_BLOBS, S3_*, PRIM_MASTER_KEY)
+          workspace create|move|secret-export, key create|revoke, plan set, usage,
+          user create, cell list|open|close|rebuild, fsck, stripe sync
+          prim admin --help lists them with their options; prim admin <command>
+          --help shows one (neither connects anywhere)
+          env DATABASE_URL (or --database-url), REDIS_URL; fsck, workspace move and
+          cell rebuild read the api's cell configuration (PRIM_DATA_DIR, PRIM_BLOBS,
+          S3_*, PRIM_MASTER_KEY, PRIM_INTERNAL_SECRET)
   login   Check an API key (GET /v1/whoami) and store it for that API
           --api URL         default env PRIM_API_URL, else the stored default,
                             else http://localhost:8787
@@ -117,6 +112,16 @@ async function dev(args: string[]): Promise<void> {
   process.once("SIGTERM", () => stop("SIGTERM"));
 }
 
+/** `command`'s block of USAGE (`pull` shares `push`'s options), or undefined for no command. */
+function usageOf(command: string): string | undefined {
+  const lines = USAGE.split("\n");
+  const start = lines.findIndex((line) => line.startsWith(`  ${command} `));
+  if (start < 0) return undefined;
+  let end = start + 1;
+  while (end < lines.length && /^ {3,}\S/.test(lines[end] as string)) end++;
+  return `Usage: prim ${command} [options]\n\n${lines.slice(start, end).join("\n")}`;
+}
+
 /**
  * Each command's module is loaded when it runs, so a command loads only what it uses: `prim
  * admin …` or `prim --help` does not load the engine and the HTTP server (measured: `prim
@@ -124,6 +129,14 @@ async function dev(args: string[]): Promise<void> {
  */
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  // `prim <command> --help`: the command's part of the usage, before anything runs.
+  if (command !== undefined && command !== "admin" && (rest.includes("--help") || rest.includes("-h"))) {
+    const usage = usageOf(command);
+    if (usage !== undefined) {
+      console.log(usage);
+      return;
+    }
+  }
   switch (command) {
     case "dev":
       return dev(rest);

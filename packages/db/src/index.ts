@@ -1,7 +1,7 @@
 export { CatalogHub } from "./catalog/catalog-hub.js";
 export { PgCatalog } from "./catalog/pg-catalog.js";
-export { PlacementCache, type PlacementCacheOptions } from "./cells/placement-cache.js";
 export {
+  ALL_PLACEMENTS,
   announcePlacement,
   CELL_STATES,
   type CellRow,
@@ -9,6 +9,7 @@ export {
   claimPlacement,
   flipPlacement,
   freezePlacement,
+  groupIdsOf,
   leftBehind,
   listCells,
   markReleased,
@@ -22,6 +23,7 @@ export {
   replacePlacement,
   setCellState,
   thawPlacement,
+  workspaceExists,
 } from "./cells/placements.js";
 export { createPrismaClient, type PrismaClient, prismaOf } from "./client.js";
 export { configurationError, controlPlaneEnv, portNumber, urlString } from "./config.js";

@@ -7,6 +7,7 @@ export { BLOCK as TAR_BLOCK, padding as tarPadding, parseHeader as parseTarHeade
 export { AuditLog } from "./audit/audit-log.js";
 export type { BlobStore, Ingested, IngestOptions } from "./blobs/blob-store.js";
 export { LocalBlobStore } from "./blobs/local-blob-store.js";
+export { type Spooled, spoolUpload } from "./blobs/spool.js";
 export type {
   AuditFilter,
   AuditRecord,

@@ -1,5 +1,5 @@
 export { localOpenApi, type OpenApiDocument, renderApiReference } from "./api-reference.js";
-export { FORWARD_PREFIX, type Forwarded, forwardedOf, forwardRequest } from "./forwarding.js";
+export { FORWARD_HEADERS, FORWARD_PREFIX, type Forwarded, forwardedOf, writeRawError } from "./forwarding.js";
 export { createInternalServer, type InternalInvokeOptions, listenInternal } from "./internal-invoke.js";
 export { type LocalAuthOptions, localAuthenticator, ROOT_PRINCIPAL, requestPath } from "./local-auth.js";
 export { buildOpenApi } from "./openapi.js";

@@ -1,6 +1,6 @@
+import type { WorkspaceEngines } from "@prim/cells";
 import { type DayUsage, rollUpUsage } from "@prim/db";
 import type pg from "pg";
-import type { WorkspaceEngines } from "../tenants.js";
 import { utcPeriods } from "./fallback.js";
 import type { RedisLimiter } from "./limiter.js";
 

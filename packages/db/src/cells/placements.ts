@@ -256,3 +256,15 @@ export async function recordShipped(
     new Date(takenAt),
   ]);
 }
+
+/** Whether `workspace` exists (fsck checks one before it opens its files). */
+export async function workspaceExists(db: Queryable, workspace: string): Promise<boolean> {
+  const { rowCount } = await db.query("SELECT 1 FROM workspaces WHERE id = $1", [workspace]);
+  return rowCount === 1;
+}
+
+/** The ids of `workspace`'s groups (their wrapped vault keys travel with its archive). */
+export async function groupIdsOf(db: Queryable, workspace: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>("SELECT id FROM groups WHERE workspace_id = $1", [workspace]);
+  return rows.map((r) => r.id);
+}

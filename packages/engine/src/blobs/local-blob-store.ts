@@ -1,27 +1,20 @@
-import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, mkdirSync } from "node:fs";
-import { type FileHandle, open, readdir, rename, rm, stat, utimes } from "node:fs/promises";
+import { readdir, rename, rm, stat, utimes } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
-import { ServiceError } from "@prim/wire";
 import { type Clock, systemClock } from "../core/clock.js";
 import { fsyncPath } from "../sqlite/durable-sync.js";
 import { PRIVATE_DIR_MODE, privateDir } from "../sqlite/private-files.js";
 import type { BlobStore, Ingested, IngestOptions } from "./blob-store.js";
+import { spoolUpload } from "./spool.js";
 
 const HASH_RE = /^[0-9a-f]{64}$/;
 const READ_CHUNK = 1024 * 1024;
-/** Upload bytes are gathered into writes of about this size (fewer file round trips). */
-const WRITE_CHUNK = 1024 * 1024;
-
-function tooLarge(max: number): ServiceError {
-  return new ServiceError("payload_too_large", `body is larger than the limit of ${max} bytes`);
-}
 
 /**
- * Blobs under `<dataDir>/blobs/<aa>/<hash>`. A write goes to `tmp/` first, is fsynced, then
- * renamed into place, so a blob is either complete or absent; an interrupted upload leaves
- * only a temp file, which is removed.
+ * Blobs under `<dataDir>/blobs/<aa>/<hash>`. A write goes to `tmp/` first (`spoolUpload`, which
+ * the cloud's S3 store shares), is fsynced, then renamed into place, so a blob is either
+ * complete or absent; an interrupted upload leaves only a temp file, which is removed.
  */
 export class LocalBlobStore implements BlobStore {
   private readonly tmpDir: string;
@@ -44,39 +37,10 @@ export class LocalBlobStore implements BlobStore {
     source: AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer>,
     options: IngestOptions,
   ): Promise<Ingested> {
-    const hasher = createHash("sha256");
-    const head: Buffer[] = [];
-    let size = 0;
-    let file: FileHandle | null = null;
-    let tmp = "";
-    let pendingBytes = 0;
-    const flush = async (f: FileHandle) => {
-      if (head.length === 0) return;
-      await f.write(head.length === 1 ? (head[0] as Buffer) : Buffer.concat(head));
-      head.length = 0;
-      pendingBytes = 0;
-    };
+    const spooled = await spoolUpload(source, options, this.tmpDir);
+    if (spooled.kind === "inline") return spooled;
+    const { path: tmp, sha256, size } = spooled;
     try {
-      for await (const chunk of source) {
-        const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-        size += buf.length;
-        if (size > options.maxBytes) throw tooLarge(options.maxBytes);
-        hasher.update(buf);
-        head.push(buf);
-        pendingBytes += buf.length;
-        if (file === null && size <= options.inlineBelow) continue;
-        if (file === null) {
-          tmp = join(this.tmpDir, `${Date.now()}-${randomBytes(8).toString("hex")}`);
-          file = await open(tmp, "wx", 0o600);
-        }
-        if (pendingBytes >= WRITE_CHUNK) await flush(file);
-      }
-      const sha256 = hasher.digest("hex");
-      if (file === null) return { kind: "inline", bytes: Buffer.concat(head), sha256, size };
-      await flush(file);
-      await file.sync();
-      await file.close();
-      file = null;
       const writtenAt = this.clock.now() / 1000;
       await utimes(tmp, writtenAt, writtenAt);
       const final = this.path(sha256);
@@ -88,8 +52,7 @@ export class LocalBlobStore implements BlobStore {
       if (made !== undefined) await fsyncPath(this.dir);
       return { kind: "blob", hash: sha256, sha256, size };
     } catch (err) {
-      if (file !== null) await file.close().catch(() => undefined);
-      if (tmp !== "") await rm(tmp, { force: true });
+      await rm(tmp, { force: true });
       throw err;
     }
   }

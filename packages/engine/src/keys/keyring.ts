@@ -136,7 +136,7 @@ export class LocalKeyRing implements KeyRing {
 
   /**
    * The wrapped keys of `groupIds`, as stored (useless without the master key): what a
-   * workspace moving to another cell takes along (apps/api cells/archive.ts).
+   * workspace moving to another cell takes along (@prim/cells workspace-archive.ts).
    */
   exportWrapped(groupIds: readonly string[]): WrappedGroupKey[] {
     const select = this.db.prepare("SELECT * FROM group_keys WHERE group_id = ?");

@@ -1,8 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { open, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PassThrough, type Readable } from "node:stream";
 import {
   DeleteObjectCommand,
@@ -12,16 +10,16 @@ import {
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import type { BlobStore, Ingested, IngestOptions } from "@prim/engine";
-import { ServiceError } from "@prim/wire";
+import { type BlobStore, type Ingested, type IngestOptions, spoolUpload } from "@prim/engine";
 
 const HASH_RE = /^[0-9a-f]{64}$/;
 
 /**
  * A workspace's blobs in S3 under `<prefix><aa>/<sha256>` (one prefix per workspace: the
  * collector deletes what its own catalog does not name, so stores are never shared). An upload
- * is hashed while it is spooled to a private temp file (memory stays flat whatever its size),
- * then put under its hash unless that object is already there.
+ * is hashed while it is spooled to a private temp file, fsynced (`spoolUpload`, the local
+ * store's too: memory stays flat whatever its size), then put under its hash unless that object
+ * is already there.
  */
 export class S3BlobStore implements BlobStore {
   constructor(
@@ -40,33 +38,10 @@ export class S3BlobStore implements BlobStore {
     source: AsyncIterable<Buffer | Uint8Array> | Iterable<Buffer>,
     options: IngestOptions,
   ): Promise<Ingested> {
-    const hasher = createHash("sha256");
-    const head: Buffer[] = [];
-    let size = 0;
-    let spool: Awaited<ReturnType<typeof open>> | null = null;
-    const path = join(this.spoolDir, `prim-s3-${randomBytes(8).toString("hex")}`);
+    const spooled = await spoolUpload(source, options, this.spoolDir, "prim-s3-");
+    if (spooled.kind === "inline") return spooled;
+    const { path, sha256, size } = spooled;
     try {
-      for await (const chunk of source) {
-        const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-        size += buf.length;
-        if (size > options.maxBytes) {
-          throw new ServiceError("payload_too_large", `body is larger than the limit of ${options.maxBytes} bytes`);
-        }
-        hasher.update(buf);
-        if (spool === null && size <= options.inlineBelow) {
-          head.push(buf);
-          continue;
-        }
-        if (spool === null) {
-          spool = await open(path, "wx", 0o600);
-          for (const early of head.splice(0)) await spool.write(early);
-        }
-        await spool.write(buf);
-      }
-      const sha256 = hasher.digest("hex");
-      if (spool === null) return { kind: "inline", bytes: Buffer.concat(head), sha256, size };
-      await spool.close();
-      spool = null;
       const key = this.key(sha256);
       if (!(await this.exists(key))) {
         await this.s3.send(
@@ -75,7 +50,6 @@ export class S3BlobStore implements BlobStore {
       }
       return { kind: "blob", hash: sha256, sha256, size };
     } finally {
-      await spool?.close().catch(() => {});
       await rm(path, { force: true });
     }
   }

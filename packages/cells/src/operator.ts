@@ -19,7 +19,7 @@ import type pg from "pg";
  * The operator's side of scale-out (`prim admin workspace move`, `prim admin cell rebuild`):
  * runs anywhere that reaches Postgres and the cells' internal listeners. Postgres's placement
  * is the one truth about who serves; every step is ordered so that a crash anywhere leaves
- * exactly one cell serving (CLOUD.md, "Scale-out"; apps/api README, "Moving a workspace").
+ * exactly one cell serving (CLOUD.md, "Scale-out"; apps/api README, "Several cells").
  */
 
 export interface OperatorEnv {

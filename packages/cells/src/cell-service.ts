@@ -2,31 +2,22 @@ import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type CatalogHub,
+  groupIdsOf,
   leftBehind,
   markReleased,
-  type PlacementCache,
   placementsOn,
   readPlacement,
   recordShipped,
   registerCell,
 } from "@prim/db";
-import { type BlobStore, type Cell, LocalBlobStore } from "@prim/engine";
+import type { BlobStore, Cell } from "@prim/engine";
 import { invalid, ServiceError } from "@prim/wire";
 import type { FastifyInstance } from "fastify";
-import { S3BlobStore } from "../blobs/s3-blob-store.js";
-import { createS3Client } from "../blobs/s3-client.js";
-import type { ApiEnv } from "../env.js";
-import type { WorkspaceEngines } from "../tenants.js";
-import { copyWorkspace, packWorkspace, unpackWorkspace, type WorkspaceFiles } from "./archive.js";
-
-/** Where archives of workspaces live: the blob store's `cells/` prefix (S3), or `<blobs dir>/_cells`. */
-export function archiveStore(env: ApiEnv): BlobStore {
-  if (env.PRIM_BLOBS === "s3") {
-    const s3 = createS3Client({ endpoint: env.S3_ENDPOINT, region: env.S3_REGION });
-    return new S3BlobStore(s3, env.S3_BUCKET as string, "cells/");
-  }
-  return new LocalBlobStore(join(env.PRIM_BLOBS.slice("local:".length), "_cells"));
-}
+import type { CellEnv } from "./cell-env.js";
+import { archiveStore, localBlobDir } from "./cell-storage.js";
+import type { PlacementCache } from "./placement-cache.js";
+import { copyWorkspace, packWorkspace, unpackWorkspace, type WorkspaceFiles } from "./workspace-archive.js";
+import type { WorkspaceEngines } from "./workspace-engines.js";
 
 const WORKSPACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
 /** The directories of workspaces in a cell's data directory (ids are `ws_` + a lowercase ULID). */
@@ -54,7 +45,7 @@ export class CellService {
 
   constructor(
     readonly id: string,
-    private readonly env: ApiEnv,
+    private readonly env: CellEnv,
     private readonly cell: Cell,
     private readonly tenants: WorkspaceEngines,
     private readonly hub: CatalogHub,
@@ -63,7 +54,7 @@ export class CellService {
   ) {}
 
   private files(workspace: string): WorkspaceFiles {
-    const local = this.env.PRIM_BLOBS.startsWith("local:") ? this.env.PRIM_BLOBS.slice("local:".length) : null;
+    const local = localBlobDir(this.env);
     return { dataDir: join(this.cell.dataDir, workspace), blobDir: local === null ? null : join(local, workspace) };
   }
 
@@ -104,10 +95,7 @@ export class CellService {
   }
 
   private async groupKeys(workspace: string) {
-    const { rows } = await this.hub.pool.query<{ id: string }>("SELECT id FROM groups WHERE workspace_id = $1", [
-      workspace,
-    ]);
-    return this.cell.keyRing.exportWrapped(rows.map((r) => r.id));
+    return this.cell.keyRing.exportWrapped(await groupIdsOf(this.hub.pool, workspace));
   }
 
   /** Packs a quiesced workspace (a move's source). */

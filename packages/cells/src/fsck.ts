@@ -1,9 +1,9 @@
-import { CatalogHub } from "@prim/db";
+import { CatalogHub, workspaceExists } from "@prim/db";
 import type { ConsistencyReport } from "@prim/engine";
 import { notFound } from "@prim/wire";
-import { blobStores, openCell } from "./cell.js";
-import type { ApiEnv } from "./env.js";
-import { WorkspaceEngines } from "./tenants.js";
+import type { CellEnv } from "./cell-env.js";
+import { blobStores, openCell } from "./cell-storage.js";
+import { WorkspaceEngines } from "./workspace-engines.js";
 
 /**
  * `prim admin fsck --workspace W`: the workspace's catalog (Postgres), files (its directory
@@ -12,13 +12,12 @@ import { WorkspaceEngines } from "./tenants.js";
  * with the api stopped (the directory's lock says so otherwise); it changes nothing.
  */
 export async function fsckWorkspace(
-  env: ApiEnv,
+  env: CellEnv,
   workspace: string,
 ): Promise<ConsistencyReport & { workspace: string }> {
   const hub = await CatalogHub.open(env.DATABASE_URL);
   try {
-    const known = await hub.pool.query("SELECT 1 FROM workspaces WHERE id = $1", [workspace]);
-    if (known.rowCount === 0) throw notFound(`workspace '${workspace}'`);
+    if (!(await workspaceExists(hub.pool, workspace))) throw notFound(`workspace '${workspace}'`);
     const cell = openCell(env);
     const engines = new WorkspaceEngines(cell, hub, { blobsFor: blobStores(env) });
     try {

@@ -1,18 +1,11 @@
+import { ALL_PLACEMENTS, claimPlacement, listCells, type PlacementRow, placeWorkspace, readPlacement } from "@prim/db";
 import type pg from "pg";
-import {
-  ALL_PLACEMENTS,
-  claimPlacement,
-  listCells,
-  type PlacementRow,
-  placeWorkspace,
-  readPlacement,
-} from "./placements.js";
 
 export interface PlacementCacheOptions {
   /**
    * How long a placement is trusted without a notice (default 60 s with a hub that hears the
    * notices, else 2 s). A stale one costs a hop, never a wrong answer: a cell that does not own
-   * a workspace forwards or refuses (apps/api `cells/placed-invoker.ts`).
+   * a workspace forwards or refuses (`PlacementRouter`).
    */
   ttlMs?: number;
   /** The notices of placement changes (CatalogHub.watchPlacements). */

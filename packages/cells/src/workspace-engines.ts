@@ -9,7 +9,7 @@ import {
   type Principal,
 } from "@prim/engine";
 import { ServiceError } from "@prim/wire";
-import { PgSecretExportPolicy } from "./secret-export.js";
+import { PgSecretExportPolicy } from "./secret-export-policy.js";
 
 /** How long a client should wait before retrying a call for a workspace being moved. */
 export const MOVING_RETRY_AFTER_S = 1;
@@ -41,7 +41,7 @@ interface Tenant {
  */
 export class WorkspaceEngines implements Invoker {
   private readonly tenants = new Map<string, Tenant>();
-  /** Workspaces held for a move or a ship (cells/), until an instant; Infinity: moved away. */
+  /** Workspaces held for a move or a ship (cell-service.ts), until an instant; Infinity: moved away. */
   private readonly frozen = new Map<string, number>();
   private readonly idleWaiters = new Map<string, (() => void)[]>();
   /** When each workspace was last called (kept after its engine closes: what ships look at). */
@@ -102,7 +102,7 @@ export class WorkspaceEngines implements Invoker {
   /**
    * Calls the workspace's engine. A frozen workspace is refused here, in the same tick as the
    * call is counted in flight, so `quiesce` never misses one; callers route around it first
-   * (cells/placed-invoker.ts waits for the freeze to end).
+   * (placement-router.ts waits for the freeze to end).
    */
   async invoke<O = unknown>(
     principal: Principal,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBlobStore } from "@prim/engine";
 import { afterEach, describe, expect, it } from "vitest";
-import { copyWorkspace, packWorkspace, unpackWorkspace } from "../src/cells/archive.js";
+import { copyWorkspace, packWorkspace, unpackWorkspace } from "../src/workspace-archive.js";
 
 /**
  * A workspace's files stay private to the cell's user on the way through a ship or a move
