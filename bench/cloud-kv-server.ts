@@ -20,7 +20,7 @@ import { type ApiApp, createApiApp, readApiEnv } from "@prim/api";
 import { startDevServer } from "@prim/cli";
 import { createWorkspace, migrate } from "@prim/db";
 import { listenInternal } from "@prim/http";
-import { freshDatabase } from "../packages/db/test/pg.js";
+import { freshDatabase } from "@prim/testkit";
 import { serveParent } from "./lib/serve-parent.js";
 
 export interface Endpoint {

@@ -14,7 +14,7 @@ import { gzipSync } from "node:zlib";
 import { createApiApp, readApiEnv } from "@prim/api";
 import { createKey, createUser, createWorkspace, migrate } from "@prim/db";
 import { listenInternal } from "@prim/http";
-import { freshDatabase } from "../packages/db/test/pg.js";
+import { freshDatabase } from "@prim/testkit";
 import { printFail, printRatio } from "./lib/verdict.js";
 
 const WEB_DIR = fileURLToPath(new URL("../apps/web", import.meta.url));

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Engine, LOCAL_PRINCIPAL, ManualClock, type PrimitiveInfo } from "../packages/engine/src/index.js";
+import { Engine, LOCAL_PRINCIPAL, ManualClock, type PrimitiveInfo } from "@prim/engine";
 import {
   fillerTexts,
   fts5Baseline,

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApiApp, readApiEnv } from "@prim/api";
 import { createWorkspace, migrate } from "@prim/db";
-import { freshDatabase } from "../packages/db/test/pg.js";
+import { freshDatabase } from "@prim/testkit";
 import { serveParent } from "./lib/serve-parent.js";
 
 export type ParentMessage = { type: "stop" };

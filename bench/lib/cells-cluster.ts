@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createWorkspace, migrate, openPool, readPlacement } from "@prim/db";
-import { freshDatabase } from "../../packages/db/test/pg.js";
+import { freshDatabase } from "@prim/testkit";
 import type { ChildMessage, ParentMessage } from "../cells-server.js";
 import { type Child, childCpuMicros, forkTs } from "./child.js";
 import { cpuProfileDir } from "./knobs.js";

@@ -21,6 +21,7 @@ COPY packages/http/package.json packages/http/
 COPY packages/mail/package.json packages/mail/
 COPY packages/mcp/package.json packages/mcp/
 COPY packages/sdk/package.json packages/sdk/
+COPY packages/testkit/package.json packages/testkit/
 COPY packages/wire/package.json packages/wire/
 # --ignore-scripts: the root `prepare` would build every workspace, and no dependency needs its
 # install script here: better-sqlite3 13 ships its binaries (Node-API; linux x64 and arm64) in its

@@ -14,9 +14,9 @@ import {
   syncStripe,
 } from "@prim/billing";
 import { createWorkspace } from "@prim/db";
+import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import StripeSdk from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startCloud, type TestCloud } from "./cloud.js";
 
 const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString("hex")}`;
 let standin: StripeStandIn;

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FROM_SOURCES, primCommand, ROOT } from "../../../packages/cli/test/prim-process.js";
+import { FROM_SOURCES, primCommand, ROOT } from "@prim/testkit";
 
 const SELF = fileURLToPath(import.meta.url);
 

@@ -8,14 +8,13 @@
 // (cell-c is the one that dies); the movers of the crash cases are child processes.
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { createApiApp, readApiEnv } from "@prim/api";
 import { FREEZE_GRACE_MS, MOVE_STEPS, type MoveStep, moveWorkspace } from "@prim/cells";
 import { createWorkspace, openPool, type PlacementRow, readPlacement, setCellState } from "@prim/db";
 import { listenInternal } from "@prim/http";
+import { call, FAST_ENTERPRISE, startCells, type TestCellNode, type TestCells } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiApp, readApiEnv } from "../src/index.js";
 import { childEnv, type Exited, runPrim } from "./cell-processes.js";
-import { FAST_ENTERPRISE, startCells, type TestCellNode, type TestCells } from "./cells.js";
-import { call } from "./cloud.js";
 
 const LEASE_MS = 1500;
 const PRE_FLIP: readonly MoveStep[] = ["freeze", "quiesce", "pack", "unpack"];

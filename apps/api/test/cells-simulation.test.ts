@@ -13,10 +13,10 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createWorkspace, listCells, migrate, openPool, type PlacementRow, readPlacement } from "@prim/db";
+import { freshDatabase } from "@prim/testkit";
+import { startS3, TEST_BUCKET } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "../../../packages/db/test/pg.js";
 import { childEnv, type RunningProcess, runPrim, startApiProcess, startMcpProcess } from "./cell-processes.js";
-import { startS3, TEST_BUCKET } from "./s3.js";
 
 const CELLS = ["cell-a", "cell-b", "cell-c"] as const;
 type CellId = (typeof CELLS)[number];

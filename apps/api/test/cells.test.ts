@@ -3,11 +3,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { moveWorkspace, rebuildCell } from "@prim/cells";
 import { createWorkspace, readPlacement } from "@prim/db";
+import { call, FAST_ENTERPRISE, startCells, type TestCellNode, type TestCells } from "@prim/testkit/cloud";
 import type { InvokeMeta, Principal } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readApiEnv } from "../src/index.js";
-import { FAST_ENTERPRISE, startCells, type TestCellNode, type TestCells } from "./cells.js";
-import { call } from "./cloud.js";
 
 let cells: TestCells;
 

@@ -1,6 +1,6 @@
 import { createKey, createWorkspace, hashKey, revokeKey } from "@prim/db";
+import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startCloud, type TestCloud } from "./cloud.js";
 
 let cloud: TestCloud;
 let keyA: string;

@@ -4,8 +4,8 @@
 // changed meanwhile is what Redis serves. The limiter's clock is the test's, so no test waits
 // for time to pass; Redis "goes away" behind a door the test cuts (redis-cut.ts).
 import { createWorkspace, registerCell, setCellState, setPlan } from "@prim/db";
+import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startCloud, type TestCloud } from "./cloud.js";
 import { RedisCut } from "./redis-cut.js";
 
 const REFRESH_MS = 10_000;

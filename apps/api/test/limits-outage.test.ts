@@ -3,10 +3,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { createWorkspace } from "@prim/db";
+import { call, startCloud } from "@prim/testkit/cloud";
 import { Redis } from "ioredis";
 import { afterAll, expect, it } from "vitest";
 import { limitKeys } from "../src/index.js";
-import { call, startCloud } from "./cloud.js";
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {

@@ -1,10 +1,10 @@
 // Limits, metering and plan caps against the machine's Redis and Postgres (issue 19): the
 // limiter's clock is moved by the test (the script takes it instead of Redis's TIME).
 import { createKey, createWorkspace, setPlan } from "@prim/db";
+import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { limitKeys } from "../src/index.js";
-import { call, startCloud, type TestCloud } from "./cloud.js";
 
 let now = Date.UTC(2026, 10, 30, 23, 59, 0); // 2026-11-30 23:59 UTC
 let cloud: TestCloud;

@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createWorkspace, migrate } from "@prim/db";
+import { freshDatabase } from "@prim/testkit";
+import { call } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "../../../packages/db/test/pg.js";
 import { type ApiApp, createApiApp, readApiEnv } from "../src/index.js";
-import { call } from "./cloud.js";
 
 // PRIM_MASTER_KEY wraps the vault's data keys: no key file is written, the same key opens the
 // vault after a restart, and another key refuses to start rather than fail every vault call.

@@ -6,9 +6,9 @@ import { createPublicKey, createSign, createVerify, generateKeyPairSync, randomB
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiApp, readApiEnv } from "../src/index.js";
-import { startCloud, type TestCloud } from "./cloud.js";
 
 const masterKey = randomBytes(32).toString("hex");
 const secret = randomBytes(24).toString("hex");

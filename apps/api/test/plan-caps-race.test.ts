@@ -2,8 +2,8 @@
 // Postgres transaction as the insert, so concurrent creates through two api apps over one
 // database (each its own pool and limiter) never pass it.
 import { createWorkspace } from "@prim/db";
+import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startCloud, type TestCloud } from "./cloud.js";
 
 let now = Date.UTC(2026, 10, 10, 12, 0, 0);
 let cloud: TestCloud;

@@ -3,11 +3,11 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createWorkspace, migrate } from "@prim/db";
+import { freshDatabase, PG_ROOT } from "@prim/testkit";
+import { call } from "@prim/testkit/cloud";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, PG_ROOT } from "../../../packages/db/test/pg.js";
 import { type ApiApp, createApiApp, readApiEnv } from "../src/index.js";
-import { call } from "./cloud.js";
 
 // Postgres going away while the api serves: the api reaches Postgres through a TCP proxy this
 // test cuts (every connection reset, new ones refused) and restores. Requests answer 2xx or

@@ -7,12 +7,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
+// The engine's own primitives: the attacker's decryption follows the archive format exactly, and
+// a file is opened as the engine opens one.
+import { sealingContext as context, openSqlite, unseal, unwrapArchiveKey, type WrappedArchiveKey } from "@prim/engine";
 import { extract, pack } from "tar-stream";
-// The engine's own primitives (not part of its public API): the attacker's decryption follows
-// the archive format exactly, and a file is opened as the engine opens one.
-import { context, unseal } from "../../../packages/engine/src/keys/cipher.js";
-import { unwrapArchiveKey, type WrappedArchiveKey } from "../../../packages/engine/src/keys/transfer.js";
-import { openSqlite } from "../../../packages/engine/src/sqlite/sqlite.js";
 import { sha256 } from "./probe-cloud.js";
 
 export const MANIFEST = "prim-archive.json";

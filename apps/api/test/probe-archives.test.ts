@@ -11,9 +11,9 @@
 //     naming the recipient's key fingerprint.
 import { createHash, randomBytes } from "node:crypto";
 import { moveWorkspace } from "@prim/cells";
+import { call } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readApiEnv } from "../src/index.js";
-import { call } from "./cloud.js";
 import {
   attackerKey,
   entryOf,

@@ -9,12 +9,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createWorkspace, migrate, openPool, planCacheKey, readPlacement, setCellState, setPlan } from "@prim/db";
+import { freshDatabase } from "@prim/testkit";
+import { call, startS3, TEST_BUCKET } from "@prim/testkit/cloud";
 import { Redis } from "ioredis";
 import type pg from "pg";
-import { freshDatabase } from "../../../packages/db/test/pg.js";
 import { childEnv, type RunningProcess, startApiProcess } from "./cell-processes.js";
-import { call } from "./cloud.js";
-import { startS3, TEST_BUCKET } from "./s3.js";
 
 export interface ProbeCell {
   id: string;

@@ -7,9 +7,9 @@
 //  7. The storage cap covers queue batches: over 5 GB, `queue.send_batch` and
 //     `queue.publish_batch` are refused (429 plan_limit) like their single forms.
 import { createKey, STARTER_CAPS } from "@prim/db";
+import { call } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { limitKeys } from "../src/index.js";
-import { call } from "./cloud.js";
 import { ok, type ProbeCloud, type ProbeWorkspace, startProbeCloud } from "./probe-cloud.js";
 
 let cloud: ProbeCloud;

@@ -7,15 +7,15 @@
 import { join } from "node:path";
 import { readPlacement, setCellState } from "@prim/db";
 import { type Clock, ManualClock, OPERATIONS, type Principal } from "@prim/engine";
-import { afterAll } from "vitest";
-import { checkResponses } from "../../../packages/http/test/conformance.js";
+import { fastWorkspace, startCells, type TestCellNode, type TestCells } from "@prim/testkit/cloud";
 import {
+  checkResponses,
   requestJson,
   type TestServer,
   type TestServerOptions,
   useServerTarget,
-} from "../../../packages/http/test/helpers.js";
-import { fastWorkspace, startCells, type TestCellNode, type TestCells } from "./cells.js";
+} from "@prim/testkit/rest";
+import { afterAll } from "vitest";
 
 let clock = new ManualClock(1_800_000_000_000);
 /** The cell's clock: whichever the latest server's suite moves. */

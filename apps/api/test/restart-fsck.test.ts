@@ -5,12 +5,10 @@ import { join } from "node:path";
 import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { createS3Client } from "@prim/cells";
 import { createWorkspace, migrate } from "@prim/db";
+import { freshDatabase, runPrimCommand } from "@prim/testkit";
+import { call, startS3, TEST_BUCKET } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runPrimCommand } from "../../../packages/cli/test/prim-process.js";
-import { freshDatabase } from "../../../packages/db/test/pg.js";
 import { type ApiApp, createApiApp, readApiEnv } from "../src/index.js";
-import { call } from "./cloud.js";
-import { startS3, TEST_BUCKET } from "./s3.js";
 
 // A restart of the api keeps every acknowledged write, and `prim admin fsck` finds the catalog
 // (Postgres), the files (PRIM_DATA_DIR) and the blobs (s3rver) in agreement — and names each

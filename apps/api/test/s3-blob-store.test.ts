@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createS3Client, S3BlobStore } from "@prim/cells";
+import { startS3, TEST_BUCKET } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startS3, TEST_BUCKET } from "./s3.js";
 
 let s3: Awaited<ReturnType<typeof startS3>>;
 let a: S3BlobStore;

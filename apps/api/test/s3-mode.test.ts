@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { createWorkspace } from "@prim/db";
+import { call, startCloud, startS3, TEST_BUCKET, type TestCloud } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startCloud, type TestCloud } from "./cloud.js";
-import { startS3, TEST_BUCKET } from "./s3.js";
 
 let s3: Awaited<ReturnType<typeof startS3>>;
 let cloud: TestCloud;

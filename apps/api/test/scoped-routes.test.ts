@@ -1,20 +1,22 @@
 import { createKey } from "@prim/db";
 import { type AnyOperation, OPERATIONS, type PrimitiveRecord } from "@prim/engine";
 import type { RestRoute } from "@prim/http";
-import { type Principal, toolAllowed } from "@prim/wire";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fastWorkspace, startCloud, type TestCloud } from "./cloud.js";
 import {
   type Answer,
+  fastWorkspace,
   type RouteRequest,
   requestFor,
   type Seeded,
   seed,
   send,
+  startCloud,
   TARGETED_ROUTES,
+  type TestCloud,
   typeOf,
   UNTARGETED_ROUTES,
-} from "./route-samples.js";
+} from "@prim/testkit/cloud";
+import { type Principal, toolAllowed } from "@prim/wire";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // The spec's scoping rules for scoped keys, on every route of the table: a key bound to a group
 // with a tool list, addressing that group (rules 2, 4, 5: each route it may call answers its

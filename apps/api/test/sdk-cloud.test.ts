@@ -1,7 +1,7 @@
 import { createWorkspace } from "@prim/db";
 import { PrimClient, PrimError } from "@prim/sdk";
+import { startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCloud, type TestCloud } from "./cloud.js";
 
 // The SDK against the cloud: the same client as against `prim dev`, with an API key as `token`.
 let cloud: TestCloud;

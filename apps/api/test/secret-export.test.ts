@@ -14,12 +14,12 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { createKey, createUser, createWorkspace, setSecretExport } from "@prim/db";
 import { Engine, type FetchResult, type GroupArchive, LOCAL_PRINCIPAL, type Page, type Principal } from "@prim/engine";
+import { manifestOf, tarEntries } from "@prim/testkit";
+import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import Database from "better-sqlite3";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { manifestOf, tarEntries } from "../../../packages/engine/test/archive/fixtures.js";
-import { call, startCloud, type TestCloud } from "./cloud.js";
 
 const SECRET = randomBytes(24).toString("hex");
 const TOKEN = "tok_live_0123456789abcdef";

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { freshDatabase } from "@prim/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "../../../packages/db/test/pg.js";
 import { startApi } from "../src/index.js";
 
 const db = freshDatabase("start");

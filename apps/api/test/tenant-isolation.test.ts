@@ -3,8 +3,6 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createWorkspace, readPlacement, setCellState } from "@prim/db";
 import { REST_ROUTES } from "@prim/http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCells, type TestCellNode, type TestCells } from "./cells.js";
 import {
   type Answer,
   MARK,
@@ -12,10 +10,14 @@ import {
   type Seeded,
   seed,
   send,
+  startCells,
   TARGETED_ROUTES,
+  type TestCellNode,
+  type TestCells,
   typeOf,
   UNTARGETED_ROUTES,
-} from "./route-samples.js";
+} from "@prim/testkit/cloud";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 // Tenant isolation, generated from the route table: workspace A's key, for every route,
 // addressing workspace B's group, primitives, keys, objects, files, jobs, memories, secrets,

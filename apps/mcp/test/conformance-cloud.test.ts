@@ -1,16 +1,17 @@
 // The official MCP conformance suite's server scenarios against the cloud's `/mcp` (apps/mcp
 // over a real cell), authenticated with a one-group `pk_` key. The CLI (0.1.13) sends no
-// credentials of its own, so it talks to a small forwarding proxy here that adds the key to
-// every request and streams both ways (SSE included). The suite's authorization scenarios are
-// client scenarios only (0.1.13 to 0.1.16: they test a client against a mock server), so none
-// applies to the authorization server; its own tests are oauth-flow and oauth-negative.
+// credentials of its own, so it talks to a small forwarding proxy (`@prim/testkit/mcp`'s
+// `authProxy`) that adds the key to every request and streams both ways (SSE included). The
+// suite's authorization scenarios are client scenarios only (0.1.13 to 0.1.16: they test a
+// client against a mock server), so none applies to the authorization server; its own tests are
+// oauth-flow and oauth-negative.
 import { randomBytes } from "node:crypto";
-import { createServer, request, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createKey, createWorkspace } from "@prim/db";
+import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
+import { authProxy, CONFORMANCE_INSTALLED, expectConformance, NOT_SERVED } from "@prim/testkit/mcp";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import { CONFORMANCE_INSTALLED, expectConformance, NOT_SERVED } from "../../../packages/mcp/test/conformance-runner.js";
-import { call, startCloud, type TestCloud } from "../../api/test/cloud.js";
 import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
 
 const SECRET = randomBytes(24).toString("hex");
@@ -18,29 +19,6 @@ let cloud: TestCloud;
 let mcp: McpApp;
 let proxy: Server;
 let proxyUrl: string;
-
-/** Forwards every request to `to.target`, with `Authorization: Bearer <to.key>` added. */
-function authProxy(to: { target?: URL; key?: string }): Server {
-  return createServer((req, res) => {
-    const { target, key } = to as { target: URL; key: string };
-    const upstream = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, authorization: `Bearer ${key}` },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on("error", () => res.destroy());
-    req.pipe(upstream);
-    res.on("close", () => upstream.destroy());
-  });
-}
 
 beforeAll(async () => {
   cloud = await startCloud("mcpconf", { PRIM_INTERNAL_SECRET: SECRET });

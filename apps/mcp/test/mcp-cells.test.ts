@@ -3,12 +3,11 @@
 // placement), and a session keeps working across a move of its workspace.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { readApiEnv } from "@prim/api";
 import { moveWorkspace } from "@prim/cells";
 import { createWorkspace, readPlacement } from "@prim/db";
+import { call, startCells, type TestCells } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readApiEnv } from "../../api/src/index.js";
-import { startCells, type TestCells } from "../../api/test/cells.js";
-import { call } from "../../api/test/cloud.js";
 import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
 
 let cells: TestCells;

@@ -5,8 +5,8 @@ import { randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createKey, createWorkspace } from "@prim/db";
+import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startCloud, type TestCloud } from "../../api/test/cloud.js";
 import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
 import { rawInitialize } from "./raw.js";
 

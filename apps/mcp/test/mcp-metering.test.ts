@@ -1,11 +1,11 @@
 // MCP calls through apps/mcp are limited and metered by the cell (issue 19): each tools/call of
 // a batch counts once; initialize, tools/list and the primitive lookups count nothing.
 import { randomBytes } from "node:crypto";
+import { limitKeys } from "@prim/api";
 import { createWorkspace } from "@prim/db";
+import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { limitKeys } from "../../api/src/index.js";
-import { call, startCloud, type TestCloud } from "../../api/test/cloud.js";
 import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
 
 const SECRET = randomBytes(24).toString("hex");

@@ -6,7 +6,6 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createUser, createWorkspace, listConnections } from "@prim/db";
 import { TOOLS } from "@prim/mcp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   authorizeUrl,
   Browser,
@@ -18,7 +17,8 @@ import {
   REDIRECT,
   registerClient,
   startOAuthStack,
-} from "./oauth-harness.js";
+} from "@prim/testkit/cloud";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let stack: OAuthStack;
 let workspace: string;

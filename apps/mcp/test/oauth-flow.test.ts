@@ -8,8 +8,16 @@ import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createUser, createWorkspace, disconnect, listConnections, removeMember } from "@prim/db";
+import {
+  Browser,
+  call,
+  consent,
+  MemoryProvider,
+  type OAuthStack,
+  REDIRECT,
+  startOAuthStack,
+} from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Browser, call, consent, MemoryProvider, type OAuthStack, REDIRECT, startOAuthStack } from "./oauth-harness.js";
 import { rawInitialize } from "./raw.js";
 
 let stack: OAuthStack;

@@ -4,8 +4,6 @@
 // billing-only user, forged, replayed or re-addressed consent results, a denial; and the group
 // selection rules as one table over pk_ keys and a po_ token.
 import { acceptConsent, createKey, createUser, createWorkspace, hashId, signConsent } from "@prim/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMcpApp, readMcpEnv } from "../src/index.js";
 import {
   authorizeUrl,
   Browser,
@@ -18,7 +16,9 @@ import {
   registerClient,
   startOAuthStack,
   TOOL_NAMES,
-} from "./oauth-harness.js";
+} from "@prim/testkit/cloud";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMcpApp, readMcpEnv } from "../src/index.js";
 import { rawInitialize as initialize } from "./raw.js";
 
 let stack: OAuthStack;

@@ -4,7 +4,6 @@
 // redirect URIs or loopback http ones; anything else is refused with `invalid_redirect_uri`.
 import { request } from "node:http";
 import { createUser, createWorkspace } from "@prim/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   authorizeUrl,
   Browser,
@@ -15,7 +14,8 @@ import {
   REDIRECT,
   registerClient,
   startOAuthStack,
-} from "./oauth-harness.js";
+} from "@prim/testkit/cloud";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let stack: OAuthStack;
 let workspace: string;

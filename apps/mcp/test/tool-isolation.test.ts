@@ -9,20 +9,22 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createUser, createWorkspace } from "@prim/db";
 import { TOOLS } from "@prim/mcp";
-import type { PrimitiveType } from "@prim/wire";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MARK, type Seeded, seed } from "../../api/test/route-samples.js";
 import {
   authorizeUrl,
   Browser,
   call,
   consent,
   exchangeCode,
+  MARK,
   type OAuthStack,
   pkce,
   registerClient,
+  type Seeded,
+  seed,
   startOAuthStack,
-} from "./oauth-harness.js";
+} from "@prim/testkit/cloud";
+import type { PrimitiveType } from "@prim/wire";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawInitialize } from "./raw.js";
 import {
   type CallTool,

@@ -7,10 +7,10 @@ import { randomBytes } from "node:crypto";
 import * as PrimBilling from "@prim/billing";
 import * as PrimDb from "@prim/db";
 import { createUser, createWorkspace } from "@prim/db";
+import { startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCloud, type TestCloud } from "../../api/test/cloud.js";
 import { type Context, createCallerFactory } from "../src/server/trpc/init";
 import { appRouter } from "../src/server/trpc/router";
 

@@ -3,8 +3,8 @@
 // billing page and sees Pro — the webhook already changed the plan, and Pro's features work on
 // the next API request. (A `member` sees no billing: the workspace e2e in consent.e2e.test.ts.)
 import { createUser, createWorkspace } from "@prim/db";
+import { call } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call } from "../../mcp/test/oauth-harness.js";
 import { type Dashboard, shoot, startDashboard } from "./dashboard-harness.js";
 
 let dashboard: Dashboard;

@@ -10,9 +10,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createWorkspace } from "@prim/db";
 import { TOOLS } from "@prim/mcp";
+import { call, MemoryProvider, type OAuthStack, REDIRECT } from "@prim/testkit/cloud";
 import type { Browser, BrowserContext, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, MemoryProvider, type OAuthStack, REDIRECT } from "../../mcp/test/oauth-harness.js";
 import { type Dashboard, shoot, startDashboard } from "./dashboard-harness.js";
 
 let dashboard: Dashboard;

@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createStripe, type StripeStandIn, startStripeStandIn, syncStripe } from "@prim/billing";
 import { type MailCapture, startMailCapture } from "@prim/mail";
+import { freePort, type OAuthStack, startOAuthStack } from "@prim/testkit/cloud";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright";
 import { expect } from "vitest";
-import { freePort, type OAuthStack, startOAuthStack } from "../../mcp/test/oauth-harness.js";
 import { confirmationLink, startWebServer } from "./web-harness.js";
 
 const WEB_DIR = fileURLToPath(new URL("..", import.meta.url));

@@ -17,10 +17,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createUser, createWorkspace, inviteMember, migrate, openPool } from "@prim/db";
 import { type MailCapture, startMailCapture } from "@prim/mail";
+import { freshDatabase } from "@prim/testkit";
+import { freePort } from "@prim/testkit/cloud";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "../../../packages/db/test/pg.js";
-import { freePort } from "../../mcp/test/oauth-harness.js";
 
 const WEB_DIR = fileURLToPath(new URL("..", import.meta.url));
 const database = freshDatabase("probe_web");

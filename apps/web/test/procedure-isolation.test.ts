@@ -13,10 +13,10 @@
 import { Readable } from "node:stream";
 import * as PrimDb from "@prim/db";
 import { createKey, createUser, createWorkspace, inviteMember, Revocations, recordConnection } from "@prim/db";
+import { startCells, type TestCells } from "@prim/testkit/cloud";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCells, type TestCells } from "../../api/test/cells.js";
 import { type Context, createCallerFactory, type Role, userPrincipal } from "../src/server/trpc/init";
 import { appRouter, PERMISSIONS } from "../src/server/trpc/router";
 

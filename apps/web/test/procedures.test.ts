@@ -8,10 +8,10 @@ import { Readable } from "node:stream";
 import * as PrimDb from "@prim/db";
 import { createUser, createWorkspace, Revocations } from "@prim/db";
 import { createMailer, type MailCapture, type Mailer, startMailCapture } from "@prim/mail";
+import { startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCloud, type TestCloud } from "../../api/test/cloud.js";
 import { type Context, createCallerFactory, type Role, userPrincipal } from "../src/server/trpc/init";
 import { appRouter, PERMISSIONS } from "../src/server/trpc/router";
 

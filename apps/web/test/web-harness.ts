@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrate } from "@prim/db";
 import { type MailCapture, startMailCapture } from "@prim/mail";
+import { freshDatabase } from "@prim/testkit";
+import { freePort } from "@prim/testkit/cloud";
 import pg from "pg";
-import { freshDatabase } from "../../../packages/db/test/pg.js";
-import { freePort } from "../../mcp/test/oauth-harness.js";
 
 const WEB_DIR = fileURLToPath(new URL("..", import.meta.url));
 const SERVER = join(WEB_DIR, "server.mjs");

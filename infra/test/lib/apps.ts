@@ -1,7 +1,7 @@
-import { readApiEnv } from "../../../apps/api/src/env.js";
-import { readMcpEnv } from "../../../apps/mcp/src/env.js";
-import { webEnv } from "../../../apps/web/src/server/env.js";
-import { readEnv as readCliEnv } from "../../../packages/cli/src/env.js";
+import { readApiEnv } from "@prim/api";
+import { readEnv as readCliEnv } from "@prim/cli";
+import { readMcpEnv } from "@prim/mcp-server";
+import { webEnv } from "@prim/web/env";
 
 /**
  * The apps as infra/ runs them: each app's own configuration reader (apps/*\/src/env.ts, the zod

@@ -3,9 +3,9 @@
 // with a crash between Stripe's answer and the outbox's record and a rerun (nothing counted
 // twice), a Stripe error leaving rows for a later run with backoff, and one leader at a time.
 import { createWorkspace, migrate, openPool } from "@prim/db";
+import { freshDatabase } from "@prim/testkit";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "../../db/test/pg.js";
 import {
   BILLING_LOCK,
   createStripe,

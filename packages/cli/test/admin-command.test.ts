@@ -1,7 +1,6 @@
 import { migrate, openPool, registerCell, verifyPassword } from "@prim/db";
+import { freshDatabase, runPrimCommand, withClient } from "@prim/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, withClient } from "../../db/test/pg.js";
-import { runPrimCommand } from "./prim-process.js";
 
 const db = freshDatabase("admin");
 beforeAll(() => migrate({ databaseUrl: db.url }));

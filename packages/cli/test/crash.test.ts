@@ -7,9 +7,9 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { primCommand, startPrim as runPrim } from "@prim/testkit";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { primCommand, startPrim as runPrim } from "./prim-process.js";
 import { exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
 
 const LANES = 4; // concurrent requests per primitive type

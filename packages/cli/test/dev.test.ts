@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PrimClient, PrimError } from "@prim/sdk";
+import { primCommand, startPrim as runPrim } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { primCommand, startPrim as runPrim } from "./prim-process.js";
 
 const children: ChildProcess[] = [];
 const dirs: string[] = [];

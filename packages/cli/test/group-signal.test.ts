@@ -5,8 +5,8 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { primCommand, type RunningPrim, startPrim } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { primCommand, type RunningPrim, startPrim } from "./prim-process.js";
 
 const groups: number[] = [];
 const dirs: string[] = [];

@@ -3,9 +3,9 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { primCommand, ROOT, runPrimCommand, startPrim } from "@prim/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { credentialsPath, readCredentials, removeCredential, resolveApi, saveCredential } from "../src/credentials.js";
-import { primCommand, ROOT, runPrimCommand, startPrim } from "./prim-process.js";
 
 // The root token of the `prim dev` below: a valid key for it, shaped like one (`pk_`).
 const TOKEN = `pk_test_${randomBytes(12).toString("hex")}`;

@@ -5,8 +5,8 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { primCommand } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { primCommand } from "./prim-process.js";
 
 const dirs: string[] = [];
 afterEach(() => {

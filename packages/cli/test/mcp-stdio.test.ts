@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { primCommand, ROOT, startPrim } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { primCommand, ROOT, startPrim } from "./prim-process.js";
 
 const SLOW = { timeout: 90_000 };
 

@@ -1,6 +1,5 @@
+import { freshDatabase, runPrimCommand } from "@prim/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { freshDatabase } from "../../db/test/pg.js";
-import { runPrimCommand } from "./prim-process.js";
 
 const db = freshDatabase("cli");
 afterAll(() => db.drop());

@@ -24,9 +24,9 @@ import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { primCommand, startPrim } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { PowerDisk, powerLossUnsupported } from "./power-loss-disk.js";
-import { primCommand, startPrim } from "./prim-process.js";
 import { exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
 
 const LANES = 3; // concurrent requests per kind of write

@@ -13,9 +13,9 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { createKey, createWorkspace, setSecretExport } from "@prim/db";
 import { Engine, LOCAL_PRINCIPAL as local } from "@prim/engine";
+import { primCommand, ROOT, runPrimCommand } from "@prim/testkit";
+import { startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCloud, type TestCloud } from "../../../apps/api/test/cloud.js";
-import { primCommand, ROOT, runPrimCommand } from "./prim-process.js";
 
 let cloud: TestCloud;
 let key: string;

@@ -5,8 +5,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
+import { ROOT, startPrim } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { ROOT, startPrim } from "./prim-process.js";
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const BEGIN = "<!-- quickstart:";

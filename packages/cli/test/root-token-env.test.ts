@@ -2,8 +2,8 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { primCommand, startPrim } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { primCommand, startPrim } from "./prim-process.js";
 
 const TOKEN = "tok-from-env-7f3a9c";
 const children: ChildProcess[] = [];

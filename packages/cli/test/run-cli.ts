@@ -1,4 +1,4 @@
-// The `prim` command from the CLI's sources, for tests (prim-process.ts starts it).
+// The `prim` command from the CLI's sources, for tests (`@prim/testkit`'s `primCommand` spawns it by path).
 import { main } from "../src/main.js";
 
 main(process.argv.slice(2)).catch((err) => {

@@ -1,9 +1,10 @@
 // Several processes opening the catalog at once on a day without partitions (cells starting
 // together, or midnight): each makes sure the day's partitions exist, and none fails because
 // another made one first.
+
+import { freshDatabase, withClient } from "@prim/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CatalogHub, migrate } from "../src/index.js";
-import { freshDatabase, withClient } from "./pg.js";
 
 const DAY_MS = 86_400_000;
 const db = freshDatabase("partitions-race");

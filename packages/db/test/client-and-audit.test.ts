@@ -1,6 +1,6 @@
+import { freshDatabase, withClient } from "@prim/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient, migrate } from "../src/index.js";
-import { freshDatabase, withClient } from "./pg.js";
 
 const db = freshDatabase("client");
 const DAY = 86_400_000;

@@ -2,9 +2,9 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freshDatabase, withClient } from "@prim/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS_DIR, migrate, readMigrations } from "../src/index.js";
-import { freshDatabase, withClient } from "./pg.js";
 import { databaseFacts, diffFacts, schemaFacts } from "./schema-diff.js";
 
 const SCHEMA = fileURLToPath(new URL("../prisma/schema.prisma", import.meta.url));

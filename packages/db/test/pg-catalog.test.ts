@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Cell, Engine, ManualClock } from "@prim/engine";
+import { freshDatabase, withClient } from "@prim/testkit";
 import type { AuditEntry, Page, PrimitiveInfo, Principal } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CatalogHub, migrate } from "../src/index.js";
-import { freshDatabase, withClient } from "./pg.js";
 
 const db = freshDatabase("catalog");
 const dataDir = mkdtempSync(join(tmpdir(), "prim-pgcat-"));

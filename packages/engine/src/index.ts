@@ -33,6 +33,7 @@ export { Engine, LOCAL_WORKSPACE, type LocalEngineOptions } from "./engine.js";
 export { context as sealingContext, type Sealed, seal, unseal } from "./keys/cipher.js";
 export type { WrappedGroupKey } from "./keys/keyring.js";
 export { type SignedGrant, UrlSigner } from "./keys/signing.js";
+export { unwrapArchiveKey, type WrappedArchiveKey } from "./keys/transfer.js";
 export type { LimitCall, Limiter } from "./limits.js";
 export { ARCHIVE_TTL_MS, UPLOAD_TTL_MS } from "./ops/archive.js";
 export type { FileDownload } from "./ops/export.js";
@@ -112,3 +113,4 @@ export { guardedGet, type OutboundResponse } from "./primitives/vault/outbound.j
 export { OPERATIONS, PRIMITIVE_DEFINITIONS } from "./registry.js";
 export { processAlive } from "./sqlite/data-dir-lock.js";
 export { SyncCounters } from "./sqlite/durable-sync.js";
+export { openSqlite } from "./sqlite/sqlite.js";

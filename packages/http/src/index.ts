@@ -2,7 +2,7 @@ export { localOpenApi, type OpenApiDocument, renderApiReference } from "./api-re
 export { FORWARD_HEADERS, FORWARD_PREFIX, type Forwarded, forwardedOf, writeRawError } from "./forwarding.js";
 export { createInternalServer, type InternalInvokeOptions, listenInternal } from "./internal-invoke.js";
 export { type LocalAuthOptions, localAuthenticator, ROOT_PRINCIPAL, requestPath } from "./local-auth.js";
-export { buildOpenApi } from "./openapi.js";
+export { buildOpenApi, openApiPath } from "./openapi.js";
 export { clientIpOf } from "./public-url.js";
 export { mountRoute, type OperationLookup, type RestRoute } from "./route.js";
 export { REST_ROUTES } from "./routes/index.js";

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
+import { startServer } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
 import { localOpenApi, renderApiReference } from "../src/api-reference.js";
 import { openApiPath } from "../src/openapi.js";
 import { REST_ROUTES } from "../src/routes/index.js";
-import { startServer } from "./helpers.js";
 
 const DOCS_API = new URL("../../../docs/api.md", import.meta.url);
 

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { LOCAL_PRINCIPAL, type PrimitiveInfo, type Principal } from "@prim/engine";
+import { startServer, type TestServer } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "./helpers.js";
 
 /**
  * Group archives over real HTTP: `GET /v1/groups/{group}/export` (whole, and resumed with

@@ -1,6 +1,6 @@
 import { LOCAL_PRINCIPAL, type ManualClock, type PrimitiveInfo, type Principal } from "@prim/engine";
+import { startServer } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import { startServer } from "./helpers.js";
 
 const ENTRY_KEYS = [
   "action",

@@ -1,8 +1,8 @@
 import { LOCAL_PRINCIPAL, type Principal } from "@prim/engine";
+import { startServer, type TestServer } from "@prim/testkit/rest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RestRoute } from "../src/route.js";
 import { REST_ROUTES } from "../src/routes/index.js";
-import { startServer, type TestServer } from "./helpers.js";
 import { readAll, type SeededGroup, seedGroup } from "./seed-world.js";
 
 /**

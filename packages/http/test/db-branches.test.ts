@@ -1,10 +1,10 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startServer } from "@prim/testkit/rest";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { dbOn, withDb } from "./db-helpers.js";
-import { startServer } from "./helpers.js";
 
 const temps: string[] = [];
 afterEach(() => {

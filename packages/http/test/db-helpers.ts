@@ -1,5 +1,5 @@
 import { LOCAL_PRINCIPAL, type PrimitiveInfo, type Principal } from "@prim/engine";
-import { startServer, type TestServer, type TestServerOptions } from "./helpers.js";
+import { startServer, type TestServer, type TestServerOptions } from "@prim/testkit/rest";
 
 /** The five keys of a database query result, sorted. */
 export const RESULT_KEYS = ["columns", "last_insert_rowid", "rows", "rows_affected", "truncated"];

@@ -1,6 +1,6 @@
+import { withKv } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
 import { createDb, dbOn, RESULT_KEYS, withDb } from "./db-helpers.js";
-import { withKv } from "./helpers.js";
 
 const USERS = "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, age INTEGER)";
 

@@ -1,6 +1,6 @@
 import { connect } from "node:net";
+import { startServer } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import { startServer } from "./helpers.js";
 
 interface RawAnswer {
   status: number;

@@ -1,7 +1,7 @@
 import { LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/engine";
+import { startServer } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
 import { createFs, fsOn, paths, withFs, withScopedFs } from "./fs-helpers.js";
-import { startServer } from "./helpers.js";
 import { pattern } from "./storage-helpers.js";
 
 type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;

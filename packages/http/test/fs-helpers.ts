@@ -1,6 +1,6 @@
 import { request } from "node:http";
 import { LOCAL_PRINCIPAL, type PrimitiveInfo, type Principal } from "@prim/engine";
-import { startServer, type TestServer, type TestServerOptions } from "./helpers.js";
+import { startServer, type TestServer, type TestServerOptions } from "@prim/testkit/rest";
 import { type BytesResponse, fetchBytes, keyPath, type RawResponse } from "./storage-helpers.js";
 
 export const ENTRY_FIELDS = ["etag", "mode", "mtime", "name", "path", "size", "type"];

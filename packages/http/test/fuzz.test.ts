@@ -1,6 +1,7 @@
 import { appendFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
+import { startServer, type TestServer } from "@prim/testkit/rest";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -13,7 +14,6 @@ import {
   query,
   serialize,
 } from "./fuzz-arbitraries.js";
-import { startServer, type TestServer } from "./helpers.js";
 import { readAll, type SeededGroup, seedGroup } from "./seed-world.js";
 
 /**

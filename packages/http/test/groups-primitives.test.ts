@@ -1,5 +1,5 @@
+import { startServer } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import { startServer } from "./helpers.js";
 
 const INFO_FIELDS = ["created_at", "durability", "forked_from", "group", "id", "name", "paused", "size_bytes", "type"];
 

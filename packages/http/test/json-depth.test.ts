@@ -1,8 +1,8 @@
 import { jsonNestsDeeperThan, LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/engine";
 import { mountMcp } from "@prim/mcp";
+import { startServer } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
 import { createLocalServer } from "../src/index.js";
-import { startServer } from "./helpers.js";
 
 /** `[[[…0…]]]` nested `depth` levels, as text (JSON.stringify itself would overflow). */
 const nestedArray = (depth: number) => `${"[".repeat(depth)}0${"]".repeat(depth)}`;

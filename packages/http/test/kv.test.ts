@@ -1,5 +1,5 @@
+import { withKv } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import { withKv } from "./helpers.js";
 
 const ENTRY_FIELDS = ["created_at", "encoding", "expires_at", "key", "updated_at", "value", "version"];
 

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { LOCAL_PRINCIPAL, type PrimitiveInfo, type Principal } from "@prim/engine";
+import { startServer, type TestServerOptions } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import { startServer, type TestServerOptions } from "./helpers.js";
 import { blobFiles, fetchBytes } from "./storage-helpers.js";
 
 /** A server with groups `app` and `other`; requests with `Bearer scoped` run as a key of `app`. */

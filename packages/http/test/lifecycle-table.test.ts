@@ -1,6 +1,6 @@
 import { LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/engine";
+import { startServer } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import { startServer } from "./helpers.js";
 import { ADAPTERS } from "./lifecycle-types.js";
 
 async function withPrimitive(type: string) {

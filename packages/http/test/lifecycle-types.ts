@@ -1,4 +1,4 @@
-import type { TestServer } from "./helpers.js";
+import type { TestServer } from "@prim/testkit/rest";
 
 /**
  * One adapter per primitive type for the table-driven lifecycle suite: `write(n)` adds the n-th

@@ -1,7 +1,7 @@
 import { request } from "node:http";
+import { startServer } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
 import { localAuthenticator } from "../src/index.js";
-import { startServer } from "./helpers.js";
 
 /** node:http, because fetch does not let a caller choose the Host header. */
 function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; body: any }> {

@@ -1,5 +1,5 @@
 import { type Embedder, LOCAL_PRINCIPAL, type PrimitiveInfo, type Principal } from "@prim/engine";
-import { startServer, type TestServer, type TestServerOptions } from "./helpers.js";
+import { startServer, type TestServer, type TestServerOptions } from "@prim/testkit/rest";
 
 /** Every field of a memory record, sorted. */
 export const MEMORY_FIELDS = [

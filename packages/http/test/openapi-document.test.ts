@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startServer, withKv } from "@prim/testkit/rest";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { REST_ROUTES } from "../src/routes/index.js";
-import { startServer, withKv } from "./helpers.js";
 
 type Doc = {
   servers: { url: string }[];

@@ -1,5 +1,5 @@
 import { LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/engine";
-import { startServer, type TestServerOptions } from "./helpers.js";
+import { startServer, type TestServerOptions } from "@prim/testkit/rest";
 
 /** A server with group `app` and a queue primitive `jobs` in it. */
 export async function withQueue(options: TestServerOptions = {}) {

@@ -1,5 +1,5 @@
+import { onCloudTarget } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import { onCloudTarget } from "./helpers.js";
 import { withQueue } from "./queue-helpers.js";
 
 type Q = Awaited<ReturnType<typeof withQueue>>;
@@ -171,7 +171,7 @@ describe("queue: settle actions and attempts", () => {
     const job = await leaseOne(s, "q", "30s");
     const { dataDir, clock } = s;
     await s.close();
-    const { startServer } = await import("./helpers.js");
+    const { startServer } = await import("@prim/testkit/rest");
     const again = await startServer({ dataDir, clock });
     const base = `/v1/primitives/${s.queue.id}`;
     expect((await again.api("GET", `${base}/queues/q/messages/${job.id}`)).body.status).toBe("leased");

@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { LOCAL_PRINCIPAL, type Principal } from "@prim/engine";
+import { startServer, withKv } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import { startServer, withKv } from "./helpers.js";
 
 /**
  * `X-Request-Id` on every response (spec, Errors): checked on each error status the local engine

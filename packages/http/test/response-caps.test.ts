@@ -1,6 +1,6 @@
 import { LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/engine";
+import { startServer, type TestServer } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "./helpers.js";
 
 // The cap this file checks, stated rather than imported: 8 MiB per multi-item answer. An answer
 // may pass it by the misestimate of one item's fixed fields, never by a whole value.

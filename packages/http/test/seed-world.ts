@@ -1,4 +1,4 @@
-import type { TestServer } from "./helpers.js";
+import type { TestServer } from "@prim/testkit/rest";
 
 /**
  * Data stored before a test of hostile callers (the fuzz, cross-group keys): one primitive of

@@ -1,6 +1,6 @@
 import { LOCAL_PRINCIPAL, type Principal } from "@prim/engine";
+import { startServer, withKv } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import { startServer, withKv } from "./helpers.js";
 
 describe("responses", () => {
   it("serves /health with the version", async () => {

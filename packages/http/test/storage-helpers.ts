@@ -3,8 +3,8 @@ import { existsSync, readdirSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
 import { type Engine, LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/engine";
+import { startServer, type TestServerOptions } from "@prim/testkit/rest";
 import { afterEach, expect, vi } from "vitest";
-import { startServer, type TestServerOptions } from "./helpers.js";
 
 // A streamed (blob-backed) response finishes on the server a moment after the client has read
 // its last byte; a server closed in that moment keeps the keep-alive connection open until its

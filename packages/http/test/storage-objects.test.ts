@@ -1,6 +1,6 @@
 import { LOCAL_PRINCIPAL, type Principal } from "@prim/engine";
+import { onCloudTarget } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import { onCloudTarget } from "./helpers.js";
 import { keyPath, OBJECT_FIELDS, pattern, rawRequest, sha256, withStorage } from "./storage-helpers.js";
 
 describe("storage: put and read", () => {

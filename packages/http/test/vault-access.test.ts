@@ -1,5 +1,5 @@
+import type { ApiResponse } from "@prim/testkit/rest";
 import { describe, expect, it } from "vitest";
-import type { ApiResponse } from "./helpers.js";
 import { SECRET, scopedAuth, type VaultServer, withGrantedSecret } from "./vault-helpers.js";
 
 /** A vault with API_KEY granted to the echo server, and a scoped key switchable per test. */

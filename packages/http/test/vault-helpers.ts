@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { LOCAL_PRINCIPAL, type PrimitiveInfo, type Principal } from "@prim/engine";
+import { type ApiResponse, startServer, type TestServer, type TestServerOptions } from "@prim/testkit/rest";
 import { afterEach, beforeEach, expect } from "vitest";
-import { type ApiResponse, startServer, type TestServer, type TestServerOptions } from "./helpers.js";
 import { type EchoServer, startEcho } from "./vault-echo.js";
 
 /**

@@ -1,9 +1,9 @@
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { PrimitiveInfo } from "@prim/engine";
+import type { TestServer } from "@prim/testkit/rest";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import type { TestServer } from "./helpers.js";
 import { leaksIn, SECRET, withGrantedSecret, withVault } from "./vault-helpers.js";
 
 interface Row {

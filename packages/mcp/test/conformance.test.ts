@@ -1,7 +1,8 @@
 // The official MCP conformance suite's server scenarios against the local endpoint
-// (conformance-runner.ts); without the CLI installed the test is skipped.
+// (`@prim/testkit/mcp`); without the CLI installed the test is skipped.
+
+import { CONFORMANCE_INSTALLED, expectConformance } from "@prim/testkit/mcp";
 import { describe, it } from "vitest";
-import { CONFORMANCE_INSTALLED, expectConformance } from "./conformance-runner.js";
 import { startMcpServer } from "./helpers.js";
 
 const title = CONFORMANCE_INSTALLED

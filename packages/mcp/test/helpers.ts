@@ -3,9 +3,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Engine, Invoker } from "@prim/engine";
 import { LOCAL_PRINCIPAL, ManualClock } from "@prim/engine";
+import { openHost, PerFile, sharedHost } from "@prim/testkit/rest";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect } from "vitest";
-import { openHost, PerFile, sharedHost } from "../../http/test/local-host.js";
 import { mountMcp } from "../src/index.js";
 import { openRemoteHost, type RemoteHost } from "./remote-harness.js";
 
@@ -46,7 +46,7 @@ export function forEachInvoker(name: string, body: (mode: InvokerMode) => void):
 
 /**
  * The MCP server on a free loopback port over a fresh data directory, REST too in process. The
- * tests of a file share one server (in process: one cell and app, http's local-host.ts; remote:
+ * tests of a file share one server (in process: one cell and app, `@prim/testkit/rest`'s local host; remote:
  * one engine process and MCP app), each test on a fresh tenant: the `local` workspace on its own
  * directory and clock, so no test sees another's groups, data or audit entries. A second server
  * in the same test gets a host of its own.

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Engine, ManualClock } from "@prim/engine";
 import { createLocalServer } from "@prim/http";
+import { assertConformant, checkResponses } from "@prim/testkit/rest";
 import { afterEach } from "vitest";
-import { assertConformant, checkResponses } from "../../http/test/conformance.js";
 import { PrimClient, type PrimitiveType } from "../src/index.js";
 
 /**

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { primCommand, startPrim } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { primCommand, startPrim } from "../../cli/test/prim-process.js";
 import { PrimClient } from "../src/index.js";
 import { startSdkServer } from "./server.js";
 

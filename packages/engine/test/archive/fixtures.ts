@@ -22,6 +22,9 @@ import { afterAll, beforeAll } from "vitest";
 import type { Engine } from "../../src/engine.js";
 import { testEngine } from "../helpers.js";
 
+// The archive's ustar entries and manifest: @prim/testkit (apps/api's suites read archives too).
+export { manifestOf, tarEntries } from "@prim/testkit";
+
 /**
  * Shared setup for the group archive suites (`round-trip`, `refusals`, `resume-replace`): two
  * local engines on temp dirs, a group seeded with every type, export and import calls, readers
@@ -226,33 +229,11 @@ export const importInto = (
 export const recipientOf = async (engine: Engine) =>
   (await call<ImportStatus>(engine, "group.import_status", null, { group: "app" })).recipient;
 
-/** The entries of a ustar file: name, where its bytes start, and their size. */
-export function tarEntries(archive: Buffer): { name: string; offset: number; size: number }[] {
-  const out = [];
-  for (let pos = 0; pos + 512 <= archive.length; ) {
-    const header = archive.subarray(pos, pos + 512);
-    if (header.every((b) => b === 0)) break;
-    const text = (from: number, to: number) =>
-      header.subarray(from, to).toString("latin1").replace(/\0.*$/s, "").trim();
-    const size = Number.parseInt(text(124, 136), 8);
-    out.push({ name: text(0, 100), offset: pos + 512, size });
-    pos += 512 + Math.ceil(size / 512) * 512;
-  }
-  return out;
-}
-
 /** A copy of `bytes` with the bits of `mask` flipped at `at`. */
 export function flipped(bytes: Buffer, at: number, mask: number): Buffer {
   const copy = Buffer.from(bytes);
   copy.writeUInt8(copy.readUInt8(at) ^ mask, at);
   return copy;
-}
-
-/** The archive's manifest (`prim-archive.json`). */
-export function manifestOf(archive: Buffer) {
-  const entry = tarEntries(archive).find((e) => e.name === "prim-archive.json");
-  if (entry === undefined) throw new Error("no manifest");
-  return JSON.parse(archive.subarray(entry.offset, entry.offset + entry.size).toString());
 }
 
 export async function queueState(engine: Engine, id: string) {

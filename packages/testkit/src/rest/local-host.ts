@@ -21,9 +21,9 @@ import {
   type Principal,
   type TenantOptions,
 } from "@prim/engine";
+import { createServer, localAuthenticator } from "@prim/http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { afterAll } from "vitest";
-import { createServer, localAuthenticator } from "../src/index.js";
 import { checkResponses } from "./conformance.js";
 
 /** What a host is built with: the same for every test it serves. */

@@ -1,6 +1,6 @@
 // A real api app for tests, as production runs it (cells.ts: S3 in s3rver, limits on, durable
 // writes): its own migrated Postgres database, the machine's Redis, a temp data directory.
-import type { ApiApp } from "../src/index.js";
+import type { ApiApp } from "@prim/api";
 import { startCells, type TestCellOptions } from "./cells.js";
 
 export { FAST_ENTERPRISE, fastWorkspace } from "./cells.js";

@@ -1,15 +1,15 @@
-// Runs the real `prim` command as a child process for the CLI tests: the CLI's TypeScript sources
-// under tsx, with `@prim/*` resolved to sources by a loader hook, so a test never runs a stale
-// `dist/` and needs no build (like every other test). The spawned node process is the engine
+// Runs the real `prim` command as a child process (the CLI's tests, and any suite that drives
+// `prim`): the CLI's TypeScript sources (packages/cli/test/run-cli.ts, spawned by its path) under
+// tsx, with `@prim/*` resolved to sources by a loader hook, so a test never runs a stale `dist/`
+// and needs no build (like every other test). The spawned node process is the engine
 // itself. PRIM_TEST_BUILT=1 runs the built `bin/prim.js` instead (build first: npm run build).
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
-const PACKAGES = new URL("../../", import.meta.url);
-const ROOT_URL = new URL("../", PACKAGES);
+const ROOT_URL = new URL("../../../", import.meta.url);
 export const ROOT = fileURLToPath(ROOT_URL);
-export const BIN = fileURLToPath(new URL("cli/bin/prim.js", PACKAGES));
+export const BIN = fileURLToPath(new URL("packages/cli/bin/prim.js", ROOT_URL));
 const BUILT = process.env.PRIM_TEST_BUILT === "1";
 
 /** Node arguments that run a test entry from the TypeScript sources, `@prim/*` resolved to sources. */
@@ -23,7 +23,7 @@ export const FROM_SOURCES = [
 /** The node arguments that run `prim`. */
 export function primCommand(): string[] {
   if (BUILT) return [BIN];
-  return [...FROM_SOURCES, fileURLToPath(new URL("./run-cli.ts", import.meta.url))];
+  return [...FROM_SOURCES, fileURLToPath(new URL("packages/cli/test/run-cli.ts", ROOT_URL))];
 }
 
 export interface RunningPrim {

@@ -15,21 +15,14 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { consentDecisionFromForm, describeAuthorization, signConsent } from "@prim/db";
 import { TOOLS } from "@prim/mcp";
-import { call, startCloud, type TestCloud } from "../../api/test/cloud.js";
-import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
+import { createMcpApp, type McpApp, readMcpEnv } from "@prim/mcp-server";
+import { freePort } from "../ports.js";
+import { startCloud, type TestCloud } from "./cloud.js";
 
 export const REDIRECT = "http://127.0.0.1:9/callback";
 
 /** The tool catalog a consent is checked against (the dashboard's, every MCP tool's name). */
 export const TOOL_NAMES = TOOLS.map((tool) => tool.name);
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export interface OAuthStack {
   cloud: TestCloud;
@@ -279,8 +272,6 @@ export class MemoryProvider implements OAuthClientProvider {
     return this.verifier;
   }
 }
-
-export { call };
 
 /**
  * One consent in the browser: from the authorization URL to the dashboard's consent page, the

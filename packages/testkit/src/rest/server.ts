@@ -9,9 +9,9 @@ import {
   type PrimitiveInfo,
   type Principal,
 } from "@prim/engine";
+import { createLocalServer, createServer, engineDoor } from "@prim/http";
 import type { FastifyRequest } from "fastify";
 import { afterEach } from "vitest";
-import { createLocalServer, createServer, engineDoor } from "../src/index.js";
 import { assertConformant, checkResponses } from "./conformance.js";
 import { sharedHost, startedHost } from "./local-host.js";
 

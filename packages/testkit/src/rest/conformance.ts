@@ -1,14 +1,12 @@
+import { buildOpenApi, type OperationLookup, openApiPath, REST_ROUTES } from "@prim/http";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import type { FastifyInstance } from "fastify";
 import { expect } from "vitest";
-import { buildOpenApi, openApiPath } from "../src/openapi.js";
-import type { OperationLookup } from "../src/route.js";
-import { REST_ROUTES } from "../src/routes/index.js";
 
 /**
  * Response conformance: every JSON answer a test server sends is validated against the
  * OpenAPI document its `/v1/openapi.json` serves (built by the same function: the schema of its route and status, or the
- * one error schema for 4xx/5xx). Every suite that starts a server through helpers.ts is thereby
+ * one error schema for 4xx/5xx). Every suite that starts a server through server.ts is thereby
  * a test of the document; a violation fails the test that caused it (see `assertConformant`).
  */
 

@@ -2,9 +2,10 @@
 // scenarios) as a function: runs the installed binary (a devDependency, never the network)
 // against a URL and checks that every scenario of what the endpoint serves passes and the rest
 // fail only for what it deliberately does not serve. PRIM_CONFORMANCE_BIN may point at another
-// copy of the CLI. Used for the local endpoint (conformance.test.ts) and the cloud's (apps/mcp).
+// copy of the CLI. Used for the local endpoint (packages/mcp conformance.test.ts) and the cloud's (apps/mcp).
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, request, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -137,4 +138,31 @@ export async function expectConformance(url: string, notServed: Record<string, R
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Forwards every request to `to.target`, with `Authorization: Bearer <to.key>` added, streaming
+ * both ways (SSE included): the conformance CLI sends no credentials of its own. `to` may be
+ * filled in after the proxy listens (its origin is the MCP app's allowed origin).
+ */
+export function authProxy(to: { target?: URL; key?: string }): Server {
+  return createServer((req, res) => {
+    const { target, key } = to as { target: URL; key: string };
+    const upstream = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, authorization: `Bearer ${key}` },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+    res.on("close", () => upstream.destroy());
+  });
 }

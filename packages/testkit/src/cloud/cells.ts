@@ -7,11 +7,11 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ApiApp, type ApiAppOptions, createApiApp, readApiEnv } from "@prim/api";
 import { createWorkspace, migrate } from "@prim/db";
 import { listenInternal } from "@prim/http";
 import type pg from "pg";
-import { freshDatabase } from "../../../packages/db/test/pg.js";
-import { type ApiApp, type ApiAppOptions, createApiApp, readApiEnv } from "../src/index.js";
+import { freshDatabase } from "../pg.js";
 import { startS3, TEST_BUCKET } from "./s3.js";
 
 export interface TestCellNode {
