@@ -18,7 +18,8 @@ import {
   UrlSigner,
 } from "@prim/engine";
 import { createInternalServer, createServer, requestPath } from "@prim/http";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import { bearerToken } from "@prim/wire";
+import type { FastifyInstance } from "fastify";
 import type pg from "pg";
 import { type ApiBilling, type BillingOptions, mountBilling, WEBHOOK_PATH } from "./billing.js";
 import type { ApiEnv } from "./env.js";
@@ -64,11 +65,6 @@ export interface ApiApp {
   /** The internal listener's app (`POST /internal/invoke`), when PRIM_INTERNAL_SECRET is set. */
   internal: FastifyInstance | undefined;
   close(): Promise<void>;
-}
-
-function bearer(req: FastifyRequest): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
-  return match?.[1];
 }
 
 /**
@@ -135,7 +131,7 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
         const path = requestPath(req.url);
         if (OPEN_PATHS.has(path) || isOAuthPath(path) || (billingHooks && path === WEBHOOK_PATH)) return ANONYMOUS;
         if (path.startsWith(SIGNED_PREFIX)) return signedUrlPrincipal(path);
-        return resolver.resolve(bearer(req));
+        return resolver.resolve(bearerToken(req.headers.authorization));
       },
     });
     let stopOAuth = () => {};
