@@ -136,6 +136,11 @@ describe("several cells", () => {
     expect(report).toMatchObject({ moved: true, from: from.id, to: to.id, released: true });
     expect((await readPlacement(pool(), ws.workspace.id))?.cell).toBe(to.id);
     expect(existsSync(join(from.dataDir, ws.workspace.id))).toBe(false);
+    // In the workspace's own audit trail, as the operator's control action.
+    const audit = await call(to.url, ws.key, "GET", "/v1/audit?type=workspace&action=workspace.move");
+    expect(audit.body.data).toEqual([
+      expect.objectContaining({ actor: "admin", target: ws.workspace.id, detail: { from: from.id, to: to.id } }),
+    ]);
     for (const c of cells.cells) {
       expect((await call(c.url, ws.key, "GET", `/v1/primitives/${kv.body.id}/keys/a`)).body.value).toBe(1);
       const q = await call(c.url, ws.key, "POST", `/v1/primitives/${db.body.id}/query`, { sql: "SELECT x FROM t" });
@@ -164,6 +169,10 @@ describe("several cells", () => {
     const entry = report.restored.find((r) => r.workspace === ws.workspace.id);
     expect(entry).toBeDefined();
     const survivor = node(entry?.to as string);
+    const audit = await call(survivor.url, ws.key, "GET", "/v1/audit?type=workspace&action=workspace.move");
+    expect(audit.body.data).toEqual([
+      expect.objectContaining({ target: ws.workspace.id, detail: { from: lost.id, to: survivor.id } }),
+    ]);
     expect((await call(survivor.url, ws.key, "GET", `/v1/primitives/${kv.body.id}/keys/kept`)).body.value).toBe(
       "before",
     );

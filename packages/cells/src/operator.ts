@@ -2,11 +2,13 @@ import {
   type CellRow,
   flipPlacement,
   freezePlacement,
+  inTransaction,
   listCells,
   openPool,
   placementsOn,
   placeWorkspace,
   readCell,
+  recordWorkspaceMove,
   replacePlacement,
   setCellState,
   thawPlacement,
@@ -148,9 +150,12 @@ export async function moveWorkspace(
       unpacking = true;
       await target.post("/internal/cell/unpack", { workspace, key: archive.key });
       done("unpack");
-      const flipped = await flipPlacement(pool, workspace, frozen.epoch, to, {
-        key: archive.key,
-        takenAt: archive.taken_at,
+      const archived = { key: archive.key, takenAt: archive.taken_at };
+      // The flip and its entry in the workspace's audit trail (`workspace.move`) commit together.
+      const flipped = await inTransaction(pool, async (client) => {
+        const ok = await flipPlacement(client, workspace, frozen.epoch, to, archived);
+        if (ok) await recordWorkspaceMove(pool, { workspace, from: placement.cell, to }, client);
+        return ok;
       });
       if (!flipped)
         throw new Error("the freeze's lease ran out before the flip; nothing moved (try a longer --lease-ms)");
@@ -208,7 +213,13 @@ export async function rebuildCell(env: OperatorEnv, id: string, options: { to?: 
         await target.post("/internal/cell/discard", { workspace: placement.workspace });
         await target.post("/internal/cell/thaw", { workspace: placement.workspace });
       }
-      if (!(await replacePlacement(pool, placement.workspace, placement.epoch, to))) continue; // moved meanwhile
+      // The re-placement and its `workspace.move` audit entry commit together.
+      const replaced = await inTransaction(pool, async (client) => {
+        const ok = await replacePlacement(client, placement.workspace, placement.epoch, to);
+        if (ok) await recordWorkspaceMove(pool, { workspace: placement.workspace, from: id, to }, client);
+        return ok;
+      });
+      if (!replaced) continue; // moved meanwhile
       if (placement.shippedKey === null || placement.shippedAt === null) {
         report.empty.push({ workspace: placement.workspace, to });
       } else {
