@@ -3,12 +3,15 @@ import { z } from "zod";
 import { invitationMail } from "../mail-messages";
 import { billingRouter } from "./billing";
 import { auditRouter, dataRouter, usageRouter } from "./data";
-import { authed, inWorkspace, router } from "./init";
+import { authed, inWorkspace, type Role, router } from "./init";
 import { PERMISSIONS } from "./permissions";
 import { primitiveRouter } from "./primitive";
 import { settingsRouter } from "./settings";
 
 export { PERMISSIONS };
+
+/** A role as input: @prim/db's `ROLES`, its values written here (this module does not load @prim/db) and checked against its type. */
+const roleInput = z.enum(["owner", "admin", "member", "billing"] as const satisfies readonly Role[]);
 
 export const workspaceName = z.string().trim().min(1, "a name is required").max(80, "at most 80 characters");
 export const keyInput = z.object({
@@ -67,7 +70,7 @@ export const appRouter = router({
       }),
     /** Changes a member's role: only an owner makes or unmakes an owner; the last owner keeps theirs. */
     setRole: inWorkspace(PERMISSIONS["members.setRole"])
-      .input(z.object({ user: z.string().min(1), role: z.enum(["owner", "admin", "member", "billing"]) }))
+      .input(z.object({ user: z.string().min(1), role: roleInput }))
       .mutation(async ({ ctx, input }) => {
         const role = (await ctx.db.membership(ctx.pool, input.workspace, input.user))?.role;
         if (role === undefined) throw new TRPCError({ code: "NOT_FOUND", message: "no such member" });
@@ -87,7 +90,7 @@ export const appRouter = router({
       .input(
         z.object({
           email: z.string().email("an email address"),
-          role: z.enum(["owner", "admin", "member", "billing"]),
+          role: roleInput,
         }),
       )
       .mutation(async ({ ctx, input }) => {
