@@ -5,6 +5,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type pg from "pg";
 import superjson from "superjson";
 import { z } from "zod";
+import { PERMISSIONS, type Permission } from "./permissions";
 
 /** What a procedure runs with: the signed-in user (or null) and the control plane. */
 export interface Context {
@@ -92,10 +93,14 @@ export const authed = t.procedure.use(serviceErrors).use(({ ctx, next }) => {
 const workspaceInput = z.object({ workspace: z.string().min(1).max(64) });
 
 /**
- * A member of the input's workspace with one of `roles`, checked on the server for every call:
- * not a member is NOT_FOUND (nothing learned about the workspace), another role FORBIDDEN.
+ * A procedure on the input's workspace for `permission` (PERMISSIONS names its roles), checked
+ * on the server for every call: not a member is NOT_FOUND (nothing learned about the
+ * workspace), another role FORBIDDEN. The context then carries the caller's `role`, `actor`
+ * (`user:<id>`, the control plane's audit actor) and `principal` (the engine's view of them in
+ * this workspace, for every `invoker.invoke`).
  */
-export function inWorkspace(roles: readonly Role[]) {
+export function workspaceProcedure(permission: Permission) {
+  const roles: readonly Role[] = PERMISSIONS[permission];
   return authed.input(workspaceInput).use(async ({ ctx, input, next }) => {
     const role = (await ctx.db.membership(ctx.pool, input.workspace, ctx.user.id))?.role;
     if (role === undefined)
@@ -106,6 +111,7 @@ export function inWorkspace(roles: readonly Role[]) {
         message: `role '${role}' may not do this (needs ${roles.join(" or ")})`,
       });
     }
-    return next({ ctx: { ...ctx, role } });
+    const actor = `user:${ctx.user.id}` as const;
+    return next({ ctx: { ...ctx, role, actor, principal: userPrincipal(ctx.user, input.workspace, role) } });
   });
 }

@@ -51,3 +51,6 @@ export const PERMISSIONS = {
   "settings.secretExport": OWNERS,
   "settings.setSecretExport": OWNERS,
 } as const satisfies Record<string, readonly Role[]>;
+
+/** A procedure's name in PERMISSIONS (`members.list`, …): what `workspaceProcedure` checks. */
+export type Permission = keyof typeof PERMISSIONS;

@@ -4,7 +4,7 @@ import { type FormEvent, useState } from "react";
 import { TextField } from "@/components/fields";
 import { ErrorText, QueryState } from "@/components/status";
 import { useTRPC } from "@/lib/trpc";
-import type { BrowseView } from "@/server/trpc/primitive";
+import type { BrowseView } from "@/server/trpc/routers/primitive";
 
 type Props = { workspace: string; primitive: string };
 

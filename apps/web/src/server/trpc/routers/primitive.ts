@@ -1,8 +1,7 @@
 import { Readable } from "node:stream";
 import { type FsRead, narrowTools, type PrimitiveInfo, type QueryResult, type SnapshotInfo } from "@prim/wire";
 import { z } from "zod";
-import { inWorkspace, router, userPrincipal } from "./init";
-import { PERMISSIONS } from "./permissions";
+import { router, workspaceProcedure } from "../init";
 
 const target = z.object({ primitive: z.string().min(1) });
 
@@ -32,88 +31,66 @@ export type BrowseView = keyof typeof VIEWS;
  * (list, take, restore) and the db console (`db.query`; read-only for members). Everything through the cell's `Invoker` as `user:<id>`.
  */
 export const primitiveRouter = router({
-  get: inWorkspace(PERMISSIONS["primitive.get"])
+  get: workspaceProcedure("primitive.get")
     .input(target)
-    .query(({ ctx, input }) =>
-      ctx.invoker.invoke<PrimitiveInfo>(
-        userPrincipal(ctx.user, input.workspace, ctx.role),
-        "primitive.get",
-        input.primitive,
-        {},
-      ),
-    ),
-  pause: inWorkspace(PERMISSIONS["primitive.pause"])
+    .query(({ ctx, input }) => ctx.invoker.invoke<PrimitiveInfo>(ctx.principal, "primitive.get", input.primitive, {})),
+  pause: workspaceProcedure("primitive.pause")
     .input(target.extend({ paused: z.boolean() }))
     .mutation(({ ctx, input }) =>
       ctx.invoker.invoke<PrimitiveInfo>(
-        userPrincipal(ctx.user, input.workspace, ctx.role),
+        ctx.principal,
         input.paused ? "primitive.pause" : "primitive.resume",
         input.primitive,
         {},
       ),
     ),
   /** Rename and/or move to another group of the workspace (account-level in the engine). */
-  update: inWorkspace(PERMISSIONS["primitive.update"])
+  update: workspaceProcedure("primitive.update")
     .input(target.extend({ name: z.string().min(1).optional(), group: z.string().min(1).optional() }))
     .mutation(({ ctx, input }) =>
-      ctx.invoker.invoke<PrimitiveInfo>(
-        userPrincipal(ctx.user, input.workspace, ctx.role),
-        "primitive.update",
-        input.primitive,
-        {
-          ...(input.name === undefined ? {} : { name: input.name }),
-          ...(input.group === undefined ? {} : { group: input.group }),
-        },
-      ),
+      ctx.invoker.invoke<PrimitiveInfo>(ctx.principal, "primitive.update", input.primitive, {
+        ...(input.name === undefined ? {} : { name: input.name }),
+        ...(input.group === undefined ? {} : { group: input.group }),
+      }),
     ),
   /** A copy under a new name (in the same group unless another is named). */
-  fork: inWorkspace(PERMISSIONS["primitive.fork"])
+  fork: workspaceProcedure("primitive.fork")
     .input(target.extend({ name: z.string().min(1), group: z.string().min(1).optional() }))
     .mutation(({ ctx, input }) =>
-      ctx.invoker.invoke<PrimitiveInfo>(
-        userPrincipal(ctx.user, input.workspace, ctx.role),
-        "primitive.fork",
-        input.primitive,
-        {
-          name: input.name,
-          ...(input.group === undefined ? {} : { group: input.group }),
-        },
-      ),
+      ctx.invoker.invoke<PrimitiveInfo>(ctx.principal, "primitive.fork", input.primitive, {
+        name: input.name,
+        ...(input.group === undefined ? {} : { group: input.group }),
+      }),
     ),
-  snapshots: inWorkspace(PERMISSIONS["primitive.snapshots"])
+  snapshots: workspaceProcedure("primitive.snapshots")
     .input(target)
     .query(({ ctx, input }) =>
       ctx.invoker.invoke<{ data: SnapshotInfo[]; next_cursor: string | null }>(
-        userPrincipal(ctx.user, input.workspace, ctx.role),
+        ctx.principal,
         "primitive.snapshots",
         input.primitive,
         { limit: 50 },
       ),
     ),
-  snapshot: inWorkspace(PERMISSIONS["primitive.snapshot"])
+  snapshot: workspaceProcedure("primitive.snapshot")
     .input(target.extend({ name: z.string().max(64).optional() }))
     .mutation(({ ctx, input }) =>
       ctx.invoker.invoke<SnapshotInfo>(
-        userPrincipal(ctx.user, input.workspace, ctx.role),
+        ctx.principal,
         "primitive.snapshot",
         input.primitive,
         input.name === undefined || input.name === "" ? {} : { name: input.name },
       ),
     ),
-  restore: inWorkspace(PERMISSIONS["primitive.restore"])
+  restore: workspaceProcedure("primitive.restore")
     .input(target.extend({ snapshot: z.string().min(1) }))
     .mutation(({ ctx, input }) =>
-      ctx.invoker.invoke<SnapshotInfo>(
-        userPrincipal(ctx.user, input.workspace, ctx.role),
-        "primitive.restore",
-        input.primitive,
-        {
-          snapshot: input.snapshot,
-        },
-      ),
+      ctx.invoker.invoke<SnapshotInfo>(ctx.principal, "primitive.restore", input.primitive, {
+        snapshot: input.snapshot,
+      }),
     ),
   /** A type browser's view (VIEWS): the operation's answer as is. */
-  browse: inWorkspace(PERMISSIONS["primitive.browse"])
+  browse: workspaceProcedure("primitive.browse")
     .input(
       target.extend({
         view: z.enum(Object.keys(VIEWS) as [BrowseView, ...BrowseView[]]),
@@ -123,34 +100,24 @@ export const primitiveRouter = router({
     .query(({ ctx, input }) => {
       const view = VIEWS[input.view];
       const args = view.args.parse(input.args);
-      return ctx.invoker.invoke<unknown>(
-        userPrincipal(ctx.user, input.workspace, ctx.role),
-        view.op,
-        input.primitive,
-        args,
-      );
+      return ctx.invoker.invoke<unknown>(ctx.principal, view.op, input.primitive, args);
     }),
   /**
    * A file of an fs primitive, for the browser's preview: UTF-8 text as text, PNG/JPEG/GIF/WebP
    * images as base64, anything else (or over PREVIEW_BYTES) only described.
    */
-  preview: inWorkspace(PERMISSIONS["primitive.preview"])
+  preview: workspaceProcedure("primitive.preview")
     .input(target.extend({ path: z.string().min(1).max(4096) }))
     .query(async ({ ctx, input }) => {
-      const read = await ctx.invoker.invoke<FsRead>(
-        userPrincipal(ctx.user, input.workspace, ctx.role),
-        "fs.read",
-        input.primitive,
-        { path: input.path },
-      );
+      const read = await ctx.invoker.invoke<FsRead>(ctx.principal, "fs.read", input.primitive, { path: input.path });
       if (read.kind !== "file") return { kind: "directory" as const, path: input.path };
       return previewOf(read);
     }),
   /** A dead (or any) job back to ready. */
-  requeue: inWorkspace(PERMISSIONS["primitive.requeue"])
+  requeue: workspaceProcedure("primitive.requeue")
     .input(target.extend({ queue: z.string().min(1), job: z.string().min(1) }))
     .mutation(({ ctx, input }) =>
-      ctx.invoker.invoke(userPrincipal(ctx.user, input.workspace, ctx.role), "queue.requeue", input.primitive, {
+      ctx.invoker.invoke(ctx.principal, "queue.requeue", input.primitive, {
         queue: input.queue,
         job: input.job,
       }),
@@ -159,11 +126,11 @@ export const primitiveRouter = router({
    * A signed URL to download an object (5 minutes) or upload one (PUT, 15 minutes) at the REST
    * API (the engine answers a path; it is completed with the API's public origin).
    */
-  sign: inWorkspace(PERMISSIONS["primitive.sign"])
+  sign: workspaceProcedure("primitive.sign")
     .input(target.extend({ key: z.string().min(1).max(1024), method: z.enum(["GET", "PUT"]) }))
     .mutation(async ({ ctx, input }) => {
       const signed = await ctx.invoker.invoke<{ url: string; expires_at: number }>(
-        userPrincipal(ctx.user, input.workspace, ctx.role),
+        ctx.principal,
         "storage.presign",
         input.primitive,
         { key: input.key, method: input.method, expires_in: input.method === "GET" ? "5m" : "15m" },
@@ -171,12 +138,11 @@ export const primitiveRouter = router({
       return { ...signed, url: new URL(signed.url, ctx.apiUrl).href };
     }),
   /** Owners and admins may write through the console; a member's is narrowed to `db_query` (read-only). */
-  dbQuery: inWorkspace(PERMISSIONS["primitive.dbQuery"])
+  dbQuery: workspaceProcedure("primitive.dbQuery")
     .input(target.extend({ sql: z.string().min(1, "a statement is required").max(100_000) }))
     .mutation(({ ctx, input }) => {
-      const principal = userPrincipal(ctx.user, input.workspace, ctx.role);
       return ctx.invoker.invoke<QueryResult>(
-        ctx.role === "member" ? narrowTools(principal, ["db_query"]) : principal,
+        ctx.role === "member" ? narrowTools(ctx.principal, ["db_query"]) : ctx.principal,
         "db.query",
         input.primitive,
         { sql: input.sql },

@@ -1,6 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import { inWorkspace, router } from "./init";
-import { PERMISSIONS } from "./permissions";
+import { router, workspaceProcedure } from "../init";
 
 function configured<T>(billing: T | null): T {
   if (billing === null) {
@@ -16,7 +15,7 @@ function configured<T>(billing: T | null): T {
  * Customer Portal.
  */
 export const billingRouter = router({
-  summary: inWorkspace(PERMISSIONS["billing.summary"]).query(async ({ ctx, input }) => {
+  summary: workspaceProcedure("billing.summary").query(async ({ ctx, input }) => {
     const month = new Date().toISOString().slice(0, 7);
     const live = await ctx.operations(input.workspace, month.replace("-", ""));
     const usage = await ctx.db.readUsage(ctx.pool, input.workspace, { month, liveOperations: live });
@@ -50,9 +49,9 @@ export const billingRouter = router({
     };
   }),
   /** A Checkout Session for Pro (Starter workspaces; Enterprise is set by an operator). */
-  checkout: inWorkspace(PERMISSIONS["billing.checkout"]).mutation(async ({ ctx, input }) => {
+  checkout: workspaceProcedure("billing.checkout").mutation(async ({ ctx, input }) => {
     const billing = configured(ctx.billing);
-    // A member's workspace exists (inWorkspace found it).
+    // A member's workspace exists (workspaceProcedure found it).
     const ws = (await ctx.db.readWorkspace(ctx.pool, input.workspace)) as { name: string; plan: string };
     if (ws.plan !== "starter") {
       throw new TRPCError({
@@ -78,7 +77,7 @@ export const billingRouter = router({
     return { url };
   }),
   /** A Customer Portal session (payment method, cancel, invoices). */
-  portal: inWorkspace(PERMISSIONS["billing.portal"]).mutation(async ({ ctx, input }) => {
+  portal: workspaceProcedure("billing.portal").mutation(async ({ ctx, input }) => {
     const billing = configured(ctx.billing);
     const customer = await billing.lib.customerOf(ctx.pool, input.workspace);
     if (customer === null) {
