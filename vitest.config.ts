@@ -71,6 +71,7 @@ export default defineConfig({
     // Tests run against the TypeScript sources, so no build is needed first.
     alias: [
       { find: /^@prim\/wire\/invoke$/, replacement: src("packages/wire/src/invoke/index.ts") },
+      { find: /^@prim\/billing\/standin$/, replacement: src("packages/billing/src/standin/index.ts") },
       { find: /^@prim\/api$/, replacement: src("apps/api/src/index.ts") },
       { find: /^@prim\/([a-z]+)$/, replacement: src("packages/$1/src/index.ts") },
     ],

@@ -3,16 +3,8 @@
 // cancellation at period end; a failed payment's grace period and its end; webhook signatures,
 // old timestamps and replays refused with nothing changed; Enterprise never touched.
 import { randomBytes } from "node:crypto";
-import {
-  checkoutSession,
-  createStripe,
-  ensureCustomer,
-  runBillingOnce,
-  type Stripe,
-  type StripeStandIn,
-  startStripeStandIn,
-  syncStripe,
-} from "@prim/billing";
+import { checkoutSession, createStripe, ensureCustomer, runBillingOnce, type Stripe, syncStripe } from "@prim/billing";
+import { type StripeStandIn, startStripeStandIn } from "@prim/billing/standin";
 import { createWorkspace } from "@prim/db";
 import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import StripeSdk from "stripe";

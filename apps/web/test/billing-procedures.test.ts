@@ -5,6 +5,7 @@
 // refused with reasons. (Who may call them: procedures.test.ts, from PERMISSIONS.)
 import { randomBytes } from "node:crypto";
 import * as PrimBilling from "@prim/billing";
+import { type StripeStandIn, startStripeStandIn } from "@prim/billing/standin";
 import * as PrimDb from "@prim/db";
 import { createUser, createWorkspace } from "@prim/db";
 import { startCloud, type TestCloud } from "@prim/testkit/cloud";
@@ -16,14 +17,14 @@ import { appRouter } from "../src/server/trpc/router";
 
 const SECRET = randomBytes(24).toString("hex");
 const WEBHOOK_SECRET = "whsec_procedures";
-let standin: PrimBilling.StripeStandIn;
+let standin: StripeStandIn;
 let cloud: TestCloud;
 let pool: pg.Pool;
 let context: Omit<Context, "user">;
 const createCaller = createCallerFactory(appRouter);
 
 beforeAll(async () => {
-  standin = await PrimBilling.startStripeStandIn({ webhookSecret: WEBHOOK_SECRET });
+  standin = await startStripeStandIn({ webhookSecret: WEBHOOK_SECRET });
   cloud = await startCloud(
     "webbilling",
     {

@@ -13,11 +13,10 @@ import {
   PRO,
   runBillingOnce,
   type Stripe,
-  type StripeStandIn,
-  startStripeStandIn,
   storageOverageMilli,
   syncStripe,
 } from "../src/index.js";
+import { type StripeStandIn, startStripeStandIn } from "../src/standin/index.js";
 
 const GIB = 1024 ** 3;
 const M = 1_000_000;

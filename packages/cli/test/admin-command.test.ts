@@ -225,7 +225,7 @@ describe("prim admin without a database", () => {
 
 describe("prim admin stripe sync", () => {
   it("creates Pro's product, meters and prices once; a rerun creates nothing; no key is one clear line", async () => {
-    const { startStripeStandIn } = await import("@prim/billing");
+    const { startStripeStandIn } = await import("@prim/billing/standin");
     const standin = await startStripeStandIn({ webhookSecret: "whsec_cli" });
     try {
       const env = { ...process.env, STRIPE_SECRET_KEY: "sk_test_cli", STRIPE_API_URL: standin.url };
