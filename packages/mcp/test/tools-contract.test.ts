@@ -1,4 +1,4 @@
-import { OPERATION_NAMES } from "@prim/wire";
+import { OPERATION_NAMES, TOOL_CATALOG } from "@prim/wire";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { checkTools, TOOLS, type ToolSpec } from "../src/index.js";
@@ -19,5 +19,19 @@ describe("MCP tools against the wire contract", () => {
       actions: { get: { op: "kv.fetch" } },
     } as unknown as ToolSpec;
     expect(() => checkTools([...TOOLS, stale])).toThrow("MCP tool kv_get (get): unknown operation kv.fetch");
+  });
+
+  it("serves exactly @prim/wire's catalog, in its order: a tool missing, added or moved fails the start", () => {
+    expect(TOOLS.map((tool) => tool.name)).toEqual(TOOL_CATALOG.map((tool) => tool.name));
+    for (const tool of TOOLS)
+      expect(TOOL_CATALOG).toContainEqual(
+        expect.objectContaining({ name: tool.name, title: tool.title, description: tool.description }),
+      );
+    expect(() => checkTools(TOOLS.slice(1))).toThrow("differ from @prim/wire's TOOL_CATALOG");
+    expect(() => checkTools([...TOOLS.slice(1), TOOLS[0] as ToolSpec])).toThrow(
+      "differ from @prim/wire's TOOL_CATALOG",
+    );
+    const extra = { ...(TOOLS[0] as ToolSpec), name: "kv_fetch" };
+    expect(() => checkTools([...TOOLS, extra])).toThrow("differ from @prim/wire's TOOL_CATALOG");
   });
 });

@@ -59,6 +59,7 @@ export {
   toolPatternMatches,
 } from "./principal.js";
 export type { OperationResult, OperationResults } from "./results.js";
+export { TOOL_CATALOG, type ToolInfo, type ToolName, toolInfo } from "./tools.js";
 export {
   type AuditEntry,
   type ByteRange,

@@ -1,7 +1,8 @@
 import type { PendingAuthorization } from "@prim/db";
+import { TOOL_CATALOG, type ToolInfo } from "@prim/wire";
 import { db } from "./db";
 import { webEnv } from "./env";
-import { primDb, primMcp } from "./prim";
+import { primDb } from "./prim";
 
 export interface ConsentChoices {
   pending: PendingAuthorization;
@@ -12,10 +13,10 @@ export interface ConsentChoices {
   tools: { type: string; names: string[] }[];
 }
 
-/** Tool names of the allowlist grouped for the form (`primitive_list` is always allowed). */
-async function toolCatalog(): Promise<{ type: string; names: string[] }[]> {
+/** Tool names of the allowlist (@prim/wire's catalog) grouped for the form (`primitive_list` is always allowed). */
+function toolCatalog(): { type: string; names: string[] }[] {
   const byType = new Map<string, string[]>();
-  for (const tool of (await primMcp()).TOOLS) {
+  for (const tool of TOOL_CATALOG as readonly ToolInfo[]) {
     if (tool.name === "primitive_list") continue;
     // Tools of no one type (primitive_create, …) go under `primitive` (pattern `primitive_*`).
     const type = tool.type ?? "primitive";
@@ -39,7 +40,7 @@ export async function consentChoices(uid: string, user: string): Promise<Consent
     pending,
     redirectHost,
     workspaces,
-    tools: await toolCatalog(),
+    tools: toolCatalog(),
   };
 }
 
@@ -51,7 +52,7 @@ export async function decideConsent(uid: string, user: string, form: FormData): 
   const prim = await primDb();
   const decision = prim.consentDecisionFromForm(uid, user, form);
   // Checked against every tool's name: a name or pattern matching none is refused.
-  const catalog = (await primMcp()).TOOLS.map((tool) => tool.name);
+  const catalog = TOOL_CATALOG.map((tool) => tool.name);
   const result = await prim.signConsent(db(), webEnv().PRIM_INTERNAL_SECRET, decision, { catalog });
   return `${webEnv().authUrl}/interaction/${encodeURIComponent(uid)}/complete?result=${encodeURIComponent(result)}`;
 }

@@ -1,3 +1,4 @@
+import { toolInfo } from "@prim/wire";
 import { z } from "zod";
 import { primitiveArg } from "./common.js";
 import type { ToolSpec } from "./spec.js";
@@ -11,11 +12,7 @@ const branch = z.string().optional().describe("Run on this branch instead of mai
 
 export const DB_TOOLS: ToolSpec[] = [
   {
-    name: "db_query",
-    title: "Query a SQL database (read-only)",
-    description:
-      'Runs one read-only SQL statement (SQLite dialect) and returns { columns, rows, rows_affected, last_insert_rowid, truncated }. Statements that write are refused (use db_exec). Also "tables" (list tables and views) and "table" (columns and CREATE SQL of `table`). Results are capped at 10,000 rows / 10 MiB; BLOBs come back base64.',
-    type: "db",
+    ...toolInfo("db_query"),
     shape: {
       primitive: p,
       action: z.enum(["query", "tables", "table"]).optional().describe('Default "query".'),
@@ -31,11 +28,7 @@ export const DB_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "db_exec",
-    title: "Change a SQL database",
-    description:
-      "Runs one SQL statement that may write (`sql`, `params`), or several in one transaction (`statements`: all succeed or none; the error names the failing index). SQLite dialect; ATTACH, transaction control and engine pragmas are refused. Statements stop after 5 s.",
-    type: "db",
+    ...toolInfo("db_exec"),
     shape: {
       primitive: p,
       sql: z.string().optional().describe("One SQL statement."),
@@ -53,11 +46,7 @@ export const DB_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "db_branch",
-    title: "Manage database branches",
-    description:
-      'Branches are copies of the database to try changes on: "create" (`name`), "list", "promote" (`name`; makes main equal to the branch; refused with branch_conflict if main changed since, unless `force`), "delete" (`name`). Query a branch with the `branch` argument of db_query / db_exec.',
-    type: "db",
+    ...toolInfo("db_branch"),
     shape: {
       primitive: p,
       action: z.enum(["create", "list", "promote", "delete"]),

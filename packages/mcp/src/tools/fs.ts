@@ -1,4 +1,4 @@
-import type { FsRead } from "@prim/wire";
+import { type FsRead, toolInfo } from "@prim/wire";
 import { z } from "zod";
 import { contentBody, encodeBytes, readCapped } from "../context.js";
 import { encodingArg, primitiveArg } from "./common.js";
@@ -16,11 +16,7 @@ async function fileContent(read: FsRead) {
 
 export const FS_TOOLS: ToolSpec[] = [
   {
-    name: "fs_read",
-    title: "Read files and directories",
-    description:
-      "Reads a file (its entry and `content`: { text } when UTF-8, else { base64 }; up to 1 MiB) or lists a directory ({ data: entries }; `recursive: true` for the whole subtree). `stat: true` returns just the entry (path, name, type, size, mode, mtime, etag).",
-    type: "fs",
+    ...toolInfo("fs_read"),
     shape: {
       primitive: p,
       path: path.optional(),
@@ -31,11 +27,7 @@ export const FS_TOOLS: ToolSpec[] = [
     actions: { read: { op: "fs.read", fields: ["path", "list", "recursive", "stat"], output: fileContent } },
   },
   {
-    name: "fs_write",
-    title: "Write, move, delete files; make directories",
-    description:
-      '"write" (default): writes `content` to `path` (parents created; `mode` like "644"). "mkdir": makes a directory (and parents). "move": renames `from` to `to` (`overwrite` to replace). "delete": removes `path` (`recursive` for a non-empty directory). A file or directory in the way is fs_conflict.',
-    type: "fs",
+    ...toolInfo("fs_write"),
     shape: {
       primitive: p,
       action: z.enum(["write", "mkdir", "move", "delete"]).optional().describe('Default "write".'),
@@ -60,11 +52,7 @@ export const FS_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "fs_search",
-    title: "Find files",
-    description:
-      '"search" (default): full-text search of text files for the words in `q` (all must appear; `word*` for a prefix), optionally under `path`; returns { path, snippet }. "glob": paths matching `pattern` (`*`, `**`, `?`, `[...]`, `{a,b}`).',
-    type: "fs",
+    ...toolInfo("fs_search"),
     shape: {
       primitive: p,
       action: z.enum(["search", "glob"]).optional().describe('Default "search".'),
@@ -85,11 +73,7 @@ export const FS_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "fs_fork",
-    title: "Copy a directory tree",
-    description:
-      "Copies the file or directory `from` to `to` inside the same store (default `<from>-fork-<6 chars>`); files over 64 KiB are shared, not copied. Returns { path, files }.",
-    type: "fs",
+    ...toolInfo("fs_fork"),
     shape: { primitive: p, from: path, to: z.string().optional().describe("Where the copy goes.") },
     actions: { fork: { op: "fs.fork", fields: ["from", "to"] } },
   },

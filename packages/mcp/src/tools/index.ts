@@ -1,4 +1,4 @@
-import { isOperationName } from "@prim/wire";
+import { isOperationName, TOOL_CATALOG } from "@prim/wire";
 import { DB_TOOLS } from "./db.js";
 import { FS_TOOLS } from "./fs.js";
 import { KV_TOOLS } from "./kv.js";
@@ -9,7 +9,7 @@ import type { ToolSpec } from "./spec.js";
 import { STORAGE_TOOLS } from "./storage.js";
 import { VAULT_TOOLS } from "./vault.js";
 
-/** Every MCP tool: the primitive tools and one per allowlist name of the spec (checked on load). */
+/** Every MCP tool: one per entry of @prim/wire's `TOOL_CATALOG`, in its order (checked on load). */
 export const TOOLS: readonly ToolSpec[] = checkTools([
   ...PRIMITIVE_TOOLS,
   ...DB_TOOLS,
@@ -25,7 +25,8 @@ export const TOOLS: readonly ToolSpec[] = checkTools([
  * Checks every tool's actions against the wire contract's operation names, as REST routes are
  * checked against the engine's registry: a tool naming an operation that does not exist fails
  * the server's start, not an agent's call. (`ToolAction.op` is typed, so TypeScript catches it
- * first; this catches a tool list built at run time.) Returns the tools.
+ * first; this catches a tool list built at run time.) The tools must be @prim/wire's catalog,
+ * each once and in its order (what the dashboard's consent screen lists). Returns the tools.
  */
 export function checkTools(tools: readonly ToolSpec[]): readonly ToolSpec[] {
   for (const tool of tools) {
@@ -33,6 +34,9 @@ export function checkTools(tools: readonly ToolSpec[]): readonly ToolSpec[] {
       if (!isOperationName(spec.op)) throw new Error(`MCP tool ${tool.name} (${action}): unknown operation ${spec.op}`);
     }
   }
+  const served = tools.map((tool) => tool.name).join(",");
+  const declared = TOOL_CATALOG.map((tool) => tool.name).join(",");
+  if (served !== declared) throw new Error(`MCP tools ${served} differ from @prim/wire's TOOL_CATALOG ${declared}`);
   return tools;
 }
 

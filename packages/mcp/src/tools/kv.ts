@@ -1,3 +1,4 @@
+import { toolInfo } from "@prim/wire";
 import { z } from "zod";
 import { cursorArg, limitArg, primitiveArg } from "./common.js";
 import type { ToolSpec } from "./spec.js";
@@ -14,11 +15,7 @@ const ttl = z
 
 export const KV_TOOLS: ToolSpec[] = [
   {
-    name: "kv_get",
-    title: "Read keys",
-    description:
-      "Reads one key (`key`) or several (`keys`) from a key-value store. Returns each entry with value, encoding, version and expires_at; a missing key is a not_found error (with `keys`, missing ones come back as null).",
-    type: "kv",
+    ...toolInfo("kv_get"),
     shape: { primitive: p, key: key.optional(), keys: keys.optional() },
     pick: (a) => (a.keys !== undefined ? "mget" : "get"),
     actions: {
@@ -27,10 +24,7 @@ export const KV_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "kv_list",
-    title: "List keys",
-    description: "Lists keys in byte order, optionally under a `prefix`; `values: true` includes the values. Paged.",
-    type: "kv",
+    ...toolInfo("kv_list"),
     shape: {
       primitive: p,
       prefix: z.string().optional().describe("Only keys starting with this."),
@@ -41,11 +35,7 @@ export const KV_TOOLS: ToolSpec[] = [
     actions: { list: { op: "kv.list", fields: ["prefix", "values", "limit", "cursor"] } },
   },
   {
-    name: "kv_set",
-    title: "Write keys",
-    description:
-      'Sets a key ("set": `key`, `value`, optional `ttl`, `encoding`, `if_version` — 0 means the key must not exist yet), several keys ("mset": `items`, at most 100, all-or-nothing unless `atomic: false`), or adds to an integer ("incr": `key`, `by`).',
-    type: "kv",
+    ...toolInfo("kv_set"),
     shape: {
       primitive: p,
       action: z.enum(["set", "mset", "incr"]).optional().describe('Default "set".'),
@@ -69,10 +59,7 @@ export const KV_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "kv_delete",
-    title: "Delete keys",
-    description: "Deletes one key (`key`, optional `if_version`) or several (`keys`).",
-    type: "kv",
+    ...toolInfo("kv_delete"),
     shape: { primitive: p, key: key.optional(), keys: keys.optional(), if_version: z.number().int().min(1).optional() },
     pick: (a) => (a.keys !== undefined ? "mdelete" : "delete"),
     actions: {

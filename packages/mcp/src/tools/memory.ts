@@ -1,3 +1,4 @@
+import { toolInfo } from "@prim/wire";
 import { z } from "zod";
 import { cursorArg, primitiveArg } from "./common.js";
 import type { ToolSpec } from "./spec.js";
@@ -11,11 +12,7 @@ const id = z.string().describe("Memory id (mem_…).");
 
 export const MEMORY_TOOLS: ToolSpec[] = [
   {
-    name: "memory_remember",
-    title: "Remember",
-    description:
-      "Stores a memory: `text` with its `kind`, optional `tags`, `owner` and `metadata`. Returns the record with its id.",
-    type: "memory",
+    ...toolInfo("memory_remember"),
     shape: {
       primitive: p,
       kind,
@@ -27,11 +24,7 @@ export const MEMORY_TOOLS: ToolSpec[] = [
     actions: { remember: { op: "memory.remember", fields: ["kind", "text", "tags", "owner", "metadata"] } },
   },
   {
-    name: "memory_recall",
-    title: "Recall memories",
-    description:
-      '"recall" (default): the memories most relevant to `query`, ranked with a `score` (word match, fuzzy match for typos, recency); filter by `kinds`, `tags`, `owner`. "list": newest first (filters `kind`, `tag`, `owner`). "get": one memory by `id`. Superseded memories are left out unless `include_superseded`.',
-    type: "memory",
+    ...toolInfo("memory_recall"),
     shape: {
       primitive: p,
       action: z.enum(["recall", "list", "get"]).optional().describe('Default "recall".'),
@@ -59,11 +52,7 @@ export const MEMORY_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "memory_forget",
-    title: "Forget, supersede or consolidate memories",
-    description:
-      '"forget": deletes memory `id` for good. "supersede": replaces memory `id` with new `text` (the old one is kept, marked superseded, and left out of recall). "consolidate": finds near-duplicate memories (same kind and owner, similarity ≥ `threshold`) and supersedes all but the newest of each group.',
-    type: "memory",
+    ...toolInfo("memory_forget"),
     shape: {
       primitive: p,
       action: z.enum(["forget", "supersede", "consolidate"]),

@@ -1,4 +1,4 @@
-import { PRIMITIVE_TYPES } from "@prim/wire";
+import { PRIMITIVE_TYPES, toolInfo } from "@prim/wire";
 import { z } from "zod";
 import { cursorArg, limitArg } from "./common.js";
 import type { ToolSpec } from "./spec.js";
@@ -11,10 +11,7 @@ const anyPrimitive = z
 
 export const PRIMITIVE_TOOLS: ToolSpec[] = [
   {
-    name: "primitive_list",
-    title: "List primitives",
-    description:
-      "Lists the data stores (primitives) in this group: id, name, type (db, fs, queue, memory, vault, kv, storage), size and whether it is paused. Call this first to find what exists.",
+    ...toolInfo("primitive_list"),
     shape: {
       type: typeArg.optional().describe("Only primitives of this type."),
       limit: limitArg(200, 50),
@@ -29,10 +26,7 @@ export const PRIMITIVE_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "primitive_create",
-    title: "Create a primitive",
-    description:
-      "Creates a new data store in this group. Types: db (SQL database on SQLite), fs (files and directories), queue (job queues and topics), memory (agent memories with recall), vault (secrets usable in outbound requests without being revealed), kv (key-value), storage (objects with signed URLs). Names: 1-63 chars of a-z 0-9 - _ . starting with a letter or digit, unique per type in the group.",
+    ...toolInfo("primitive_create"),
     shape: {
       name: z.string().min(1).describe("Name for the new primitive (a-z, 0-9, '-', '_', '.')."),
       type: typeArg.describe("Kind of data store to create."),
@@ -42,11 +36,7 @@ export const PRIMITIVE_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "primitive_snapshot",
-    title: "Snapshot or restore a primitive",
-    description:
-      'Takes a point-in-time snapshot of a primitive (action "create", optional label `name`), lists its snapshots ("list"), or restores one in place ("restore": the primitive keeps its id and its data becomes exactly the snapshot\'s; `snapshot` is the label or the snapshot id).',
-    anyType: true,
+    ...toolInfo("primitive_snapshot"),
     shape: {
       primitive: anyPrimitive,
       action: z.enum(["create", "list", "restore"]).describe("create a snapshot, list snapshots, or restore one."),
@@ -62,11 +52,7 @@ export const PRIMITIVE_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "primitive_fork",
-    title: "Fork a primitive",
-    description:
-      "Copies a primitive (its live data, or a snapshot) into a new primitive in this group, for experiments that must not touch the original. Default name `<name>-fork-<6 chars>`. Large files and objects are shared, not copied; a queue copy releases leases.",
-    anyType: true,
+    ...toolInfo("primitive_fork"),
     shape: {
       primitive: anyPrimitive,
       name: z.string().optional().describe("Name of the copy (default: `<name>-fork-<6 chars>`)."),

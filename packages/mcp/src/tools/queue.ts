@@ -1,3 +1,4 @@
+import { toolInfo } from "@prim/wire";
 import { z } from "zod";
 import { cursorArg, durationArg, limitArg, primitiveArg } from "./common.js";
 import type { ToolSpec } from "./spec.js";
@@ -27,15 +28,9 @@ const ackEntry = z
     error: z.string().optional(),
   })
   .describe("One settle: `job` and its `lease_token`, optionally `action` (default ack), `in`, `error`.");
-const batchNote =
-  "At most 100 entries; each is answered in order, as its job or its own `{ error, status }` (a bad entry fails only itself). Each entry counts as one operation.";
-
 export const QUEUE_TOOLS: ToolSpec[] = [
   {
-    name: "queue_send",
-    title: "Send jobs",
-    description: `"send" (default): adds a job with JSON \`body\` to \`queue\`; optional \`delay\`, \`priority\` (higher first), \`max_attempts\` (default 5) and \`dedupe_key\` (a pending job with the same key is returned instead, with deduplicated: true). "publish": sends \`body\` to every queue subscribed to \`topic\`. "send_batch": sends \`messages\` to \`queue\` in one transaction; "publish_batch": publishes each of \`messages\` to \`topic\`. ${batchNote}`,
-    type: "queue",
+    ...toolInfo("queue_send"),
     shape: {
       primitive: p,
       action: z.enum(["send", "publish", "send_batch", "publish_batch"]).optional().describe('Default "send".'),
@@ -56,11 +51,7 @@ export const QUEUE_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "queue_receive",
-    title: "Receive and inspect jobs",
-    description:
-      '"receive" (default): leases up to `max` ready jobs of `queue` (highest priority, then oldest), each with a lease_token; settle them with queue_ack before `lease` runs out (default 30s) or they become ready again. `wait` long-polls up to 30s for a job. Also "queues" (counts per queue), "list" (jobs of `queue`, optional `status`), "get" (`job`), "subscribe"/"unsubscribe" (`queue` to `topic`).',
-    type: "queue",
+    ...toolInfo("queue_receive"),
     shape: {
       primitive: p,
       action: z
@@ -87,10 +78,7 @@ export const QUEUE_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "queue_ack",
-    title: "Settle jobs",
-    description: `Settles a received job with its \`lease_token\`: "ack" (done), "retry" (ready again after \`in\`, or a backoff), "fail" (retry while attempts remain, else dead; record \`error\`), "dead". Also "heartbeat" (extend the lease by \`extend\`), "requeue" (a dead job back to ready), "purge" (delete done or dead jobs of \`queue\`, optionally \`older_than\`), "ack_batch" (settle each of \`acks\` on its own). A lease that ran out answers lease_expired. ${batchNote}`,
-    type: "queue",
+    ...toolInfo("queue_ack"),
     shape: {
       primitive: p,
       action: z

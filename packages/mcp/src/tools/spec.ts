@@ -1,4 +1,4 @@
-import type { OperationName, PrimitiveType } from "@prim/wire";
+import type { OperationName, ToolInfo } from "@prim/wire";
 import type { z } from "zod";
 import type { ToolContext } from "../context.js";
 
@@ -14,18 +14,12 @@ export interface ToolAction {
 }
 
 /**
- * An MCP tool, declared once: its name is the allowlist tool it needs, its input schema tells a
- * model how to use it, and each action maps onto one engine operation (so every call goes
- * through `Invoker.invoke`, narrowed to this tool).
+ * An MCP tool: its catalog entry (@prim/wire's `TOOL_CATALOG`: the allowlist name it needs, its
+ * title, description and type), its input schema telling a model how to use it, and each action
+ * mapped onto one engine operation (so every call goes through `Invoker.invoke`, narrowed to
+ * this tool).
  */
-export interface ToolSpec {
-  name: string;
-  title: string;
-  description: string;
-  /** Type of the primitive named by the `primitive` argument (absent: the tool takes none). */
-  type?: PrimitiveType;
-  /** True when `primitive` may name a primitive of any type (snapshots, forks). */
-  anyType?: boolean;
+export interface ToolSpec extends ToolInfo {
   shape: z.ZodRawShape;
   /** Keyed by the `action` argument; the first entry is the default. */
   actions: Readonly<Record<string, ToolAction>>;

@@ -1,4 +1,4 @@
-import type { ObjectRead } from "@prim/wire";
+import { type ObjectRead, toolInfo } from "@prim/wire";
 import { z } from "zod";
 import { contentBody, encodeBytes, readCapped } from "../context.js";
 import { cursorArg, encodingArg, limitArg, primitiveArg } from "./common.js";
@@ -20,11 +20,7 @@ async function objectContent(read: ObjectRead) {
 
 export const STORAGE_TOOLS: ToolSpec[] = [
   {
-    name: "storage_list",
-    title: "List objects",
-    description:
-      'Lists objects (key, size, etag, content_type, metadata, dates) in key order, optionally under a `prefix`; with `delimiter: "/"` it also returns common `prefixes` like folders. Paged.',
-    type: "storage",
+    ...toolInfo("storage_list"),
     shape: {
       primitive: p,
       prefix: z.string().optional().describe("Only keys starting with this."),
@@ -35,11 +31,7 @@ export const STORAGE_TOOLS: ToolSpec[] = [
     actions: { list: { op: "storage.list", fields: ["prefix", "delimiter", "limit", "cursor"] } },
   },
   {
-    name: "storage_read",
-    title: "Read an object",
-    description:
-      "Reads an object: its info and `content` ({ text } when UTF-8, else { base64 }), up to 1 MiB; larger objects answer payload_too_large — use storage_sign for a download URL. `stat: true` returns only the info.",
-    type: "storage",
+    ...toolInfo("storage_read"),
     shape: { primitive: p, key, stat: z.boolean().optional().describe("Only the object's info, no content.") },
     actions: {
       read: {
@@ -51,11 +43,7 @@ export const STORAGE_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "storage_write",
-    title: "Write, copy or delete objects",
-    description:
-      '"put" (default): writes `content` (utf8 text, or base64 with `encoding: "base64"`) at `key`, with optional `content_type` and string `metadata`. "copy": copies `from` to `to`. "delete": removes `key`.',
-    type: "storage",
+    ...toolInfo("storage_write"),
     shape: {
       primitive: p,
       action: z.enum(["put", "copy", "delete"]).optional().describe('Default "put".'),
@@ -78,11 +66,7 @@ export const STORAGE_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "storage_sign",
-    title: "Make a signed URL",
-    description:
-      '"presign" (default): a URL anyone can use without credentials to GET (download) or PUT (upload) one object until it expires (`expires_in`, default 1h, at most 7d). "revoke": invalidates every signed URL of the store.',
-    type: "storage",
+    ...toolInfo("storage_sign"),
     shape: {
       primitive: p,
       action: z.enum(["presign", "revoke"]).optional().describe('Default "presign".'),

@@ -1,3 +1,4 @@
+import { toolInfo } from "@prim/wire";
 import { z } from "zod";
 import { cursorArg, limitArg, primitiveArg } from "./common.js";
 import type { ToolSpec } from "./spec.js";
@@ -6,11 +7,7 @@ const p = primitiveArg("vault");
 
 export const VAULT_TOOLS: ToolSpec[] = [
   {
-    name: "vault_list",
-    title: "List secrets and grants",
-    description:
-      '"secrets" (default): the secret names with their version and grant (which hosts and methods may receive them). "grants": the grants. Values are never shown; use vault_use to make a request with a secret.',
-    type: "vault",
+    ...toolInfo("vault_list"),
     shape: {
       primitive: p,
       action: z.enum(["secrets", "grants"]).optional().describe('Default "secrets".'),
@@ -23,11 +20,7 @@ export const VAULT_TOOLS: ToolSpec[] = [
     },
   },
   {
-    name: "vault_use",
-    title: "Make a request with a secret",
-    description:
-      "Makes an HTTP request to `url` with a stored secret injected as `Authorization: Bearer <secret>` (`auth: { bearer: NAME }`), without you ever seeing the value. Only hosts and methods the secret's grant allows. Returns { status, headers, body } with the secret redacted.",
-    type: "vault",
+    ...toolInfo("vault_use"),
     shape: {
       primitive: p,
       url: z.string().describe("The full https URL to call."),
