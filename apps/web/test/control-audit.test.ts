@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import * as PrimDb from "@prim/db";
 import { createKey, createUser, createWorkspace, Revocations } from "@prim/db";
 import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
+import type { AuditEntry } from "@prim/wire";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,20 +68,8 @@ afterAll(async () => {
   await cloud?.stop();
 });
 
-type Entry = {
-  id: string;
-  group: string;
-  primitive: string;
-  primitive_id: string | null;
-  instance: string | null;
-  actor: string;
-  action: string;
-  target: string | null;
-  detail: Record<string, unknown> | null;
-};
-
 /** The control entries with `action` of the key's workspace, newest first, through REST. */
-async function entries(key: string, action: string): Promise<Entry[]> {
+async function entries(key: string, action: string): Promise<AuditEntry[]> {
   const res = await call(cloud.url, key, "GET", `/v1/audit?type=workspace&action=${encodeURIComponent(action)}`);
   expect(res.status).toBe(200);
   return res.body.data;
