@@ -11,6 +11,13 @@ export interface ToolInfo {
   name: string;
   title: string;
   description: string;
+  /**
+   * "read" when every operation the tool runs only reads, else "write" (a tool is "write" when any
+   * of its operations may write). Declared here for the consent screen's Read/Write badges and
+   * read-only preset; @prim/mcp's tools-access test fails when it differs from what the engine's
+   * operations declare (their `access`).
+   */
+  access: "read" | "write";
   /** Type of the primitive named by the `primitive` argument (absent: the tool takes none). */
   type?: PrimitiveType;
   /** True when `primitive` may name a primitive of any type (snapshots, forks). */
@@ -24,18 +31,21 @@ const batchNote =
 export const TOOL_CATALOG = [
   {
     name: "primitive_list",
+    access: "read",
     title: "List primitives",
     description:
       "Lists the data stores (primitives) in this group: id, name, type (db, fs, queue, memory, vault, kv, storage), size and whether it is paused. Call this first to find what exists.",
   },
   {
     name: "primitive_create",
+    access: "write",
     title: "Create a primitive",
     description:
       "Creates a new data store in this group. Types: db (SQL database on SQLite), fs (files and directories), queue (job queues and topics), memory (agent memories with recall), vault (secrets usable in outbound requests without being revealed), kv (key-value), storage (objects with signed URLs). Names: 1-63 chars of a-z 0-9 - _ . starting with a letter or digit, unique per type in the group.",
   },
   {
     name: "primitive_snapshot",
+    access: "write",
     title: "Snapshot or restore a primitive",
     description:
       'Takes a point-in-time snapshot of a primitive (action "create", optional label `name`), lists its snapshots ("list"), or restores one in place ("restore": the primitive keeps its id and its data becomes exactly the snapshot\'s; `snapshot` is the label or the snapshot id).',
@@ -43,6 +53,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "primitive_fork",
+    access: "write",
     title: "Fork a primitive",
     description:
       "Copies a primitive (its live data, or a snapshot) into a new primitive in this group, for experiments that must not touch the original. Default name `<name>-fork-<6 chars>`. Large files and objects are shared, not copied; a queue copy releases leases.",
@@ -50,6 +61,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "db_query",
+    access: "read",
     title: "Query a SQL database (read-only)",
     description:
       'Runs one read-only SQL statement (SQLite dialect) and returns { columns, rows, rows_affected, last_insert_rowid, truncated }. Statements that write are refused (use db_exec). Also "tables" (list tables and views) and "table" (columns and CREATE SQL of `table`). Results are capped at 10,000 rows / 10 MiB; BLOBs come back base64.',
@@ -57,6 +69,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "db_exec",
+    access: "write",
     title: "Change a SQL database",
     description:
       "Runs one SQL statement that may write (`sql`, `params`), or several in one transaction (`statements`: all succeed or none; the error names the failing index). SQLite dialect; ATTACH, transaction control and engine pragmas are refused. Statements stop after 5 s.",
@@ -64,6 +77,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "db_branch",
+    access: "write",
     title: "Manage database branches",
     description:
       'Branches are copies of the database to try changes on: "create" (`name`), "list", "promote" (`name`; makes main equal to the branch; refused with branch_conflict if main changed since, unless `force`), "delete" (`name`). Query a branch with the `branch` argument of db_query / db_exec.',
@@ -71,6 +85,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "fs_read",
+    access: "read",
     title: "Read files and directories",
     description:
       "Reads a file (its entry and `content`: { text } when UTF-8, else { base64 }; up to 1 MiB) or lists a directory ({ data: entries }; `recursive: true` for the whole subtree). `stat: true` returns just the entry (path, name, type, size, mode, mtime, etag).",
@@ -78,6 +93,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "fs_write",
+    access: "write",
     title: "Write, move, delete files; make directories",
     description:
       '"write" (default): writes `content` to `path` (parents created; `mode` like "644"). "mkdir": makes a directory (and parents). "move": renames `from` to `to` (`overwrite` to replace). "delete": removes `path` (`recursive` for a non-empty directory). A file or directory in the way is fs_conflict.',
@@ -85,6 +101,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "fs_search",
+    access: "read",
     title: "Find files",
     description:
       '"search" (default): full-text search of text files for the words in `q` (all must appear; `word*` for a prefix), optionally under `path`; returns { path, snippet }. "glob": paths matching `pattern` (`*`, `**`, `?`, `[...]`, `{a,b}`).',
@@ -92,6 +109,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "fs_fork",
+    access: "write",
     title: "Copy a directory tree",
     description:
       "Copies the file or directory `from` to `to` inside the same store (default `<from>-fork-<6 chars>`); files over 64 KiB are shared, not copied. Returns { path, files }.",
@@ -99,12 +117,14 @@ export const TOOL_CATALOG = [
   },
   {
     name: "queue_send",
+    access: "write",
     title: "Send jobs",
     description: `"send" (default): adds a job with JSON \`body\` to \`queue\`; optional \`delay\`, \`priority\` (higher first), \`max_attempts\` (default 5) and \`dedupe_key\` (a pending job with the same key is returned instead, with deduplicated: true). "publish": sends \`body\` to every queue subscribed to \`topic\`. "send_batch": sends \`messages\` to \`queue\` in one transaction; "publish_batch": publishes each of \`messages\` to \`topic\`. ${batchNote}`,
     type: "queue",
   },
   {
     name: "queue_receive",
+    access: "write",
     title: "Receive and inspect jobs",
     description:
       '"receive" (default): leases up to `max` ready jobs of `queue` (highest priority, then oldest), each with a lease_token; settle them with queue_ack before `lease` runs out (default 30s) or they become ready again. `wait` long-polls up to 30s for a job. Also "queues" (counts per queue), "list" (jobs of `queue`, optional `status`), "get" (`job`), "subscribe"/"unsubscribe" (`queue` to `topic`).',
@@ -112,12 +132,14 @@ export const TOOL_CATALOG = [
   },
   {
     name: "queue_ack",
+    access: "write",
     title: "Settle jobs",
     description: `Settles a received job with its \`lease_token\`: "ack" (done), "retry" (ready again after \`in\`, or a backoff), "fail" (retry while attempts remain, else dead; record \`error\`), "dead". Also "heartbeat" (extend the lease by \`extend\`), "requeue" (a dead job back to ready), "purge" (delete done or dead jobs of \`queue\`, optionally \`older_than\`), "ack_batch" (settle each of \`acks\` on its own). A lease that ran out answers lease_expired. ${batchNote}`,
     type: "queue",
   },
   {
     name: "memory_remember",
+    access: "write",
     title: "Remember",
     description:
       "Stores a memory: `text` with its `kind`, optional `tags`, `owner` and `metadata`. Returns the record with its id.",
@@ -125,6 +147,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "memory_recall",
+    access: "read",
     title: "Recall memories",
     description:
       '"recall" (default): the memories most relevant to `query`, ranked with a `score` (word match, fuzzy match for typos, recency); filter by `kinds`, `tags`, `owner`. "list": newest first (filters `kind`, `tag`, `owner`). "get": one memory by `id`. Superseded memories are left out unless `include_superseded`.',
@@ -132,6 +155,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "memory_forget",
+    access: "write",
     title: "Forget, supersede or consolidate memories",
     description:
       '"forget": deletes memory `id` for good. "supersede": replaces memory `id` with new `text` (the old one is kept, marked superseded, and left out of recall). "consolidate": finds near-duplicate memories (same kind and owner, similarity ≥ `threshold`) and supersedes all but the newest of each group.',
@@ -139,6 +163,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "vault_list",
+    access: "read",
     title: "List secrets and grants",
     description:
       '"secrets" (default): the secret names with their version and grant (which hosts and methods may receive them). "grants": the grants. Values are never shown; use vault_use to make a request with a secret.',
@@ -146,6 +171,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "vault_use",
+    access: "write",
     title: "Make a request with a secret",
     description:
       "Makes an HTTP request to `url` with a stored secret injected as `Authorization: Bearer <secret>` (`auth: { bearer: NAME }`), without you ever seeing the value. Only hosts and methods the secret's grant allows. Returns { status, headers, body } with the secret redacted.",
@@ -153,6 +179,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "kv_get",
+    access: "read",
     title: "Read keys",
     description:
       "Reads one key (`key`) or several (`keys`) from a key-value store. Returns each entry with value, encoding, version and expires_at; a missing key is a not_found error (with `keys`, missing ones come back as null).",
@@ -160,12 +187,14 @@ export const TOOL_CATALOG = [
   },
   {
     name: "kv_list",
+    access: "read",
     title: "List keys",
     description: "Lists keys in byte order, optionally under a `prefix`; `values: true` includes the values. Paged.",
     type: "kv",
   },
   {
     name: "kv_set",
+    access: "write",
     title: "Write keys",
     description:
       'Sets a key ("set": `key`, `value`, optional `ttl`, `encoding`, `if_version` — 0 means the key must not exist yet), several keys ("mset": `items`, at most 100, all-or-nothing unless `atomic: false`), or adds to an integer ("incr": `key`, `by`).',
@@ -173,12 +202,14 @@ export const TOOL_CATALOG = [
   },
   {
     name: "kv_delete",
+    access: "write",
     title: "Delete keys",
     description: "Deletes one key (`key`, optional `if_version`) or several (`keys`).",
     type: "kv",
   },
   {
     name: "storage_list",
+    access: "read",
     title: "List objects",
     description:
       'Lists objects (key, size, etag, content_type, metadata, dates) in key order, optionally under a `prefix`; with `delimiter: "/"` it also returns common `prefixes` like folders. Paged.',
@@ -186,6 +217,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "storage_read",
+    access: "read",
     title: "Read an object",
     description:
       "Reads an object: its info and `content` ({ text } when UTF-8, else { base64 }), up to 1 MiB; larger objects answer payload_too_large — use storage_sign for a download URL. `stat: true` returns only the info.",
@@ -193,6 +225,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "storage_write",
+    access: "write",
     title: "Write, copy or delete objects",
     description:
       '"put" (default): writes `content` (utf8 text, or base64 with `encoding: "base64"`) at `key`, with optional `content_type` and string `metadata`. "copy": copies `from` to `to`. "delete": removes `key`.',
@@ -200,6 +233,7 @@ export const TOOL_CATALOG = [
   },
   {
     name: "storage_sign",
+    access: "write",
     title: "Make a signed URL",
     description:
       '"presign" (default): a URL anyone can use without credentials to GET (download) or PUT (upload) one object until it expires (`expires_in`, default 1h, at most 7d). "revoke": invalidates every signed URL of the store.',

@@ -8,6 +8,7 @@ import { untargetedOp } from "../primitives/operation.js";
  */
 export const whoAmI = untargetedOp({
   name: "auth.whoami",
+  access: "read",
   audited: false,
   metered: false,
   writesStorage: false,
