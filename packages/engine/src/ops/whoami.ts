@@ -19,6 +19,7 @@ export const whoAmI = untargetedOp({
     const everything = principal.groupId === null && principal.tools === null;
     return {
       workspace: principal.workspace,
+      workspace_name: principal.workspaceName ?? null,
       actor: principal.actor,
       kind: principal.kind === "local" ? "local" : everything ? "workspace" : "scoped",
       group: group === null ? null : { id: group.id, name: group.name },
