@@ -90,6 +90,8 @@ describe("the dashboard's consent screen", () => {
     await expect(page.getByText("127.0.0.1:9").isVisible()).resolves.toBe(true);
     await shoot(page, "consent");
     await page.getByLabel("Group").selectOption("app");
+    // Tools are in a collapsible section per type.
+    await page.getByText("Key-value", { exact: true }).click();
     await page.getByLabel("kv_get").check();
     await page.getByRole("button", { name: "Allow" }).click();
     const back = await landed;
@@ -120,7 +122,9 @@ describe("the dashboard's consent screen", () => {
     await expect(page.locator("#consent-error").textContent()).resolves.toMatch(/at least one tool/);
     await shoot(page, "consent-error", { axe: false });
     await page.getByLabel("Group").selectOption("ops");
-    await page.getByLabel("every kv tool (kv_*)").check();
+    // The type's section opens without JavaScript too (<details>); its select-all posts `kv_*`.
+    await page.getByText("Key-value", { exact: true }).click();
+    await page.getByLabel("All key-value tools").check();
     await page.getByRole("button", { name: "Allow" }).click();
     const back = await landed;
     expect(back.searchParams.get("code")).toBeTruthy();
