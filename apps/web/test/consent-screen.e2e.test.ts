@@ -84,7 +84,6 @@ describe("the consent screen's choices", () => {
     await page.getByText("tokens that last 1 hour").waitFor();
     await page.getByText("lasts 30 days").waitFor();
     await page.getByText("its tokens stop working at once").waitFor();
-    await shoot(page, "consent-screen");
     await page.getByRole("link", { name: /^Read-only/ }).click();
     // Ticked in place (no navigation), each section's count updated.
     expect(page.url()).not.toContain("preset=");
@@ -103,7 +102,10 @@ describe("the consent screen's choices", () => {
       await expect(page.getByLabel(tool).isChecked(), tool).resolves.toBe(true);
     }
     await expect(page.getByText("all, and later ones").isVisible()).resolves.toBe(true);
-    await shoot(page, "consent-screen-kv");
+    await shoot(page, "consent-screen");
+    await page.emulateMedia({ colorScheme: "dark" });
+    await shoot(page, "consent-screen-dark");
+    await page.emulateMedia({ colorScheme: "light" });
     // Unticking one tool leaves the rest, and the type is no longer whole.
     await page.getByLabel("kv_delete").uncheck();
     await expect(page.getByLabel("All key-value tools").isChecked()).resolves.toBe(false);

@@ -78,9 +78,9 @@ export default async function ConsentPage({ params, searchParams }: Props) {
         <CardHeader>
           <h1 className="text-xl font-semibold break-words">Connect {client}</h1>
           <CardDescription>
-            <span className="font-medium text-foreground break-all">{client}</span> wants to use Prim data as{" "}
-            <span className="font-medium text-foreground break-all">{user.email}</span>. It will send you back to{" "}
-            <span className="font-mono text-foreground break-all">{choices.redirectHost}</span>.
+            <span className="font-medium text-foreground break-words">{client}</span> wants to use Prim data as{" "}
+            <span className="font-medium text-foreground break-words">{user.email}</span>. It will send you back to{" "}
+            <span className="font-mono text-foreground break-words">{choices.redirectHost}</span>.
           </CardDescription>
         </CardHeader>
         <CardContent>
@@ -139,7 +139,7 @@ export default async function ConsentPage({ params, searchParams }: Props) {
               </ul>
             </section>
             {/* Allow first: the form's default button (Enter); shown right of Deny on wide screens. */}
-            <div className="sticky bottom-0 -mx-4 flex flex-col gap-2 border-t bg-card px-4 py-3 sm:static sm:mx-0 sm:flex-row-reverse sm:border-0 sm:px-0 sm:py-0">
+            <div className="flex flex-col gap-2 sm:flex-row-reverse">
               <Button type="submit" name="action" value="allow">
                 Allow
               </Button>
