@@ -3,7 +3,8 @@
 // stack for the file): the read-only preset grants exactly the tools that only read (what
 // @prim/wire's catalog declares, checked against the engine's operations in @prim/mcp), and the
 // MCP SDK client then sees exactly those, each marked readOnlyHint; a type's select-all grants
-// that type's tools (`kv_*`); the preset without JavaScript (a link the server renders ticked).
+// that type's tools (`kv_*`); "Everything in this group" is the every-tool choice; the preset
+// without JavaScript (a link the server renders ticked).
 // Screenshots of the screen, light and dark, at 375 and 1440 px, with axe-core's checks.
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -84,7 +85,13 @@ describe("the consent screen's choices", () => {
     await page.getByText("tokens that last 1 hour").waitFor();
     await page.getByText("lasts 30 days").waitFor();
     await page.getByText("its tokens stop working at once").waitFor();
+    // "Everything in this group" is the every-tool choice (the tools by type then stand aside);
+    // Read-only replaces it.
+    await page.getByRole("link", { name: /^Everything in this group/ }).click();
+    await expect(page.getByLabel("Every tool, including tools added later").isChecked()).resolves.toBe(true);
+    await expect(page.getByLabel("All key-value tools").isDisabled()).resolves.toBe(true);
     await page.getByRole("link", { name: /^Read-only/ }).click();
+    await expect(page.getByLabel("Every tool, including tools added later").isChecked()).resolves.toBe(false);
     // Ticked in place (no navigation), each section's count updated.
     expect(page.url()).not.toContain("preset=");
     await page.getByText("2 of 4 chosen").first().waitFor();
