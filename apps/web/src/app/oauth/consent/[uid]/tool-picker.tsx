@@ -1,6 +1,6 @@
 "use client";
 import { ChevronRightIcon, EyeIcon, PencilIcon } from "lucide-react";
-import { type MouseEvent, useState } from "react";
+import { type MouseEvent, useEffect, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { buttonVariants } from "@/components/ui/button";
 import { cn } from "@/lib/utils";
@@ -33,6 +33,9 @@ export function ToolPicker({ sections, initial, presets }: Props) {
   const [tools, setTools] = useState(() => new Set(initial.tools));
   const [types, setTypes] = useState(() => new Set(initial.types));
   const [everyTool, setEveryTool] = useState(initial.everyTool);
+  // Without JavaScript nothing could enable them again, so the types stand aside only with it.
+  const [scripted, setScripted] = useState(false);
+  useEffect(() => setScripted(true), []);
   const readTools = sections.flatMap((s) => s.tools.filter((t) => t.access === "read").map((t) => t.name));
 
   const preset = (apply: () => void) => (event: MouseEvent<HTMLAnchorElement>) => {
@@ -121,9 +124,9 @@ export function ToolPicker({ sections, initial, presets }: Props) {
         </span>
       </label>
 
-      <fieldset disabled={everyTool} className="space-y-2 disabled:opacity-60">
+      <fieldset disabled={everyTool && scripted} className="space-y-2 disabled:opacity-60">
         <legend className="sr-only">Tools by type</legend>
-        {everyTool ? <p className="text-sm text-muted-foreground">Every tool is chosen above.</p> : null}
+        {everyTool && scripted ? <p className="text-sm text-muted-foreground">Every tool is chosen above.</p> : null}
         {sections.map((section) => {
           const chosen = section.tools.filter((t) => tools.has(t.name)).length;
           const reads = section.tools.filter((t) => t.access === "read").length;
