@@ -145,7 +145,12 @@ export async function createAuthProvider(options: AuthServerOptions): Promise<Pr
           if (indicator !== resource) {
             throw new errors.InvalidTarget(`the only resource served here is ${resource}`);
           }
-          return { scope: MCP_SCOPE, audience: resource, accessTokenTTL: OAUTH_LIFETIMES.accessToken, accessTokenFormat: "opaque" };
+          return {
+            scope: MCP_SCOPE,
+            audience: resource,
+            accessTokenTTL: OAUTH_LIFETIMES.accessToken,
+            accessTokenFormat: "opaque",
+          };
         },
       },
     },
