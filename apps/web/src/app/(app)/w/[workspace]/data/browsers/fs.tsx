@@ -113,28 +113,29 @@ export function FsBrowser(props: Target) {
           {entries.map((e) => {
             const path = joinPath(dir, e.name);
             return (
-              <li
-                key={e.name}
-                className="flex flex-wrap items-center gap-x-3 gap-y-1 px-3 py-2"
-                data-selected={file === path}
-              >
-                <Button
-                  variant="link"
-                  className="h-auto min-w-0 flex-1 basis-40 justify-start p-0 text-left font-mono text-sm break-all whitespace-normal text-foreground"
-                  onClick={() => (e.type === "dir" ? openDir(path) : setFile(path))}
-                  aria-label={e.type === "dir" ? `Open folder ${e.name}` : `Preview ${e.name}`}
-                >
-                  {e.type === "dir" ? (
-                    <FolderIcon className="text-muted-foreground" aria-hidden />
-                  ) : (
-                    <FileIcon className="text-muted-foreground" aria-hidden />
-                  )}
-                  {e.type === "dir" ? `${e.name}/` : e.name}
-                </Button>
-                <span className="w-20 text-xs text-muted-foreground">
+              <li key={e.name} className="flex items-center gap-3 px-3 py-2" data-selected={file === path}>
+                <div className="min-w-0 flex-1">
+                  <Button
+                    variant="link"
+                    className="h-auto max-w-full justify-start p-0 text-left font-mono text-sm break-all whitespace-normal text-foreground"
+                    onClick={() => (e.type === "dir" ? openDir(path) : setFile(path))}
+                    aria-label={e.type === "dir" ? `Open folder ${e.name}` : `Preview ${e.name}`}
+                  >
+                    {e.type === "dir" ? (
+                      <FolderIcon className="text-muted-foreground" aria-hidden />
+                    ) : (
+                      <FileIcon className="text-muted-foreground" aria-hidden />
+                    )}
+                    {e.type === "dir" ? `${e.name}/` : e.name}
+                  </Button>
+                  <p className="text-xs text-muted-foreground sm:hidden">
+                    {e.type === "dir" ? "folder" : formatBytes(e.size)} · {formatRelative(e.mtime)}
+                  </p>
+                </div>
+                <span className="hidden w-20 text-xs text-muted-foreground sm:block">
                   {e.type === "dir" ? "" : formatBytes(e.size)}
                 </span>
-                <span className="w-28 text-xs text-muted-foreground" title={formatDate(e.mtime)}>
+                <span className="hidden w-28 text-xs text-muted-foreground sm:block" title={formatDate(e.mtime)}>
                   {formatRelative(e.mtime)}
                 </span>
                 <span className="flex gap-1">

@@ -157,13 +157,18 @@ function ObjectRow(props: {
 }) {
   const o = props.object;
   return (
-    <li className="flex flex-wrap items-center gap-x-3 gap-y-1 px-3 py-2">
-      <span className="flex min-w-0 flex-1 basis-40 items-center gap-2 font-mono text-sm break-all">
-        <FileIcon className="size-4 shrink-0 text-muted-foreground" aria-hidden />
-        {props.name}
-      </span>
-      <span className="w-20 text-xs text-muted-foreground">{formatBytes(o.size)}</span>
-      <span className="w-28 text-xs text-muted-foreground" title={formatDate(o.updated_at)}>
+    <li className="flex items-center gap-3 px-3 py-2">
+      <div className="min-w-0 flex-1">
+        <p className="flex items-center gap-2 font-mono text-sm break-all">
+          <FileIcon className="size-4 shrink-0 text-muted-foreground" aria-hidden />
+          {props.name}
+        </p>
+        <p className="text-xs text-muted-foreground sm:hidden">
+          {formatBytes(o.size)} · {formatRelative(o.updated_at)}
+        </p>
+      </div>
+      <span className="hidden w-20 text-xs text-muted-foreground sm:block">{formatBytes(o.size)}</span>
+      <span className="hidden w-28 text-xs text-muted-foreground sm:block" title={formatDate(o.updated_at)}>
         {formatRelative(o.updated_at)}
       </span>
       <span className="flex gap-1">
