@@ -13,8 +13,11 @@ let api: string;
 let key: string;
 let ws: string;
 const ids: Record<"kv" | "fs" | "queue" | "storage", string> = { kv: "", fs: "", queue: "", storage: "" };
-let owner: BrowserContext;
+let contexts: BrowserContext[] = [];
+/** The owner's page; the member's and the billing user's (all signed in at the start, together). */
 let page: Page;
+let memberPage: Page;
+let billingPage: Page;
 
 const rest = (method: string, path: string, body?: unknown) => call(api, key, method, path, body);
 const on = (type: keyof typeof ids, path: string) => `/v1/primitives/${ids[type]}${path}`;
@@ -38,13 +41,18 @@ beforeAll(async () => {
     const made = await rest("POST", "/v1/primitives", { name: `my-${type}`, type, group: "app" });
     ids[type] = made.body.id;
   }
-  owner = await dashboard.browser.newContext();
-  page = await dashboard.signedIn(owner, "owner@data.test", "owner password", ws);
-  await page.waitForURL(`**/w/${ws}`);
+  contexts = await Promise.all([1, 2, 3].map(() => dashboard.browser.newContext()));
+  [page, memberPage, billingPage] = await Promise.all(
+    (["owner", "member", "billing"] as const).map(async (role, i) => {
+      const p = await dashboard.signedIn(contexts[i] as BrowserContext, `${role}@data.test`, `${role} password`, ws);
+      await p.waitForURL(`**/w/${ws}`);
+      return p;
+    }),
+  );
 }, 120_000);
 
 afterAll(async () => {
-  await owner?.close();
+  for (const context of contexts) await context.close();
   await dashboard?.stop();
 });
 
@@ -139,7 +147,7 @@ describe("the data browser", () => {
     await page.getByText("No files yet").waitFor();
   });
 
-  it("queue: sends a job, requeues it once dead-lettered through REST, purges done jobs by the queue's name", {
+  it("queue: sends a job, requeues dead-lettered jobs (one, then all), purges done jobs by the queue's name", {
     timeout: 60_000,
   }, async () => {
     await open("queue");
@@ -151,32 +159,44 @@ describe("the data browser", () => {
     await dialog.getByLabel("Priority").fill("5");
     await dialog.getByRole("button", { name: "Send", exact: true }).click();
     await page.getByText(/^Sent job /).waitFor();
-    const received = await rest("POST", on("queue", "/queues/emails/receive"), {});
-    const job = received.body.data[0];
-    expect(job).toMatchObject({ body: { to: "ada@data.test" }, priority: 5 });
-    const dead = await rest("POST", on("queue", `/queues/emails/messages/${job.id}/ack`), {
-      lease_token: job.lease_token,
-      action: "dead",
-      error: "mailbox full",
-    });
-    expect(dead.status).toBe(200);
+    // Another job through REST; both received and dead-lettered through REST.
+    expect((await rest("POST", on("queue", "/queues/emails/messages"), { body: { to: "bob@data.test" } })).status).toBe(
+      201,
+    );
+    const received = (await rest("POST", on("queue", "/queues/emails/receive"), { max: 2 })).body.data;
+    const job = received.find((j: { priority: number }) => j.priority === 5);
+    expect(job).toMatchObject({ body: { to: "ada@data.test" } });
+    for (const j of received) {
+      const dead = await rest("POST", on("queue", `/queues/emails/messages/${j.id}/ack`), {
+        lease_token: j.lease_token,
+        action: "dead",
+        error: "mailbox full",
+      });
+      expect(dead.status).toBe(200);
+    }
+    const status = async (id: string) => (await rest("GET", on("queue", `/queues/emails/messages/${id}`))).body.status;
     await page.reload();
-    await page.getByRole("button", { name: "dead (1)" }).click();
-    await page.getByText("mailbox full").waitFor();
+    await page.getByRole("button", { name: "dead (2)" }).click();
+    await page.getByText("mailbox full").first().waitFor();
     await shots("queue");
     await page.getByRole("button", { name: `Requeue ${job.id}` }).click();
     await page.getByText(`Requeued ${job.id}`).waitFor();
-    expect((await rest("GET", on("queue", `/queues/emails/messages/${job.id}`))).body.status).toBe("ready");
+    expect(await status(job.id)).toBe("ready");
+    await page.getByRole("button", { name: "Requeue all 1" }).click();
+    await page.getByText("Requeued 1 dead job").waitFor();
+    expect(received.length).toBe(2);
+    for (const j of received) expect(await status(j.id)).toBe("ready");
     // Done, then purged with the queue's name typed.
-    const again = (await rest("POST", on("queue", "/queues/emails/receive"), {})).body.data[0];
-    await rest("POST", on("queue", `/queues/emails/messages/${again.id}/ack`), { lease_token: again.lease_token });
+    for (const j of (await rest("POST", on("queue", "/queues/emails/receive"), { max: 2 })).body.data) {
+      await rest("POST", on("queue", `/queues/emails/messages/${j.id}/ack`), { lease_token: j.lease_token });
+    }
     await page.reload();
-    await page.getByRole("button", { name: "done (1)" }).click();
+    await page.getByRole("button", { name: "done (2)" }).click();
     await page.getByRole("button", { name: "Purge done" }).click();
     expect(await dialog.getByRole("button", { name: "Purge" }).isDisabled()).toBe(true);
     await dialog.getByLabel("Type emails to confirm").fill("emails");
     await dialog.getByRole("button", { name: "Purge" }).click();
-    await page.getByText("Purged 1 done jobs").waitFor();
+    await page.getByText("Purged 2 done jobs").waitFor();
     expect((await rest("GET", on("queue", "/queues/emails/messages?status=done"))).body.data).toEqual([]);
   });
 
@@ -208,12 +228,17 @@ describe("the data browser", () => {
     await page.getByText("Deleted reports/2026/a.txt").waitFor();
     const after = await rest("GET", on("storage", "/objects?prefix=reports/"));
     expect(after.body.data.map((o: { key: string }) => o.key)).toEqual(["reports/2026/b.csv"]);
+    // A refused upload says the spec's code: the store paused (423 `paused`), nothing written.
+    expect((await rest("POST", on("storage", "/pause"))).status).toBe(200);
+    await page.getByLabel("Files").setInputFiles([{ name: "c.txt", mimeType: "text/plain", buffer: Buffer.from("c") }]);
+    await page.getByRole("button", { name: "Upload", exact: true }).click();
+    await page.getByText(/^reports\/2026\/c\.txt: paused: /).waitFor();
+    expect((await rest("POST", on("storage", "/resume"))).status).toBe(200);
+    expect((await rest("GET", on("storage", "/objects/reports/2026/c.txt?stat=1"))).status).toBe(404);
   });
 
   it("a member edits kv; a billing user sees no data pages", { timeout: 40_000 }, async () => {
-    const member = await dashboard.browser.newContext();
-    const mp = await dashboard.signedIn(member, "member@data.test", "member password", ws);
-    await mp.waitForURL(`**/w/${ws}`);
+    const mp = memberPage;
     await open("kv", mp);
     await mp.getByRole("button", { name: "Add key" }).first().click();
     await mp.getByRole("dialog").getByLabel("Key").fill("by-member");
@@ -221,15 +246,11 @@ describe("the data browser", () => {
     await mp.getByRole("dialog").getByRole("button", { name: "Add key" }).click();
     await mp.getByText("Added by-member").waitFor();
     expect((await rest("GET", on("kv", "/keys/by-member"))).body.value).toBe(42);
-    await member.close();
-    const billing = await dashboard.browser.newContext();
-    const bp = await dashboard.signedIn(billing, "billing@data.test", "billing password", ws);
-    await bp.waitForURL(`**/w/${ws}`);
+    const bp = billingPage;
     expect(await bp.getByRole("link", { name: "Data", exact: true }).count()).toBe(0);
     const res = await open("kv", bp);
     expect(res?.status()).toBe(404);
     expect(await bp.getByText("by-member").count()).toBe(0);
-    await billing.close();
   });
 });
 

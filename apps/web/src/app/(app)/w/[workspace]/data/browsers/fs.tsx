@@ -142,7 +142,7 @@ export function FsBrowser(props: Target) {
                   <MoveDialog
                     act={act}
                     path={path}
-                    onMoved={(to) => file === path && setFile(to)}
+                    onMoved={(to) => file !== null && within(file, path) && setFile(to + file.slice(path.length))}
                     trigger={
                       <Button variant="ghost" size="sm" aria-label={`Move ${e.name}`}>
                         <FolderInputIcon aria-hidden />
@@ -152,7 +152,7 @@ export function FsBrowser(props: Target) {
                   <DeleteEntryDialog
                     act={act}
                     entry={{ path, name: e.name, type: e.type }}
-                    onDeleted={() => file?.startsWith(path) && setFile(null)}
+                    onDeleted={() => file !== null && within(file, path) && setFile(null)}
                     trigger={
                       <Button variant="ghost" size="sm" aria-label={`Delete ${e.name}`}>
                         <Trash2Icon aria-hidden />
@@ -218,6 +218,11 @@ function UploadButton(props: { act: ReturnType<typeof useAct>; dir: string; onUp
       </Button>
     </>
   );
+}
+
+/** `file` is `path` or inside it. */
+function within(file: string, path: string): boolean {
+  return file === path || file.startsWith(`${path}/`);
 }
 
 async function base64Of(file: File): Promise<string> {

@@ -115,7 +115,7 @@ function Jobs(props: { target: Target; act: ReturnType<typeof useAct>; counts: C
               typedName={queue}
               onConfirm={async () => {
                 const { purged } = await act.run<{ purged: number }>("queue.purge", { queue, status: current });
-                toast.success(`Purged ${formatNumber(purged)} ${current} jobs`);
+                toast.success(`Purged ${countJobs(purged, current)}`);
               }}
             />
           )}
@@ -227,8 +227,8 @@ function RequeueAll(props: { target: Target; act: ReturnType<typeof useAct>; que
       }
       await props.act.refresh();
       const done = ids.length - failed;
-      if (failed === 0) toast.success(`Requeued ${formatNumber(done)} dead jobs`);
-      else toast.error(`Requeued ${formatNumber(done)} dead jobs; ${formatNumber(failed)} refused (see above)`);
+      if (failed === 0) toast.success(`Requeued ${countJobs(done, "dead")}`);
+      else toast.error(`Requeued ${countJobs(done, "dead")}; ${formatNumber(failed)} refused (see above)`);
     } finally {
       setProgress(null);
     }
@@ -239,4 +239,9 @@ function RequeueAll(props: { target: Target; act: ReturnType<typeof useAct>; que
       {progress === null ? `Requeue all ${formatNumber(props.count)}` : `Requeuing ${progress}…`}
     </Button>
   );
+}
+
+/** "1 dead job", "12 done jobs". */
+function countJobs(n: number, status: string): string {
+  return `${formatNumber(n)} ${status} ${n === 1 ? "job" : "jobs"}`;
 }
