@@ -16,6 +16,7 @@ import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Skeleton } from "@/components/ui/skeleton";
 import { formatBytes, formatDate, formatRelative } from "@/lib/format";
+import { cn } from "@/lib/utils";
 import { type Target, useAct, useBrowse, useUrlState } from "./edit-kit";
 import { DeleteEntryDialog, FileEditorDialog, joinPath, MoveDialog, NewFolderDialog } from "./fs-dialogs";
 import { FilePreview } from "./fs-preview";
@@ -113,7 +114,7 @@ export function FsBrowser(props: Target) {
           {entries.map((e) => {
             const path = joinPath(dir, e.name);
             return (
-              <li key={e.name} className="flex items-center gap-3 px-3 py-2" data-selected={file === path}>
+              <li key={e.name} className={cn("flex items-center gap-3 px-3 py-2", file === path && "bg-muted")}>
                 <div className="min-w-0 flex-1">
                   <Button
                     variant="link"
