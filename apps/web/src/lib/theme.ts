@@ -7,9 +7,10 @@ export const THEMES: readonly Theme[] = ["system", "light", "dark"];
 
 /**
  * Runs inline in <head> before the first paint (no flash), and keeps following the system's
- * scheme while the stored choice is "system" (or absent). Exposes `window.__primTheme()` to re-apply.
+ * scheme while the stored choice is "system" (or absent). Exposes `window.__primTheme()` to re-apply;
+ * a switch after load happens with transitions off (no colours caught half-way).
  */
-export const THEME_SCRIPT = `(function(){var k=${JSON.stringify(THEME_KEY)},q=window.matchMedia("(prefers-color-scheme: dark)");function a(){var t=null;try{t=localStorage.getItem(k)}catch(e){}var d=t==="dark"||(t!=="light"&&q.matches);var r=document.documentElement;r.classList.toggle("dark",d);r.style.colorScheme=d?"dark":"light"}a();window.__primTheme=a;q.addEventListener("change",a)})()`;
+export const THEME_SCRIPT = `(function(){var k=${JSON.stringify(THEME_KEY)},q=window.matchMedia("(prefers-color-scheme: dark)");function a(){var t=null;try{t=localStorage.getItem(k)}catch(e){}var d=t==="dark"||(t!=="light"&&q.matches);var r=document.documentElement;if(r.classList.contains("dark")===d&&r.style.colorScheme)return;var s=null;if(document.body){s=document.createElement("style");s.textContent="*,*::before,*::after{transition:none!important}";document.head.appendChild(s)}r.classList.toggle("dark",d);r.style.colorScheme=d?"dark":"light";if(s){getComputedStyle(document.body).color;s.remove()}}a();window.__primTheme=a;q.addEventListener("change",a)})()`;
 
 export function readTheme(): Theme {
   try {

@@ -1,12 +1,21 @@
 "use client";
 import * as DialogPrimitive from "@radix-ui/react-dialog";
 import { MenuIcon, XIcon } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { SidebarContent, type SidebarProps } from "./sidebar";
 
 /** Under 768 px: a menu button opening the sidebar as a sheet from the left (a Radix dialog). */
 export function MobileNav(props: SidebarProps) {
   const [open, setOpen] = useState(false);
+  // Wider than the sheet's breakpoint, the sidebar is back: the sheet closes (nothing stays hidden behind it).
+  useEffect(() => {
+    const wide = window.matchMedia("(min-width: 768px)");
+    const close = () => {
+      if (wide.matches) setOpen(false);
+    };
+    wide.addEventListener("change", close);
+    return () => wide.removeEventListener("change", close);
+  }, []);
   return (
     <DialogPrimitive.Root open={open} onOpenChange={setOpen}>
       <DialogPrimitive.Trigger

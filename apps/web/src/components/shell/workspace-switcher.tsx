@@ -22,10 +22,7 @@ export function WorkspaceSwitcher({
 }) {
   return (
     <DropdownMenu>
-      <DropdownMenuTrigger
-        className="flex w-full items-center gap-2 rounded-md border bg-background px-2.5 py-2 text-left outline-none hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring"
-        aria-label={`Workspace: ${current.name}. Switch workspace`}
-      >
+      <DropdownMenuTrigger className="flex w-full items-center gap-2 rounded-md border bg-background px-2.5 py-2 text-left outline-none hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring">
         <span
           aria-hidden
           className="flex size-7 shrink-0 items-center justify-center rounded-md bg-primary text-xs font-semibold text-primary-foreground"
@@ -33,6 +30,7 @@ export function WorkspaceSwitcher({
           {current.name.slice(0, 1).toUpperCase()}
         </span>
         <span className="min-w-0 flex-1">
+          <span className="sr-only">Switch workspace: </span>
           <span className="block truncate text-sm font-medium">{current.name}</span>
           <span className="block truncate text-xs text-muted-foreground">
             {current.plan} · {current.role}
