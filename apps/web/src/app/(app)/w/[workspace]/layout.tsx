@@ -1,8 +1,9 @@
 import type { ReactNode } from "react";
 import { Breadcrumbs } from "@/components/shell/breadcrumbs";
+import { LazyToaster } from "@/components/shell/lazy-toaster";
 import { MobileNav } from "@/components/shell/mobile-nav";
 import { SidebarContent } from "@/components/shell/sidebar";
-import { Toaster } from "@/components/ui/sonner";
+import { currentUser } from "@/server/auth";
 import { requireWorkspace, workspacesOfUser } from "@/server/workspace-page";
 
 type Props = { children: ReactNode; params: Promise<{ workspace: string }> };
@@ -14,6 +15,8 @@ type Props = { children: ReactNode; params: Promise<{ workspace: string }> };
  */
 export default async function WorkspaceLayout({ children, params }: Props) {
   const { workspace } = await params;
+  // Signed out: the page itself sends the browser to sign in and back to its own address.
+  if ((await currentUser()) === null) return children;
   const { user, ws } = await requireWorkspace(workspace, "overview");
   const workspaces = (await workspacesOfUser(user.id)).map((w) => ({
     id: w.id,
@@ -38,7 +41,7 @@ export default async function WorkspaceLayout({ children, params }: Props) {
         </header>
         <div className="flex-1 px-4 py-6 md:px-8">{children}</div>
       </div>
-      <Toaster position="bottom-right" />
+      <LazyToaster />
     </div>
   );
 }
