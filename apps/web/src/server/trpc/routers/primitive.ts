@@ -1,5 +1,14 @@
 import { Readable } from "node:stream";
-import { type FsRead, narrowTools, type PrimitiveInfo, type QueryResult, type SnapshotInfo } from "@prim/wire";
+import {
+  type FsRead,
+  invalid,
+  narrowTools,
+  type OperationName,
+  type PrimitiveInfo,
+  type QueryResult,
+  ServiceError,
+  type SnapshotInfo,
+} from "@prim/wire";
 import { z } from "zod";
 import { router, workspaceProcedure } from "../init";
 
@@ -13,7 +22,12 @@ const VIEWS = {
   "queue.queues": { op: "queue.queues", args: z.object({}) },
   "queue.messages": {
     op: "queue.messages",
-    args: z.object({ queue: z.string().min(1), status: z.enum(["ready", "leased", "done", "dead"]).optional() }),
+    args: z.object({
+      queue: z.string().min(1),
+      status: z.enum(["ready", "leased", "done", "dead"]).optional(),
+      cursor: z.string().optional(),
+      limit: z.number().int().positive().optional(),
+    }),
   },
   "vault.list": { op: "vault.list", args: z.object({}) },
   "vault.grants": { op: "vault.grants", args: z.object({}) },
@@ -22,9 +36,34 @@ const VIEWS = {
     op: "fs.read",
     args: z.object({ path: z.string().min(1).default("/"), list: z.literal(true).default(true) }),
   },
-  "storage.list": { op: "storage.list", args: z.object({ prefix: z.string().default("") }) },
+  "storage.list": {
+    op: "storage.list",
+    args: z.object({
+      prefix: z.string().default(""),
+      delimiter: z.literal("/").optional(),
+      cursor: z.string().optional(),
+      limit: z.number().int().positive().optional(),
+    }),
+  },
 } as const;
 export type BrowseView = keyof typeof VIEWS;
+
+/**
+ * The changes the type browsers make (and the reads they make on demand): each an engine
+ * operation called as is — its input is validated by the operation itself, and the primitive's
+ * type (400 `wrong_type`), the caller's scope and role, limits and audit are `engine.invoke`'s.
+ * Nothing account-level is here: pause, rename, delete and snapshots have their own procedures.
+ */
+export const ACTIONS = [
+  ...["kv.get", "kv.set", "kv.delete"],
+  ...["fs.write", "fs.delete", "fs.mkdir", "fs.move"],
+  ...["queue.send", "queue.purge", "queue.requeue", "queue.get"],
+  ...["vault.put", "vault.delete"],
+  ...["memory.remember", "memory.list", "memory.get", "memory.forget", "memory.supersede"],
+  ...["storage.delete"],
+  ...["db.query", "db.batch", "db.tables", "db.table"],
+] as const satisfies readonly OperationName[];
+export type Action = (typeof ACTIONS)[number];
 
 /**
  * One primitive: its record, pause/resume (admins: account-level in the engine), snapshots
@@ -113,6 +152,25 @@ export const primitiveRouter = router({
       if (read.kind !== "file") return { kind: "directory" as const, path: input.path };
       return previewOf(read);
     }),
+  /**
+   * One of ACTIONS on the primitive. A member's db calls are narrowed to `db_query` (read-only),
+   * as the console's are.
+   */
+  act: workspaceProcedure("primitive.act")
+    .input(
+      target.extend({
+        op: z.enum(ACTIONS),
+        args: z.record(z.string(), z.unknown()).default({}),
+      }),
+    )
+    .mutation(({ ctx, input }) =>
+      ctx.invoker.invoke<unknown>(
+        ctx.role === "member" && input.op.startsWith("db.") ? narrowTools(ctx.principal, ["db_query"]) : ctx.principal,
+        input.op,
+        input.primitive,
+        input.op === "fs.write" ? fsWriteArgs(input.args) : input.args,
+      ),
+    ),
   /** A dead (or any) job back to ready. */
   requeue: workspaceProcedure("primitive.requeue")
     .input(target.extend({ queue: z.string().min(1), job: z.string().min(1) }))
@@ -149,6 +207,28 @@ export const primitiveRouter = router({
       );
     }),
 });
+
+/** The most a file written from the browser holds (larger files go through the API or the CLI). */
+export const WRITE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * `fs.write` from the browser: the contents as `text` (UTF-8) or `base64` (an uploaded file)
+ * instead of the operation's stream; every other argument goes to the operation as is.
+ */
+function fsWriteArgs(args: Record<string, unknown>): Record<string, unknown> {
+  const { text, base64, ...rest } = args;
+  let bytes: Buffer;
+  if (typeof text === "string" && base64 === undefined) bytes = Buffer.from(text, "utf8");
+  else if (typeof base64 === "string" && text === undefined) bytes = Buffer.from(base64, "base64");
+  else throw invalid("body: give the contents as `text` or as `base64`");
+  if (bytes.length > WRITE_BYTES) {
+    throw new ServiceError(
+      "payload_too_large",
+      `file is ${bytes.length} bytes; the dashboard writes at most ${WRITE_BYTES} (use the API or the CLI)`,
+    );
+  }
+  return { ...rest, body: Readable.from([bytes]), content_length: bytes.length };
+}
 
 /** Files up to this size are previewed (larger ones are described, never read whole). */
 export const PREVIEW_BYTES = 256 * 1024;
