@@ -246,8 +246,9 @@ describe("the dashboard's consent screen", () => {
     await page.getByRole("link", { name: "scratch", exact: true }).waitFor();
     await page.getByRole("link", { name: "cache", exact: true }).click();
     await page.getByLabel("Prefix").fill("gre");
-    await page.getByRole("cell", { name: "greeting" }).waitFor();
-    await expect(page.getByRole("cell", { name: '"hello"' }).isVisible()).resolves.toBe(true);
+    const keys = page.getByRole("list", { name: "Keys" });
+    await keys.getByRole("button", { name: "Edit greeting" }).waitFor();
+    await keys.getByText('"hello"').waitFor();
     await page.getByRole("tab", { name: "Settings" }).click();
     await page.getByLabel("Fork as").fill("cache-copy");
     await page.getByRole("button", { name: "Fork", exact: true }).click();
@@ -268,7 +269,7 @@ describe("the dashboard's consent screen", () => {
     // A storage primitive: a file uploaded through the dashboard (signed PUT), then listed.
     await createAndOpen("files", "storage");
     await page
-      .getByLabel("Upload a file")
+      .getByLabel("Files", { exact: true })
       .setInputFiles({ name: "hello.txt", mimeType: "text/plain", buffer: Buffer.from("hi") });
     await page.getByRole("button", { name: "Upload", exact: true }).click();
     await page.getByText("Uploaded hello.txt").waitFor();

@@ -74,7 +74,7 @@ describe("the dashboard's shell", () => {
     await expect.poll(() => page.title()).toBe("app · Data · Layout Co · Prim");
     await page.getByRole("link", { name: "cache", exact: true }).click();
     await page.waitForURL(`${dashboard.web}/w/${workspace}/data/app/${cacheId}`);
-    await page.getByRole("cell", { name: "greeting" }).waitFor();
+    await page.getByRole("button", { name: "Edit greeting" }).waitFor();
     const crumbs = page.getByRole("navigation", { name: "Breadcrumbs" });
     await expect(crumbs.innerText()).resolves.toMatch(/Layout Co\s*Data\s*app\s*cache/);
     await shoot(page, "shell-primitive");
