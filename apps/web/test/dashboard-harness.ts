@@ -76,6 +76,16 @@ export async function shoot(page: Page, name: string, options: { axe?: boolean }
 }
 
 async function axeCheck(page: Page, label: string): Promise<void> {
+  // Colours caught mid-transition (a toast stacking, a theme switch) are no contrast: let every
+  // finite animation and transition end first (a loading skeleton's pulse never does).
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => Number.isFinite(Number(a.effect?.getComputedTiming().endTime)))
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
   if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ path: AXE });
   const found = await page.evaluate(async () => {
     const axe = (

@@ -1,6 +1,6 @@
 "use client";
 import { MenuIcon, XIcon } from "lucide-react";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { SidebarContent, type SidebarProps } from "./sidebar";
 
 /**
@@ -11,6 +11,11 @@ import { SidebarContent, type SidebarProps } from "./sidebar";
  */
 export function MobileNav(props: SidebarProps) {
   const dialog = useRef<HTMLDialogElement>(null);
+  // The sidebar's content is rendered only while the sheet is open (not twice in the page).
+  const [open, setOpen] = useState(false);
+  useEffect(() => {
+    if (open) dialog.current?.showModal();
+  }, [open]);
   const close = () => dialog.current?.close();
   useEffect(() => {
     const wide = window.matchMedia("(min-width: 768px)");
@@ -27,7 +32,7 @@ export function MobileNav(props: SidebarProps) {
         className="inline-flex size-9 items-center justify-center rounded-md border outline-none hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring md:hidden"
         aria-label="Open menu"
         aria-haspopup="dialog"
-        onClick={() => dialog.current?.showModal()}
+        onClick={() => setOpen(true)}
       >
         <MenuIcon className="size-5" aria-hidden />
       </button>
@@ -35,6 +40,7 @@ export function MobileNav(props: SidebarProps) {
       <dialog
         ref={dialog}
         aria-label="Menu"
+        onClose={() => setOpen(false)}
         className="fixed inset-y-0 left-0 m-0 h-dvh max-h-none w-72 max-w-[85vw] border-r bg-sidebar p-0 text-foreground shadow-lg backdrop:bg-black/50 md:hidden"
         onClick={(event) => {
           if (event.target === dialog.current) close();
@@ -48,9 +54,11 @@ export function MobileNav(props: SidebarProps) {
         >
           <XIcon className="size-4" aria-hidden />
         </button>
-        <div className="h-full pt-8">
-          <SidebarContent {...props} onNavigate={close} />
-        </div>
+        {open && (
+          <div className="h-full pt-8">
+            <SidebarContent {...props} onNavigate={close} />
+          </div>
+        )}
       </dialog>
     </>
   );

@@ -1,9 +1,8 @@
 "use client";
-import * as Collapsible from "@radix-ui/react-collapsible";
 import { CheckIcon, ChevronsUpDownIcon, PlusIcon } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useRef } from "react";
 
 export type WorkspaceSummary = { id: string; name: string; plan: string; role: string };
 
@@ -12,7 +11,8 @@ const itemClass =
 
 /**
  * The current workspace's name, plan and role; opens (in place, in the sidebar) the list of the
- * user's workspaces and "New workspace". A disclosure, not a floating menu: no positioning code.
+ * user's workspaces and "New workspace". A native disclosure (<details>), not a floating menu:
+ * no positioning or menu code in every page's first load.
  */
 export function WorkspaceSwitcher({
   current,
@@ -21,13 +21,15 @@ export function WorkspaceSwitcher({
   current: WorkspaceSummary;
   workspaces: WorkspaceSummary[];
 }) {
-  const [open, setOpen] = useState(false);
+  const details = useRef<HTMLDetailsElement>(null);
   const pathname = usePathname();
   // biome-ignore lint/correctness/useExhaustiveDependencies: close whenever the page changes
-  useEffect(() => setOpen(false), [pathname]);
+  useEffect(() => {
+    if (details.current !== null) details.current.open = false;
+  }, [pathname]);
   return (
-    <Collapsible.Root open={open} onOpenChange={setOpen}>
-      <Collapsible.Trigger className="flex w-full items-center gap-2 rounded-md border bg-background px-2.5 py-2 text-left outline-none hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring">
+    <details ref={details} className="group">
+      <summary className="flex w-full cursor-pointer list-none items-center gap-2 rounded-md border bg-background px-2.5 py-2 text-left outline-none hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring [&::-webkit-details-marker]:hidden">
         <span
           aria-hidden
           className="flex size-7 shrink-0 items-center justify-center rounded-md bg-primary text-xs font-semibold text-primary-foreground"
@@ -42,8 +44,8 @@ export function WorkspaceSwitcher({
           </span>
         </span>
         <ChevronsUpDownIcon className="size-4 shrink-0 text-muted-foreground" aria-hidden />
-      </Collapsible.Trigger>
-      <Collapsible.Content className="mt-1 rounded-md border bg-background p-1">
+      </summary>
+      <div className="mt-1 rounded-md border bg-background p-1">
         <p className="px-2.5 py-1 text-xs font-medium text-muted-foreground">Workspaces</p>
         <ul>
           {workspaces.map((w) => (
@@ -61,7 +63,7 @@ export function WorkspaceSwitcher({
             </Link>
           </li>
         </ul>
-      </Collapsible.Content>
-    </Collapsible.Root>
+      </div>
+    </details>
   );
 }
