@@ -43,7 +43,11 @@ export interface Dashboard {
  * each scheme: no serious or critical violation (labels, names, contrast, landmarks). A page
  * without JavaScript is not checked. Files: `<name>-<light|dark>-<width>.png`.
  */
-export async function shoot(page: Page, name: string, options: { axe?: boolean } = {}): Promise<void> {
+export async function shoot(
+  page: Page,
+  name: string,
+  options: { axe?: boolean /** default 375 and 1440 */; widths?: number[] } = {},
+): Promise<void> {
   for (const scheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     if (options.axe !== false) {
@@ -55,7 +59,7 @@ export async function shoot(page: Page, name: string, options: { axe?: boolean }
       );
       await axeCheck(page, `${name} (${scheme})`);
     }
-    for (const width of [375, 1440]) {
+    for (const width of options.widths ?? [375, 1440]) {
       await page.setViewportSize({ width, height: 900 });
       const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
       const wide = await page.evaluate(() => {
