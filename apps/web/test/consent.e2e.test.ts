@@ -369,7 +369,10 @@ describe("the dashboard's consent screen", () => {
     await shoot(invited, "invite");
     await invited.getByRole("button", { name: "Accept invitation" }).click();
     await invited.waitForURL(`${web}/w/${workspace}`);
-    await invited.locator("aside summary", { hasText: "Switch workspace: Acme" }).getByText("pro · member").waitFor();
+    await invited
+      .locator("[data-sidebar] summary", { hasText: "Switch workspace: Acme" })
+      .getByText("pro · member")
+      .waitFor();
     await carol.close();
 
     await nav.getByRole("link", { name: "Settings" }).click();

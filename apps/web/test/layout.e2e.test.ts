@@ -211,7 +211,7 @@ describe("the dashboard's shell", () => {
 
   it("signs out from the sidebar", { timeout: 30_000 }, async () => {
     await page.goto(`${dashboard.web}/w/${workspace}`);
-    await page.locator("aside summary", { hasText: "Switch workspace: Layout Co" }).click();
+    await page.locator("[data-sidebar] summary", { hasText: "Switch workspace: Layout Co" }).click();
     await page.getByRole("link", { name: "New workspace" }).waitFor();
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.waitForURL(`${dashboard.web}/sign-in`);

@@ -31,9 +31,11 @@ export default async function WorkspaceLayout({ children, params }: Props) {
   };
   return (
     <div data-app-shell className="flex min-h-screen">
-      <aside className="sticky top-0 hidden h-screen w-64 shrink-0 border-r bg-sidebar md:block">
+      {/* A div, not <aside>: the root layout's <main> holds the shell, and a complementary
+          landmark belongs at the top level (the sidebar's navigation is a <nav>). */}
+      <div data-sidebar className="sticky top-0 hidden h-screen w-64 shrink-0 border-r bg-sidebar md:block">
         <SidebarContent {...shell} />
-      </aside>
+      </div>
       <div className="flex min-w-0 flex-1 flex-col">
         <header className="sticky top-0 z-30 flex h-14 items-center gap-3 border-b bg-background/95 px-4 backdrop-blur md:px-8">
           <MobileNav {...shell} />
