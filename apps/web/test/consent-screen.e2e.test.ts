@@ -110,10 +110,6 @@ describe("the consent screen's choices", () => {
     }
     await expect(page.getByText("all, and later ones").isVisible()).resolves.toBe(true);
     await shoot(page, "consent-screen");
-    await page.emulateMedia({ colorScheme: "dark" });
-    await page.waitForFunction(() => document.documentElement.classList.contains("dark"));
-    await shoot(page, "consent-screen-dark");
-    await page.emulateMedia({ colorScheme: "light" });
     // Unticking one tool leaves the rest, and the type is no longer whole.
     await page.getByLabel("kv_delete").uncheck();
     await expect(page.getByLabel("All key-value tools").isChecked()).resolves.toBe(false);
