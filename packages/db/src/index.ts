@@ -90,7 +90,19 @@ export { checkPlan, expireGrace, PLANS, type Plan, setBillingPlan, setPlan } fro
 export { operationsKeyPrefix, planCacheKey, REVOKED_CHANNEL, Revocations } from "./control/revocation.js";
 export { readSecretExport, type SecretExportSetting, setSecretExport } from "./control/secret-export.js";
 export { type AttemptRule, type AttemptVerdict, SignInAttempts } from "./control/sign-in-attempts.js";
-export { type DayUsage, readUsage, rollUpUsage, STARTER_CAPS, type UsageReport } from "./control/usage.js";
+export {
+  addPrimitiveUsage,
+  counterMonth,
+  type DayUsage,
+  type PrimitiveDayUsage,
+  type PrimitiveUsage,
+  readUsage,
+  rollUpUsage,
+  STARTER_CAPS,
+  type UsageMonth,
+  type UsageReport,
+  usageMonth,
+} from "./control/usage.js";
 export { createUser, hashPassword, type UserCreated, verifyPassword } from "./control/users.js";
 export {
   type Actor,
