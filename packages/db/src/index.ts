@@ -28,6 +28,7 @@ export {
 export { createPrismaClient, type PrismaClient, prismaOf } from "./client.js";
 export { configurationError, controlPlaneEnv, portNumber, urlString } from "./config.js";
 export { connectionError, inTransaction, openPool, redact } from "./connect.js";
+export { type ActorName, resolveActors } from "./control/actors.js";
 export { base58, hashKey, isBase58, looksLikeApiKey, type NewApiKey, newApiKey } from "./control/api-key.js";
 export {
   type BillingState,

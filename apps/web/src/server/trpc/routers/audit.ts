@@ -1,9 +1,24 @@
 import { z } from "zod";
 import { router, workspaceProcedure } from "../init";
 
+/** The spec's AuditEntry; a failed call's entry carries the error code in `detail.error` (the engine's). */
+export interface AuditEntry {
+  id: string;
+  ts: number;
+  group: string;
+  primitive: string;
+  primitive_id: string | null;
+  instance: string | null;
+  actor: string;
+  action: string;
+  target: string | null;
+  detail: Record<string, unknown> | null;
+}
+
 /**
  * The audit trail (Pro and up; the engine refuses Starter with `plan_limit`), newest first,
- * paged: data entries and the control plane's (`type: "workspace"`: keys, members, plan, …).
+ * paged: data entries and the control plane's (`type: "workspace"`: keys, members, plan, …),
+ * with the page's actors named (`resolveActors`: emails, key names with their start, apps).
  */
 export const auditRouter = router({
   list: workspaceProcedure("audit.list")
@@ -16,22 +31,19 @@ export const auditRouter = router({
         cursor: z.string().optional(),
       }),
     )
-    .query(({ ctx, input }) => {
+    .query(async ({ ctx, input }) => {
       const { workspace: _, ...filters } = input;
       const query = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined && v !== ""));
-      return ctx.invoker.invoke<{
-        data: {
-          id: string;
-          ts: number;
-          group: string;
-          primitive: string;
-          instance: string | null;
-          actor: string;
-          action: string;
-          target: string | null;
-          detail: Record<string, unknown> | null;
-        }[];
+      const page = await ctx.invoker.invoke<{
+        data: AuditEntry[];
         next_cursor: string | null;
       }>(ctx.principal, "audit.list", null, { ...query, limit: 50 });
+      // Every actor of the page named in one query (a removed member or revoked key still is).
+      const actors = await ctx.db.resolveActors(
+        ctx.pool,
+        input.workspace,
+        page.data.map((e) => e.actor),
+      );
+      return { ...page, actors };
     }),
 });

@@ -1,10 +1,23 @@
-// usage.summary against a real Postgres database and the machine's Redis: the figures the
+// usage.summary and the audit page's actor names against a real Postgres database and the
+// machine's Redis. Usage: the figures the
 // limiter's roll-up wrote (usage_daily, usage_primitive_daily) come back as the procedure's
 // numbers for this UTC month — issue 39: the procedure asked for month "202611" while readUsage
 // compares "2026-11", so the page showed 0 operations and 0 bytes over a month of rows. The month
 // is one checked type now (`usageMonth`), used for Postgres and for the Redis counter alike.
 import * as PrimDb from "@prim/db";
-import { createUser, createWorkspace, migrate, operationsKeyPrefix, Revocations, usageMonth } from "@prim/db";
+import {
+  createKey,
+  createUser,
+  createWorkspace,
+  migrate,
+  operationsKeyPrefix,
+  Revocations,
+  recordConnection,
+  removeMember,
+  resolveActors,
+  revokeKey,
+  usageMonth,
+} from "@prim/db";
 import { freshDatabase } from "@prim/testkit";
 import { Redis } from "ioredis";
 import pg from "pg";
@@ -152,5 +165,78 @@ describe("usage.summary", () => {
     await expect(revocations.operations(ws, "202611" as PrimDb.UsageMonth)).rejects.toMatchObject({
       code: "invalid_request",
     });
+  });
+});
+
+describe("audit actors by name (resolveActors: one query per page)", () => {
+  it("names users by email, keys by name and start, apps by client and user, system actors by word; the removed, revoked and deleted marked", async () => {
+    const ws = await workspaceWith("pro");
+    const email = "gone@usage.test";
+    const leaver = (await createUser(pool, { email, password: "password123", workspace: ws, role: "member" })).id;
+    const stays = await createKey(pool, { workspace: ws, name: "ci deploys" });
+    const unnamed = await createKey(pool, { workspace: ws });
+    const revoked = await createKey(pool, { workspace: ws, name: "old laptop" });
+    await revokeKey(pool, revoked.id, async () => {}, ws);
+    await pool.query(
+      "INSERT INTO groups (id, workspace_id, name, namespace, created_at) VALUES ('grp_a1', $1, 'app', 'ns', 0)",
+      [ws],
+    );
+    const app = await recordConnection(pool, {
+      grantId: "grant_1",
+      clientId: "https://claude.test/client.json",
+      clientName: "Claude",
+      user: leaver,
+      workspace: ws,
+      groupId: "grp_a1",
+      tools: ["kv_*"],
+    });
+    // The member leaves (their app connection ends with them).
+    await removeMember(pool, { workspace: ws, user: leaver }, async () => {});
+    // Another workspace's key is not this workspace's to name.
+    const elsewhere = await createWorkspace(pool, { name: "Elsewhere", ownerId: owner.id });
+    const actors = [
+      `user:${owner.id}`,
+      `user:${leaver}`,
+      `key:${stays.id}`,
+      `key:${unnamed.id}`,
+      `key:${revoked.id}`,
+      `oauth:${app}`,
+      "admin",
+      "stripe",
+      "user:nobody",
+      `key:${elsewhere.key_id}`,
+      `user:${owner.id}`,
+    ];
+    const queries: string[] = [];
+    const counting = new Proxy(pool, {
+      get(target, prop) {
+        if (prop === "query")
+          return (text: string, ...rest: unknown[]) => {
+            queries.push(text);
+            return (target.query as (...a: unknown[]) => unknown).call(target, text, ...rest);
+          };
+        return Reflect.get(target, prop);
+      },
+    });
+    const names = await resolveActors(counting, ws, actors);
+    expect(queries).toHaveLength(1);
+    expect(names).toEqual({
+      [`user:${owner.id}`]: { kind: "user", label: "owner@usage.test", detail: null, gone: false },
+      [`user:${leaver}`]: { kind: "user", label: email, detail: null, gone: true },
+      [`key:${stays.id}`]: { kind: "key", label: "ci deploys", detail: `${stays.key.slice(0, 8)}…`, gone: false },
+      [`key:${unnamed.id}`]: { kind: "key", label: "Unnamed key", detail: `${unnamed.key.slice(0, 8)}…`, gone: false },
+      [`key:${revoked.id}`]: { kind: "key", label: "old laptop", detail: `${revoked.key.slice(0, 8)}…`, gone: true },
+      [`oauth:${app}`]: { kind: "oauth", label: "Claude", detail: email, gone: true },
+      admin: { kind: "system", label: "Operator (prim admin)", detail: null, gone: false },
+      stripe: { kind: "system", label: "Stripe", detail: null, gone: false },
+      "user:nobody": { kind: "user", label: "Deleted user", detail: "user:nobody", gone: true },
+      [`key:${elsewhere.key_id}`]: { kind: "key", label: "Deleted key", detail: `key:${elsewhere.key_id}`, gone: true },
+    });
+    // A page without people asks Postgres nothing.
+    queries.length = 0;
+    expect(await resolveActors(counting, ws, ["admin"])).toEqual({
+      admin: { kind: "system", label: "Operator (prim admin)", detail: null, gone: false },
+    });
+    expect(queries).toEqual([]);
   });
 });
