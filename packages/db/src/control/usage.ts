@@ -1,5 +1,6 @@
 import { invalid, notFound } from "@prim/engine";
 import type pg from "pg";
+import { countPrimitives } from "./workspaces.js";
 
 /** Starter's caps (spec: Plans; Pro and Enterprise are never cut off): the limiter and the usage page. */
 export const STARTER_CAPS = { operations: 1_000_000, storageBytes: 5 * 1024 ** 3, primitives: 100, groups: 1 } as const;
@@ -105,6 +106,8 @@ export interface UsageReport {
   /** The month's storage high-water mark, bytes. */
   storage_bytes: number;
   days: { day: string; operations: number; storage_bytes: number }[];
+  /** The primitives the workspace holds now (Starter's cap counts them). */
+  primitives: number;
   /** The month's busiest primitives by operations (the minute's roll-up), at most `top` of them. */
   top_primitives: PrimitiveUsage[];
 }
@@ -161,6 +164,7 @@ export async function readUsage(
     operations: Math.max(rolledUp, options.liveOperations ?? 0),
     storage_bytes: days.reduce((max, d) => Math.max(max, d.storage_bytes), 0),
     days,
+    primitives: await countPrimitives(pool, workspace),
     top_primitives: top.rows.map((r) => ({ ...r, operations: Number(r.operations) })),
   };
 }

@@ -2,8 +2,8 @@ import { router, workspaceProcedure } from "../init";
 
 /**
  * The month's usage against the plan (spec: Plans, Enforcement): the same figures as `prim admin
- * usage` (`readUsage` with the live Redis count: operations, storage, the days, the busiest
- * primitives), the primitives counted now, and the plan's caps (Starter; Pro's included amounts
+ * usage` (`readUsage` with the live Redis count: operations, storage, the days, the primitives
+ * held and the busiest ones), and the plan's caps (Starter; Pro's included amounts
  * when billing is configured).
  */
 export const usageRouter = router({
@@ -15,7 +15,6 @@ export const usageRouter = router({
     const pro = ctx.billing?.lib.PRO;
     return {
       ...report,
-      primitives: await ctx.db.countPrimitives(ctx.pool, input.workspace),
       caps: plan === "starter" ? ctx.db.STARTER_CAPS : null,
       included:
         plan === "pro" && pro !== undefined
