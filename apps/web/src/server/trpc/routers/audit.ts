@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { router, workspaceProcedure } from "../init";
 
+export type { ActorName } from "@prim/db";
+
 /** The spec's AuditEntry; a failed call's entry carries the error code in `detail.error` (the engine's). */
 export interface AuditEntry {
   id: string;
