@@ -172,6 +172,7 @@ describe("the usage page", () => {
       );
     }
     expect(days.filter(([day]) => printed.has(day as string))).toHaveLength(cli.days.length);
+    await page.getByText("Figures by day", { exact: true }).click(); // folded again
 
     // The busiest primitives, named and linked to their pages, with the CLI's counts.
     const topTable = page.getByRole("table", { name: "Top primitives by operations" });
@@ -241,10 +242,13 @@ describe("the audit page", () => {
     expect(await failed.textContent()).toContain("Failed: precondition_failed");
     expect(await entries.locator("li", { hasText: "kv.set" }).count()).toBeGreaterThan(1);
     // The control plane's entries: the owner by email, the operator by word.
-    await entries.locator("li", { hasText: "key.create" }).filter({ hasText: EMAIL }).waitFor();
+    // … and what they acted on by name: the key made and revoked, the plan's change.
+    const made = entries.locator("li", { hasText: "key.create" }).filter({ hasText: EMAIL });
+    expect(await made.textContent()).toContain(`ci deploys (${ci.key.slice(0, 8)}…)`);
+    expect(await entries.locator("li", { hasText: "plan.change" }).textContent()).toContain("starter → pro");
     expect(await entries.locator("li", { hasText: "plan.change" }).textContent()).toContain("Operator (prim admin)");
-    // No raw actor id is shown as a name.
-    expect(await entries.textContent()).not.toMatch(/\b(user|key):[A-Za-z0-9_]{6,}/);
+    // No raw id is shown where a name belongs.
+    expect(await entries.textContent()).not.toMatch(/\b(user:|key_|ws_)[A-Za-z0-9_]{6,}/);
     await shoot(page, "audit");
     await dark(true);
     await entries.waitFor();

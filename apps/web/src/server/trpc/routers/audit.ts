@@ -1,21 +1,6 @@
 import { z } from "zod";
+import { type AuditEntry, targetAsActor } from "../../../lib/audit";
 import { router, workspaceProcedure } from "../init";
-
-export type { ActorName } from "@prim/db";
-
-/** The spec's AuditEntry; a failed call's entry carries the error code in `detail.error` (the engine's). */
-export interface AuditEntry {
-  id: string;
-  ts: number;
-  group: string;
-  primitive: string;
-  primitive_id: string | null;
-  instance: string | null;
-  actor: string;
-  action: string;
-  target: string | null;
-  detail: Record<string, unknown> | null;
-}
 
 /**
  * The audit trail (Pro and up; the engine refuses Starter with `plan_limit`), newest first,
@@ -40,12 +25,13 @@ export const auditRouter = router({
         data: AuditEntry[];
         next_cursor: string | null;
       }>(ctx.principal, "audit.list", null, { ...query, limit: 50 });
-      // Every actor of the page named in one query (a removed member or revoked key still is).
-      const actors = await ctx.db.resolveActors(
-        ctx.pool,
-        input.workspace,
-        page.data.map((e) => e.actor),
-      );
+      // Every actor of the page — and the keys, members and apps the control plane's entries
+      // act on — named in one query (a removed member or revoked key still is).
+      const targets = page.data.map(targetAsActor).filter((t): t is string => t !== null);
+      const actors = await ctx.db.resolveActors(ctx.pool, input.workspace, [
+        ...page.data.map((e) => e.actor),
+        ...targets,
+      ]);
       return { ...page, actors };
     }),
 });

@@ -9,6 +9,7 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Skeleton } from "@/components/ui/skeleton";
+import { targetAsActor } from "@/lib/audit";
 import { useTRPC } from "@/lib/trpc";
 import { AuditRow } from "./audit-row";
 
@@ -42,7 +43,12 @@ export function AuditPanel({ workspace }: { workspace: string }) {
     ),
   );
   const pages = audit.data?.pages ?? [];
-  const items = pages.flatMap((p) => p.data.map((entry) => ({ entry, actor: p.actors[entry.actor] })));
+  const items = pages.flatMap((p) =>
+    p.data.map((entry) => {
+      const target = targetAsActor(entry);
+      return { entry, actor: p.actors[entry.actor], target: target === null ? undefined : p.actors[target] };
+    }),
+  );
   const filtered = FIELDS.some((f) => applied[f] !== "");
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -96,12 +102,13 @@ export function AuditPanel({ workspace }: { workspace: string }) {
         />
       ) : (
         <ol aria-label="Audit entries" className="divide-y rounded-lg border">
-          {items.map(({ entry, actor }) => (
+          {items.map(({ entry, actor, target }) => (
             <AuditRow
               key={entry.id}
               workspace={workspace}
               entry={entry}
               actor={actor}
+              target={target}
               onActor={() => apply({ ...draft, actor: entry.actor })}
             />
           ))}

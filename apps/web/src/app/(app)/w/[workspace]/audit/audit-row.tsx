@@ -1,8 +1,8 @@
 "use client";
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
+import type { ActorName, AuditEntry } from "@/lib/audit";
 import { formatDate, formatRelative } from "@/lib/format";
-import type { ActorName, AuditEntry } from "@/server/trpc/routers/audit";
 
 type Entry = AuditEntry;
 
@@ -24,6 +24,8 @@ export function AuditRow(props: {
   workspace: string;
   entry: Entry;
   actor: ActorName | undefined;
+  /** The control-plane entry's target by name (a key, a member, an app), when it names one. */
+  target: ActorName | undefined;
   onActor: () => void;
 }) {
   const { entry: e, workspace } = props;
@@ -49,7 +51,7 @@ export function AuditRow(props: {
           )}
         </div>
         <p className="break-words text-muted-foreground">
-          <Subject workspace={workspace} entry={e} />
+          <Subject workspace={workspace} entry={e} target={props.target} />
           {e.target !== null && e.primitive !== "workspace" && (
             <>
               {" · "}
@@ -59,6 +61,7 @@ export function AuditRow(props: {
         </p>
       </div>
       <div className="min-w-0">
+        <span className="text-muted-foreground md:hidden">by </span>
         <button
           type="button"
           onClick={props.onActor}
@@ -77,9 +80,32 @@ export function AuditRow(props: {
   );
 }
 
-/** The entry's primitive (linked while it may exist), its group, or the control plane's target. */
-function Subject({ workspace, entry: e }: { workspace: string; entry: Entry }) {
-  if (e.primitive === "workspace") return <span>{e.target ?? "workspace"}</span>;
+/** A control-plane entry's change in a few words (`from → to`, an invitation's address and role). */
+function change(detail: Record<string, unknown> | null): string | null {
+  if (detail === null) return null;
+  if (typeof detail.from === "string" && typeof detail.to === "string") return `${detail.from} → ${detail.to}`;
+  if (typeof detail.email === "string")
+    return typeof detail.role === "string" ? `${detail.email} as ${detail.role}` : detail.email;
+  return null;
+}
+
+/** The entry's primitive (linked while it may exist), its group, or the control plane's target by name. */
+function Subject({ workspace, entry: e, target }: { workspace: string; entry: Entry; target: ActorName | undefined }) {
+  if (e.primitive === "workspace") {
+    const what = change(e.detail);
+    const named =
+      target !== undefined
+        ? `${target.label}${target.detail === null ? "" : ` (${target.detail})`}`
+        : e.target === workspace
+          ? "this workspace"
+          : (e.target ?? "this workspace");
+    return (
+      <span>
+        {named}
+        {what !== null && ` · ${what}`}
+      </span>
+    );
+  }
   if (e.primitive === "group") return <span>group {e.group}</span>;
   const name = `${e.group}/${e.instance ?? e.primitive_id ?? "?"}`;
   return (

@@ -82,7 +82,7 @@ export function StorageChart({ days }: { days: DayPoint[] }) {
           interval="preserveStartEnd"
           minTickGap={8}
         />
-        <YAxis tickFormatter={(n: number) => formatBytes(n)} tick={AXIS} tickLine={false} axisLine={false} width={64} />
+        <YAxis tickFormatter={(n: number) => formatBytes(n)} tick={AXIS} tickLine={false} axisLine={false} width={76} />
         <Tooltip
           {...TOOLTIP}
           formatter={(value) => [formatBytes(Number(value)), "Storage"]}

@@ -111,8 +111,9 @@ export function UsagePanel({ workspace }: { workspace: string }) {
     <div className="space-y-6">
       <div className="flex flex-wrap items-center gap-2 text-sm text-muted-foreground">
         <span>{monthName(u.month)} (UTC)</span>
-        <Badge variant="secondary" className="capitalize">
-          {u.workspace.plan} plan
+        <Badge variant="secondary">
+          {u.workspace.plan.slice(0, 1).toUpperCase()}
+          {u.workspace.plan.slice(1)} plan
         </Badge>
         {!u.live && <Badge variant="warning">Live count unavailable: last minute's roll-up</Badge>}
       </div>
