@@ -274,5 +274,19 @@ describe("the audit page", () => {
     await page.waitForURL(/\?action=kv\.$/);
     await entries.locator("li", { hasText: "kv.get" }).first().waitFor();
     expect((await entries.locator("li code").allTextContents()).every((a) => a.startsWith("kv."))).toBe(true);
+
+    // Paged: 50 entries at a time, then older ones on demand.
+    for (let i = 0; i < 30; i++) {
+      expect((await call(stack.cloud.url, key, "PUT", `/v1/primitives/${kv}/keys/p${i}`, { value: i })).status).toBe(
+        200,
+      );
+    }
+    await page.goto(`${dashboard.web}/w/${ws}/audit`);
+    await entries.locator("li", { hasText: "p29" }).waitFor();
+    expect(await entries.locator("> li").count()).toBe(50);
+    await page.getByRole("button", { name: "Older entries" }).click();
+    await entries.locator("li", { hasText: "workspace.create" }).waitFor();
+    expect(await entries.locator("> li").count()).toBeGreaterThan(50);
+    await expect(page.getByRole("button", { name: "Older entries" }).count()).resolves.toBe(0);
   });
 });
