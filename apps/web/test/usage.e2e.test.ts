@@ -4,7 +4,7 @@
 // the busiest primitives — equals what `prim admin usage --json` prints for the workspace. The
 // audit page names its actors (the owner's email, a key's name and start, marked once revoked;
 // the operator), marks a failed call with its error code, filters by type and actor in the
-// address, and both pages are shot in light and dark at 375 and 1440 px. The usage route's
+// address, pages 50 at a time; both pages are shot (375 and 1440 px; the harness's schemes). The usage route's
 // first-load JS (gzip of the scripts the served page names) stays within issue 39's budget.
 import { gzipSync } from "node:zlib";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -82,12 +82,6 @@ async function firstLoad(path: string): Promise<{ kib: number; code: string }> {
     code += body.toString("utf8");
   }
   return { kib: bytes / 1024, code };
-}
-
-/** The page in the dark theme (the system's preference, which the theme follows by default). */
-async function dark(on: boolean): Promise<void> {
-  await page.emulateMedia({ colorScheme: on ? "dark" : "light" });
-  await page.reload();
 }
 
 describe("the usage page", () => {
@@ -187,10 +181,6 @@ describe("the usage page", () => {
     await page.locator(".recharts-bar-rectangle").first().waitFor();
     await page.locator(".recharts-area-dots circle").first().waitFor();
     await shoot(page, "usage");
-    await dark(true);
-    await page.locator(".recharts-bar-rectangle").first().waitFor();
-    await shoot(page, "usage-dark");
-    await dark(false);
 
     // First-load JS: the charting library is not in it (its chunk loads after the page), and the
     // usage page adds at most the issue's 30 KiB to what a plain page of the shell loads.
@@ -250,10 +240,6 @@ describe("the audit page", () => {
     // No raw id is shown where a name belongs.
     expect(await entries.textContent()).not.toMatch(/\b(user:|key_|ws_)[A-Za-z0-9_]{6,}/);
     await shoot(page, "audit");
-    await dark(true);
-    await entries.waitFor();
-    await shoot(page, "audit-dark");
-    await dark(false);
 
     // Type filter: the workspace's own changes only, kept in the address.
     await page.getByLabel("Type").selectOption("workspace");

@@ -165,7 +165,8 @@ export function UsagePanel({ workspace }: { workspace: string }) {
             <CardTitle id="ops-chart-title">Operations per day</CardTitle>
             <CardDescription>Each day's calls, updated every minute.</CardDescription>
           </CardHeader>
-          <CardContent>
+          {/* A chart keeps its last width until it is measured again: never wider than its card. */}
+          <CardContent className="overflow-hidden">
             <OperationsChart days={days} />
           </CardContent>
         </Card>
@@ -174,7 +175,8 @@ export function UsagePanel({ workspace }: { workspace: string }) {
             <CardTitle id="storage-chart-title">Storage over the month</CardTitle>
             <CardDescription>Each day's peak, measured every few seconds while in use.</CardDescription>
           </CardHeader>
-          <CardContent>
+          {/* A chart keeps its last width until it is measured again: never wider than its card. */}
+          <CardContent className="overflow-hidden">
             <StorageChart days={days} />
           </CardContent>
         </Card>
