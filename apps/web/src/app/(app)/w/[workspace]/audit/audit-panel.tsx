@@ -72,7 +72,13 @@ export function AuditPanel({ workspace }: { workspace: string }) {
           </NativeSelect>
         </div>
         <FilterInput id="action" label="Action" placeholder="kv. or key.*" draft={draft} setDraft={setDraft} />
-        <FilterInput id="actor" label="Actor" placeholder="user:* or key:key_…" draft={draft} setDraft={setDraft} />
+        <FilterInput
+          id="actor"
+          label="Actor (e.g. user:*)"
+          placeholder="key:key_… or user:*"
+          draft={draft}
+          setDraft={setDraft}
+        />
         <FilterInput id="group" label="Group" placeholder="group name" draft={draft} setDraft={setDraft} />
         <div className="flex items-end gap-2">
           <Button type="submit">Apply</Button>
