@@ -180,7 +180,7 @@ describe("the usage page", () => {
     // The charts load after the page (their own chunk), drawn from the same days.
     await page.locator(".recharts-bar-rectangle").first().waitFor();
     await page.locator(".recharts-area-dots circle").first().waitFor();
-    await shoot(page, "usage");
+    await shoot(page, "usage-figures");
 
     // First-load JS: the charting library is not in it (its chunk loads after the page), and the
     // usage page adds at most the 30 KiB to what a plain page of the shell loads.
@@ -239,7 +239,7 @@ describe("the audit page", () => {
     expect(await entries.locator("li", { hasText: "plan.change" }).textContent()).toContain("Operator (prim admin)");
     // No raw id is shown where a name belongs.
     expect(await entries.textContent()).not.toMatch(/\b(user:|key_|ws_)[A-Za-z0-9_]{6,}/);
-    await shoot(page, "audit");
+    await shoot(page, "audit-names");
 
     // Type filter: the workspace's own changes only, kept in the address.
     await page.getByLabel("Type").selectOption("workspace");
