@@ -22,8 +22,8 @@ const VIEWS = {
     op: "queue.messages",
     args: z.object({ queue: z.string().min(1), status: z.enum(["ready", "leased", "done", "dead"]).optional() }),
   },
-  "vault.list": { op: "vault.list", args: z.object({}) },
-  "vault.grants": { op: "vault.grants", args: z.object({}) },
+  "vault.list": { op: "vault.list", args: z.object({ cursor: z.string().min(1).optional() }) },
+  "vault.grants": { op: "vault.grants", args: z.object({ cursor: z.string().min(1).optional() }) },
   "memory.recall": { op: "memory.recall", args: z.object({ query: z.string().min(1).max(2000) }) },
   "fs.list": {
     op: "fs.read",
