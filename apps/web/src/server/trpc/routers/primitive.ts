@@ -12,6 +12,9 @@ import { router, workspaceProcedure } from "../init";
 
 const target = z.object({ primitive: z.string().min(1) });
 
+/** A paged view's page: the engine checks `limit` against the list's own maximum. */
+const pageArgs = z.object({ limit: z.number().int().min(1).optional(), cursor: z.string().min(1).optional() });
+
 /**
  * The read-only views of the type browsers: each a name, the engine operation it calls and the
  * arguments it takes (validated here, then again by the operation).
@@ -22,8 +25,8 @@ const VIEWS = {
     op: "queue.messages",
     args: z.object({ queue: z.string().min(1), status: z.enum(["ready", "leased", "done", "dead"]).optional() }),
   },
-  "vault.list": { op: "vault.list", args: z.object({ cursor: z.string().min(1).optional() }) },
-  "vault.grants": { op: "vault.grants", args: z.object({ cursor: z.string().min(1).optional() }) },
+  "vault.list": { op: "vault.list", args: pageArgs },
+  "vault.grants": { op: "vault.grants", args: pageArgs },
   "memory.recall": { op: "memory.recall", args: z.object({ query: z.string().min(1).max(2000) }) },
   "fs.list": {
     op: "fs.read",
