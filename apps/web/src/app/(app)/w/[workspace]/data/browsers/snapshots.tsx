@@ -12,8 +12,8 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { formatDate, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { describeError, errorCode, useWorkspaceRole } from "./browsers/act";
-import { ListState } from "./browsers/view-states";
+import { describeError, errorCode, useWorkspaceRole } from "./act";
+import { ListState } from "./view-states";
 
 /** The spec's names (NAME_RE in @prim/wire); a snapshot's may not start with `snap_` (ids do). */
 const NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
