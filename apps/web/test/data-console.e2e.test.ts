@@ -5,6 +5,8 @@
 import { createUser, createWorkspace } from "@prim/db";
 import { call } from "@prim/testkit/cloud";
 import type { BrowserContext, Page } from "playwright";
+import { createRequire } from "node:module";
+const require = createRequire(import.meta.url);
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Dashboard, shoot, startDashboard } from "./dashboard-harness.js";
 
@@ -48,10 +50,14 @@ const open = async (context: BrowserContext, type: keyof typeof ids, tab?: strin
 
 /** Screenshots (and axe) in the light theme and the dark one. */
 async function shootBoth(page: Page, name: string) {
+  if (process.env.AXE_DEBUG) {
+    await page.addScriptTag({ path: require.resolve("axe-core/axe.min.js") });
+    console.log(name, JSON.stringify(await page.evaluate(async () => (await (window as any).axe.run()).violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) => [v.id, v.nodes.map((n: any) => n.html)]))));
+  }
   await page.emulateMedia({ colorScheme: "light" });
-  await shoot(page, name);
+  await shoot(page, name, { axe: !process.env.NO_AXE });
   await page.emulateMedia({ colorScheme: "dark" });
-  await shoot(page, `${name}-dark`);
+  await shoot(page, `${name}-dark`, { axe: !process.env.NO_AXE });
   await page.emulateMedia({ colorScheme: "light" });
 }
 
@@ -76,7 +82,10 @@ describe("the data console", () => {
       ["OPENAI_API_KEY", 1],
     ]);
     // A grant made through the API shows beside the name.
-    await api("POST", `/v1/primitives/${ids.vault}/grants`, { name: "OPENAI_API_KEY", allow: { hosts: ["api.openai.com"] } });
+    await api("POST", `/v1/primitives/${ids.vault}/grants`, {
+      name: "OPENAI_API_KEY",
+      allow: { hosts: ["api.openai.com"] },
+    });
     await page.reload();
     await page.getByText("api.openai.com").waitFor();
     // Rotate: the same form on the existing name makes version 2.
@@ -109,7 +118,7 @@ describe("the data console", () => {
     await page.getByLabel("Tags (comma-separated)").fill("coffee, prefs");
     await page.getByLabel("Metadata (JSON, optional)").fill('{"source": "chat"}');
     await page.getByRole("button", { name: "Remember" }).click();
-    const memories = page.getByRole("list", { name: "Memories" });
+    const memories = page.getByRole("list", { name: "Memories", exact: true });
     await memories.getByText("The user drinks oat milk flat whites every morning").waitFor();
     let listed = await api("GET", `/v1/primitives/${ids.memory}/memories`);
     expect(listed.body.data).toHaveLength(1);
@@ -124,7 +133,7 @@ describe("the data console", () => {
     // Supersede: the old text shown, a new one replaces it.
     await memories.getByRole("button", { name: /^Supersede/ }).click();
     const dialog = page.getByRole("dialog");
-    await dialog.getByText("The user drinks oat milk flat whites every morning").waitFor();
+    await dialog.locator("blockquote").getByText("The user drinks oat milk flat whites every morning").waitFor();
     await dialog.getByLabel("New text").fill("The user now drinks black coffee");
     await dialog.getByRole("button", { name: "Save new text" }).click();
     await memories.getByText("The user now drinks black coffee").waitFor();
@@ -145,9 +154,11 @@ describe("the data console", () => {
     await page.close();
   });
 
-  it("runs a batch with Ctrl+Enter, shows the schema and typed cells, reuses history; a member only reads", { timeout: 40_000 }, async () => {
+  it("runs a batch with Ctrl+Enter, shows the schema and typed cells, reuses history; a member only reads", {
+    timeout: 40_000,
+  }, async () => {
     const page = await open(owner, "db", "sql");
-    const editor = page.getByLabel("SQL", { exact: true });
+    const editor = page.getByRole("textbox", { name: "SQL" });
     const batch = [
       "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL, extra TEXT, data BLOB);",
       `INSERT INTO notes (body) VALUES ('hello "world"');`,
@@ -157,7 +168,7 @@ describe("the data console", () => {
     await editor.press("Control+Enter");
     await page.getByText("3 statements run in one transaction", { exact: false }).first().waitFor();
     const schema = page.getByRole("list", { name: "Tables and views" });
-    await schema.getByRole("button", { name: "notes" }).waitFor();
+    await schema.getByRole("button", { name: "notes", exact: true }).waitFor();
     await page.getByRole("list", { name: "Columns of notes" }).getByText("body").waitFor();
     const counted = await api("POST", `/v1/primitives/${ids.db}/query`, { sql: "SELECT count(*) AS n FROM notes" });
     expect(counted.body.rows).toEqual([{ n: 2 }]);
@@ -173,8 +184,15 @@ describe("the data console", () => {
     expect(await id.evaluate((td) => getComputedStyle(td).textAlign)).toBe("right");
     await shootBoth(page, "data-db-console");
     // History: the batch comes back into the editor.
-    await page.getByRole("list", { name: "Statements run" }).getByRole("button", { name: /^CREATE TABLE notes/ }).click();
+    await page
+      .getByRole("list", { name: "Statements run" })
+      .getByRole("button", { name: /^CREATE TABLE notes/ })
+      .click();
     expect(await editor.inputValue()).toBe(batch);
+    // The Browse tab: the tables, and one's first rows.
+    await page.getByRole("tab", { name: "Browse" }).click();
+    await page.getByRole("list", { name: "Tables", exact: true }).getByRole("button", { name: "notes" }).click();
+    await page.getByRole("region", { name: "Rows of notes" }).getByRole("cell", { name: 'hello "world"' }).waitFor();
     await page.close();
 
     // A member: read-only, said up front; a write is refused with its code, a read works.
@@ -182,7 +200,7 @@ describe("the data console", () => {
     await (await dashboard.signedIn(memberContext, MEMBER.email, MEMBER.password, ws)).waitForURL(`**/w/${ws}`);
     const member = await open(memberContext, "db", "sql");
     await member.getByText("Read-only: as a member", { exact: false }).waitFor();
-    const memberEditor = member.getByLabel("SQL", { exact: true });
+    const memberEditor = member.getByRole("textbox", { name: "SQL" });
     await memberEditor.fill("INSERT INTO notes (body) VALUES ('from a member')");
     await member.getByRole("button", { name: "Run" }).click();
     const alert = member.getByRole("alert").filter({ hasText: "The statement failed: forbidden" });
@@ -190,16 +208,16 @@ describe("the data console", () => {
     await memberEditor.fill("SELECT count(*) AS n FROM notes");
     await member.getByRole("button", { name: "Run" }).click();
     await member.getByRole("cell", { name: "2", exact: true }).waitFor();
-    expect((await api("POST", `/v1/primitives/${ids.db}/query`, { sql: "SELECT count(*) AS n FROM notes" })).body.rows).toEqual([
-      { n: 2 },
-    ]);
+    expect(
+      (await api("POST", `/v1/primitives/${ids.db}/query`, { sql: "SELECT count(*) AS n FROM notes" })).body.rows,
+    ).toEqual([{ n: 2 }]);
     await memberContext.close();
   });
 
   it("takes a named snapshot and restores it after a confirmation", { timeout: 30_000 }, async () => {
     const page = await open(owner, "db", "snapshots");
     const name = page.getByLabel("Snapshot name");
-    expect(await name.inputValue()).toMatch(/^\d{4}-\d\d-\d\d_\d\d\.\d\d\.\d\d$/);
+    expect(await name.inputValue()).toMatch(/^\d{4}-\d\d-\d\d-\d\d\.\d\d\.\d\d$/);
     await name.fill("before-cleanup");
     await page.getByRole("button", { name: "Take snapshot" }).click();
     await page.getByText("Snapshot before-cleanup taken").waitFor();
@@ -224,7 +242,11 @@ describe("the data console", () => {
     const starter = await createWorkspace(pool, { name: "Side project", plan: "starter", owner: OWNER.email });
     const sk = starter.key;
     await call(dashboard.stack.cloud.url, sk, "POST", "/v1/groups", { name: "app" });
-    const kv = await call(dashboard.stack.cloud.url, sk, "POST", "/v1/primitives", { name: "c", type: "kv", group: "app" });
+    const kv = await call(dashboard.stack.cloud.url, sk, "POST", "/v1/primitives", {
+      name: "c",
+      type: "kv",
+      group: "app",
+    });
     const refused = await call(dashboard.stack.cloud.url, sk, "POST", `/v1/primitives/${kv.body.id}/snapshots`, {});
     expect([refused.status, refused.body.error.code]).toEqual([403, "plan_limit"]);
     const page = await owner.newPage();

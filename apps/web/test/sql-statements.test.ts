@@ -16,10 +16,9 @@ describe("splitStatements", () => {
   });
 
   it("keeps semicolons inside strings, quoted identifiers and comments", () => {
-    expect(splitStatements("INSERT INTO t VALUES ('a;b', 'it''s; fine'); SELECT \"x;y\", `p;q`, [r;s] FROM t")).toEqual([
-      "INSERT INTO t VALUES ('a;b', 'it''s; fine')",
-      'SELECT "x;y", `p;q`, [r;s] FROM t',
-    ]);
+    expect(splitStatements("INSERT INTO t VALUES ('a;b', 'it''s; fine'); SELECT \"x;y\", `p;q`, [r;s] FROM t")).toEqual(
+      ["INSERT INTO t VALUES ('a;b', 'it''s; fine')", 'SELECT "x;y", `p;q`, [r;s] FROM t'],
+    );
     expect(splitStatements("SELECT 1 -- no; cut here\n; SELECT /* nor; here */ 2")).toEqual([
       "SELECT 1 -- no; cut here",
       "SELECT /* nor; here */ 2",

@@ -1,4 +1,5 @@
 "use client";
+import { DbBrowser } from "./db";
 import { FsBrowser } from "./fs";
 import { KvBrowser } from "./kv";
 import { MemoryBrowser } from "./memory";
@@ -27,6 +28,8 @@ export function TypeBrowser({
       return <FsBrowser workspace={workspace} primitive={primitive.id} />;
     case "storage":
       return <StorageBrowser workspace={workspace} primitive={primitive.id} />;
+    case "db":
+      return <DbBrowser workspace={workspace} primitive={primitive.id} />;
     default:
       return <p className="text-sm text-muted-foreground">Use the SQL tab to query this database.</p>;
   }

@@ -92,7 +92,12 @@ export function AddMemory(props: { act: Act; onDone: () => unknown }) {
             </div>
             <div className="grid gap-2">
               <Label htmlFor={ids.tags}>Tags (comma-separated)</Label>
-              <Input id={ids.tags} value={tags} onChange={(e) => setTags(e.target.value)} placeholder="billing, user-42" />
+              <Input
+                id={ids.tags}
+                value={tags}
+                onChange={(e) => setTags(e.target.value)}
+                placeholder="billing, user-42"
+              />
             </div>
           </div>
           <div className="grid gap-2">
@@ -164,7 +169,8 @@ export function SupersedeDialog(props: { act: Act; memory: MemoryRecord; onDone:
           <DialogHeader>
             <DialogTitle>Supersede this memory</DialogTitle>
             <DialogDescription>
-              A new memory with this text replaces it; the old one stays, marked replaced, and recall stops returning it.
+              A new memory with this text replaces it; the old one stays, marked replaced, and recall stops returning
+              it.
             </DialogDescription>
           </DialogHeader>
           <figure className="grid gap-1">

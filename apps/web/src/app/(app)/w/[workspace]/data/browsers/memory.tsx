@@ -66,7 +66,7 @@ function Recall(props: Section) {
       <h3 id={`${id}-title`} className="font-semibold">
         Recall
       </h3>
-      <form onSubmit={submit} className="flex flex-wrap items-center gap-2" role="search">
+      <form onSubmit={submit} className="flex flex-wrap items-center gap-2">
         <label htmlFor={id} className="sr-only">
           Recall query
         </label>
@@ -168,7 +168,9 @@ function MemoryItem(props: {
           </Badge>
         ))}
         {!live && <Badge variant="warning">superseded</Badge>}
-        {m.supersedes.length > 0 && <span>replaces {m.supersedes.length === 1 ? "a memory" : `${m.supersedes.length}`}</span>}
+        {m.supersedes.length > 0 && (
+          <span>replaces {m.supersedes.length === 1 ? "a memory" : `${m.supersedes.length}`}</span>
+        )}
         {props.score !== undefined && <span>score {props.score.toFixed(2)}</span>}
         <time dateTime={new Date(m.created_at).toISOString()} title={formatDate(m.created_at)}>
           {formatRelative(m.created_at)}
@@ -187,7 +189,8 @@ function MemoryItem(props: {
           title="Forget this memory?"
           description={
             <>
-              It is deleted for good and no agent recalls it again: <q className="break-words">{m.text.slice(0, 200)}</q>
+              It is deleted for good and no agent recalls it again:{" "}
+              <q className="break-words">{m.text.slice(0, 200)}</q>
             </>
           }
           confirmLabel="Forget"

@@ -20,12 +20,12 @@ const NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 const two = (n: number) => String(n).padStart(2, "0");
 
 /**
- * The default name: the local time as `2026-11-27_08.15.03` (a name holds no spaces or colons:
- * letters, digits, `-`, `_` and `.` only).
+ * The default name: the local time as `2026-11-27-08.15.03` (a name holds no spaces or colons:
+ * lower-case letters, digits, `-`, `_` and `.` only).
  */
 export function timestampName(date = new Date()): string {
   const day = `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}`;
-  return `${day}_${two(date.getHours())}.${two(date.getMinutes())}.${two(date.getSeconds())}`;
+  return `${day}-${two(date.getHours())}.${two(date.getMinutes())}.${two(date.getSeconds())}`;
 }
 
 /** Why a name cannot be used, or null. */
@@ -41,10 +41,12 @@ export function snapshotNameProblem(name: string): string | null {
  * the snapshots newest first, restore one (a plain confirmation: the data becomes the
  * snapshot's). Snapshots are Pro's: on Starter both answer 403 `plan_limit`, said up front.
  */
-export function SnapshotsTab(props: { workspace: string; primitive: string; primitiveName?: string }) {
+export function SnapshotsTab(props: { workspace: string; primitive: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const target = { workspace: props.workspace, primitive: props.primitive };
+  // The page's own query (cached): the primitive's name for the texts below.
+  const primitiveName = useQuery(trpc.primitive.get.queryOptions(target)).data?.name;
   const { plan, role } = useWorkspaceRole(props.workspace);
   const starter = plan === "starter";
   const snapshots = useQuery(trpc.primitive.snapshots.queryOptions(target));
@@ -104,8 +106,8 @@ export function SnapshotsTab(props: { workspace: string; primitive: string; prim
         <CardHeader>
           <CardTitle className="text-base">Take a snapshot</CardTitle>
           <CardDescription>
-            A copy of {props.primitiveName ?? "this primitive"}’s data as it is now, kept until the primitive is deleted.
-            Restore it later, or fork from it.
+            A copy of {primitiveName ?? "this primitive"}’s data as it is now, kept until the primitive is
+            deleted. Restore it later, or fork from it.
           </CardDescription>
         </CardHeader>
         <CardContent>
@@ -122,7 +124,10 @@ export function SnapshotsTab(props: { workspace: string; primitive: string; prim
                 aria-describedby={ids.hint}
                 className="font-mono"
               />
-              <p id={ids.hint} className={problem === null ? "text-xs text-muted-foreground" : "text-xs text-destructive"}>
+              <p
+                id={ids.hint}
+                className={problem === null ? "text-xs text-muted-foreground" : "text-xs text-destructive"}
+              >
                 {problem ?? "Letters, digits, -, _ and . (empty: known by its id)."}
               </p>
             </div>
@@ -176,7 +181,7 @@ export function SnapshotsTab(props: { workspace: string; primitive: string; prim
                     </Button>
                   }
                   title={`Restore ${s.name ?? "this snapshot"}?`}
-                  description={`The data of ${props.primitiveName ?? "this primitive"} becomes exactly the snapshot’s, as of ${formatDate(s.created_at)}: everything written since is replaced. Take a snapshot first to keep today’s data.`}
+                  description={`The data of ${primitiveName ?? "this primitive"} becomes exactly the snapshot’s, as of ${formatDate(s.created_at)}: everything written since is replaced. Take a snapshot first to keep today’s data.`}
                   confirmLabel="Restore"
                   onConfirm={() => restoreTo(s)}
                 />

@@ -67,7 +67,9 @@ export function VaultBrowser(props: Props) {
           <h3 id="secrets-title" className="font-semibold">
             Secrets
           </h3>
-          <p className="text-xs text-muted-foreground">Names, versions and grants only: values never leave the vault.</p>
+          <p className="text-xs text-muted-foreground">
+            Names, versions and grants only: values never leave the vault.
+          </p>
         </div>
         <ListState
           query={secrets}
@@ -134,7 +136,7 @@ function SecretRow(props: {
             "no grant: fetch refuses it until one is given"
           ) : (
             <>
-              usable for <span className="break-all font-mono">{grant.hosts.join(", ")}</span>
+              usable for <span className="break-words font-mono">{grant.hosts.join(", ")}</span>
               {grant.methods === null ? " (every method)" : ` (${grant.methods.join(", ")})`}
               {grant.expires_at !== null && `, until ${formatDate(grant.expires_at)}`}
             </>
@@ -228,7 +230,10 @@ function SecretForm(props: {
               aria-describedby={ids.hint}
               className="font-mono"
             />
-            <p id={ids.hint} className={nameError === null ? "text-xs text-muted-foreground" : "text-xs text-destructive"}>
+            <p
+              id={ids.hint}
+              className={nameError === null ? "text-xs text-muted-foreground" : "text-xs text-destructive"}
+            >
               {nameError ?? "A–Z, 0–9 and _, starting with a letter."}
             </p>
           </div>

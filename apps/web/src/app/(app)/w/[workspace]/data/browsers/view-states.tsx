@@ -28,7 +28,9 @@ export function ListState(props: {
   if (query.error != null) {
     return (
       <div role="alert" className="flex flex-wrap items-center gap-2 text-sm text-destructive">
-        <span className="min-w-0 break-words">Could not load {props.label}: {describeError(query.error)}</span>
+        <span className="min-w-0 break-words">
+          Could not load {props.label}: {describeError(query.error)}
+        </span>
         {query.refetch !== undefined && (
           <Button size="sm" variant="outline" onClick={() => void query.refetch?.()}>
             Try again

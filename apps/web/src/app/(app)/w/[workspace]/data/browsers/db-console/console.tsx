@@ -46,7 +46,11 @@ export function DbConsole({ workspace, primitive }: { workspace: string; primiti
       const items: StatementResult[] = [];
       for (const [i, result] of results.entries()) {
         const s = statements[i] ?? "";
-        items.push({ sql: s, result, blobs: result.columns.length > 0 ? await blobColumns(queryClient, act, primitive, s) : new Set() });
+        items.push({
+          sql: s,
+          result,
+          blobs: result.columns.length > 0 ? await blobColumns(queryClient, act, primitive, s) : new Set(),
+        });
       }
       return { items, ms, count: statements.length };
     },
@@ -116,7 +120,8 @@ export function DbConsole({ workspace, primitive }: { workspace: string; primiti
           />
           <div className="flex flex-wrap items-center justify-between gap-2">
             <p id={ids.hint} className="text-xs text-muted-foreground">
-              Ctrl+Enter (⌘+Enter) runs the editor, or the selected text. Several statements run as one batch: all or none.
+              Ctrl+Enter (⌘+Enter) runs the editor, or the selected text. Several statements run as one batch: all or
+              none.
             </p>
             <Button type="submit" disabled={run.isPending || sql.trim() === ""} aria-busy={run.isPending}>
               {run.isPending ? "Running…" : "Run"}
@@ -137,7 +142,8 @@ export function DbConsole({ workspace, primitive }: { workspace: string; primiti
         {run.data !== undefined && run.error === null && (
           <section aria-label="Results" className="grid min-w-0 gap-4">
             <p className="text-xs text-muted-foreground">
-              {run.data.count === 1 ? "1 statement" : `${run.data.count} statements (one transaction)`} in {run.data.ms} ms
+              {run.data.count === 1 ? "1 statement" : `${run.data.count} statements (one transaction)`} in {run.data.ms}{" "}
+              ms
             </p>
             {run.data.items.map((item, i) => (
               // biome-ignore lint/suspicious/noArrayIndexKey: one result per statement, in order
@@ -167,9 +173,9 @@ function History(props: { entries: string[]; onPick: (sql: string) => void; onCl
       {props.entries.length === 0 ? (
         <p className="text-sm text-muted-foreground">Statements you run appear here (kept in this browser).</p>
       ) : (
-        <ul aria-label="Statements run" className="grid max-h-72 gap-1 overflow-y-auto">
+        <ul aria-label="Statements run" className="grid max-h-72 grid-cols-[minmax(0,1fr)] gap-1 overflow-y-auto">
           {props.entries.map((s) => (
-            <li key={s}>
+            <li key={s} className="min-w-0">
               <button
                 type="button"
                 onClick={() => props.onPick(s)}

@@ -45,7 +45,9 @@ export async function blobColumns(
   const found = new Set<string>();
   try {
     const tables = await queryClient.fetchQuery({ ...tablesQuery(act, primitive), staleTime: 60_000 });
-    const named = tables.filter((t) => new RegExp(`(^|[^A-Za-z0-9_$])${escape(t.name)}($|[^A-Za-z0-9_$])`, "i").test(sql));
+    const named = tables.filter((t) =>
+      new RegExp(`(^|[^A-Za-z0-9_$])${escapeRegExp(t.name)}($|[^A-Za-z0-9_$])`, "i").test(sql),
+    );
     for (const t of named.slice(0, 8)) {
       const detail = await queryClient.fetchQuery(tableQuery(act, primitive, t.name));
       for (const c of detail.columns) if (/BLOB/i.test(c.type)) found.add(c.name);
@@ -56,7 +58,7 @@ export async function blobColumns(
   return found;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The database's tables and views with their columns; a click on a name puts it in the editor. */
 export function SchemaSidebar(props: { act: Act; primitive: string; onPick: (text: string) => void }) {
@@ -87,7 +89,7 @@ export function SchemaSidebar(props: { act: Act; primitive: string; onPick: (tex
         <p className="text-sm text-muted-foreground">No tables yet: a CREATE TABLE in the editor makes one.</p>
       )}
       {list !== undefined && list.length > 0 && (
-        <ul aria-label="Tables and views" className="grid gap-1 text-sm">
+        <ul aria-label="Tables and views" className="grid grid-cols-[minmax(0,1fr)] gap-1 text-sm">
           {list.map((t) => (
             <SchemaTable
               key={t.name}
@@ -104,7 +106,13 @@ export function SchemaSidebar(props: { act: Act; primitive: string; onPick: (tex
   );
 }
 
-function SchemaTable(props: { act: Act; primitive: string; table: TableSummary; open: boolean; onPick: (t: string) => void }) {
+function SchemaTable(props: {
+  act: Act;
+  primitive: string;
+  table: TableSummary;
+  open: boolean;
+  onPick: (t: string) => void;
+}) {
   const [open, setOpen] = useState(props.open);
   const detail = useQuery({ ...tableQuery(props.act, props.primitive, props.table.name), enabled: open });
   const name = props.table.name;
