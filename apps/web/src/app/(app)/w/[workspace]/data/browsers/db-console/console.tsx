@@ -43,6 +43,10 @@ export function DbConsole({ workspace, primitive }: { workspace: string; primiti
           : (await act<{ results: QueryResult[] }>("db.batch", { statements: statements.map((s) => ({ sql: s })) }))
               .results;
       const ms = Math.round(performance.now() - started);
+      // A statement that changed something may have changed the schema the BLOB marks read.
+      if (results.some((r) => r.columns.length === 0)) {
+        await queryClient.invalidateQueries({ queryKey: schemaKey(primitive) });
+      }
       const items: StatementResult[] = [];
       for (const [i, result] of results.entries()) {
         const s = statements[i] ?? "";
