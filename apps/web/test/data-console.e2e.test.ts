@@ -4,9 +4,7 @@
 // HTTP. A secret's value never comes back: not in the page, not in any tRPC response.
 import { createUser, createWorkspace } from "@prim/db";
 import { call } from "@prim/testkit/cloud";
-import type { BrowserContext, Page } from "playwright";
-import { createRequire } from "node:module";
-const require = createRequire(import.meta.url);
+import type { BrowserContext } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Dashboard, shoot, startDashboard } from "./dashboard-harness.js";
 
@@ -48,19 +46,6 @@ const open = async (context: BrowserContext, type: keyof typeof ids, tab?: strin
   return page;
 };
 
-/** Screenshots (and axe) in the light theme and the dark one. */
-async function shootBoth(page: Page, name: string) {
-  if (process.env.AXE_DEBUG) {
-    await page.addScriptTag({ path: require.resolve("axe-core/axe.min.js") });
-    console.log(name, JSON.stringify(await page.evaluate(async () => (await (window as any).axe.run()).violations.filter((v: any) => v.impact === "serious" || v.impact === "critical").map((v: any) => [v.id, v.nodes.map((n: any) => n.html)]))));
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-  await shoot(page, name, { axe: !process.env.NO_AXE });
-  await page.emulateMedia({ colorScheme: "dark" });
-  await shoot(page, `${name}-dark`, { axe: !process.env.NO_AXE });
-  await page.emulateMedia({ colorScheme: "light" });
-}
-
 describe("the data console", () => {
   it("sets, rotates and deletes a secret whose value never comes back", { timeout: 30_000 }, async () => {
     const page = await open(owner, "vault");
@@ -96,7 +81,7 @@ describe("the data console", () => {
     await page.getByText("v2", { exact: true }).waitFor();
     listed = await api("GET", `/v1/primitives/${ids.vault}/secrets`);
     expect(listed.body.data[0]).toMatchObject({ name: "OPENAI_API_KEY", version: 2 });
-    await shootBoth(page, "data-vault");
+    await shoot(page, "data-vault");
     // Delete, after typing the name.
     await page.getByRole("button", { name: "Delete OPENAI_API_KEY" }).click();
     const dialog = page.getByRole("dialog");
@@ -142,7 +127,7 @@ describe("the data console", () => {
     expect(replaced.body.superseded_by).not.toBeNull();
     const current = await api("GET", `/v1/primitives/${ids.memory}/memories/${replaced.body.superseded_by}`);
     expect(current.body).toMatchObject({ text: "The user now drinks black coffee", supersedes: [old.id] });
-    await shootBoth(page, "data-memory");
+    await shoot(page, "data-memory");
     // Forget the new one.
     await memories.getByRole("button", { name: "Forget: The user now drinks black coffee" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Forget" }).click();
@@ -182,7 +167,7 @@ describe("the data console", () => {
     await results.getByRole("cell", { name: "BLOB 3 bytes" }).waitFor();
     const id = results.getByRole("cell", { name: "1", exact: true });
     expect(await id.evaluate((td) => getComputedStyle(td).textAlign)).toBe("right");
-    await shootBoth(page, "data-db-console");
+    await shoot(page, "data-db-console");
     // History: the batch comes back into the editor.
     await page
       .getByRole("list", { name: "Statements run" })
@@ -226,7 +211,7 @@ describe("the data console", () => {
     const listed = await api("GET", `/v1/primitives/${ids.db}/snapshots`);
     expect(listed.body.data.map((s: { name: string | null }) => s.name)).toEqual(["before-cleanup"]);
     await api("POST", `/v1/primitives/${ids.db}/query`, { sql: "DELETE FROM notes" });
-    await shootBoth(page, "data-snapshots");
+    await shoot(page, "data-snapshots");
     await snapshots.getByRole("button", { name: "Restore before-cleanup" }).click();
     const dialog = page.getByRole("dialog");
     await dialog.getByText("everything written since is replaced", { exact: false }).waitFor();
