@@ -18,7 +18,7 @@ import {
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Textarea } from "@/components/ui/textarea";
-import { describeError, type useAct } from "./act";
+import { describeError, MONO_FIELD, type useAct } from "./act";
 
 type Act = ReturnType<typeof useAct>;
 
@@ -111,7 +111,7 @@ export function AddMemory(props: { act: Act; onDone: () => unknown }) {
               spellCheck={false}
               aria-invalid={metaError !== null}
               aria-describedby={metaError === null ? undefined : ids.metaHint}
-              className="font-mono"
+              className={MONO_FIELD}
             />
             {metaError !== null && (
               <p id={ids.metaHint} className="text-xs text-destructive">

@@ -12,7 +12,7 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { formatDate, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { describeError, errorCode, useWorkspaceRole } from "./act";
+import { describeError, errorCode, MONO_FIELD, useWorkspaceRole } from "./act";
 import { ListState } from "./view-states";
 
 /** The spec's names (NAME_RE in @prim/wire); a snapshot's may not start with `snap_` (ids do). */
@@ -106,8 +106,8 @@ export function SnapshotsTab(props: { workspace: string; primitive: string }) {
         <CardHeader>
           <CardTitle className="text-base">Take a snapshot</CardTitle>
           <CardDescription>
-            A copy of {primitiveName ?? "this primitive"}’s data as it is now, kept until the primitive is
-            deleted. Restore it later, or fork from it.
+            A copy of {primitiveName ?? "this primitive"}’s data as it is now, kept until the primitive is deleted.
+            Restore it later, or fork from it.
           </CardDescription>
         </CardHeader>
         <CardContent>
@@ -122,13 +122,13 @@ export function SnapshotsTab(props: { workspace: string; primitive: string }) {
                 spellCheck={false}
                 aria-invalid={problem !== null}
                 aria-describedby={ids.hint}
-                className="font-mono"
+                className={MONO_FIELD}
               />
               <p
                 id={ids.hint}
                 className={problem === null ? "text-xs text-muted-foreground" : "text-xs text-destructive"}
               >
-                {problem ?? "Letters, digits, -, _ and . (empty: known by its id)."}
+                {problem ?? "Lower-case letters, digits, -, _ and . (empty: known by its id)."}
               </p>
             </div>
             <Button

@@ -11,7 +11,7 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { formatDate, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { describeError, isAdmin, useAct, useWorkspaceRole } from "./act";
+import { describeError, isAdmin, MONO_FIELD, useAct, useWorkspaceRole } from "./act";
 import { ListState, Pager, useCursorPages } from "./view-states";
 
 type Props = { workspace: string; primitive: string };
@@ -228,7 +228,7 @@ function SecretForm(props: {
               required
               aria-invalid={nameError !== null}
               aria-describedby={ids.hint}
-              className="font-mono"
+              className={MONO_FIELD}
             />
             <p
               id={ids.hint}
