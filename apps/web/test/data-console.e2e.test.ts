@@ -196,6 +196,10 @@ describe("the data console", () => {
     expect(
       (await api("POST", `/v1/primitives/${ids.db}/query`, { sql: "SELECT count(*) AS n FROM notes" })).body.rows,
     ).toEqual([{ n: 2 }]);
+    // Nor does a member set secrets (account-only in the engine): a note instead of the form.
+    const vault = await open(memberContext, "vault");
+    await vault.getByText("needs an owner or admin", { exact: false }).waitFor();
+    expect(await vault.getByLabel("Secret name").count()).toBe(0);
     await memberContext.close();
   });
 
