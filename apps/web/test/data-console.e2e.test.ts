@@ -10,6 +10,7 @@ import { type Dashboard, shoot, startDashboard } from "./dashboard-harness.js";
 
 let dashboard: Dashboard;
 let owner: BrowserContext;
+let member: BrowserContext;
 let ws: string;
 let key: string;
 let api: (method: string, path: string, body?: unknown) => ReturnType<typeof call>;
@@ -33,7 +34,18 @@ beforeAll(async () => {
     ids[type] = made.body.id;
   }
   owner = await dashboard.browser.newContext();
-  await (await dashboard.signedIn(owner, OWNER.email, OWNER.password, ws)).waitForURL(`**/w/${ws}`);
+  member = await dashboard.browser.newContext();
+  const both: [BrowserContext, typeof OWNER][] = [
+    [owner, OWNER],
+    [member, MEMBER],
+  ];
+  await Promise.all(
+    both.map(async ([context, who]) => {
+      const page = await dashboard.signedIn(context, who.email, who.password, ws);
+      await page.waitForURL(`**/w/${ws}`);
+      await page.close();
+    }),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -181,26 +193,25 @@ describe("the data console", () => {
     await page.close();
 
     // A member: read-only, said up front; a write is refused with its code, a read works.
-    const memberContext = await dashboard.browser.newContext();
-    await (await dashboard.signedIn(memberContext, MEMBER.email, MEMBER.password, ws)).waitForURL(`**/w/${ws}`);
-    const member = await open(memberContext, "db", "sql");
-    await member.getByText("Read-only: as a member", { exact: false }).waitFor();
-    const memberEditor = member.getByRole("textbox", { name: "SQL" });
+    const memberPage = await open(member, "db", "sql");
+    await memberPage.getByText("Read-only: as a member", { exact: false }).waitFor();
+    const memberEditor = memberPage.getByRole("textbox", { name: "SQL" });
     await memberEditor.fill("INSERT INTO notes (body) VALUES ('from a member')");
-    await member.getByRole("button", { name: "Run" }).click();
-    const alert = member.getByRole("alert").filter({ hasText: "The statement failed: forbidden" });
+    await memberPage.getByRole("button", { name: "Run" }).click();
+    const alert = memberPage.getByRole("alert").filter({ hasText: "The statement failed: forbidden" });
     await alert.getByText("this statement writes", { exact: false }).waitFor();
     await memberEditor.fill("SELECT count(*) AS n FROM notes");
-    await member.getByRole("button", { name: "Run" }).click();
-    await member.getByRole("cell", { name: "2", exact: true }).waitFor();
+    await memberPage.getByRole("button", { name: "Run" }).click();
+    await memberPage.getByRole("cell", { name: "2", exact: true }).waitFor();
     expect(
       (await api("POST", `/v1/primitives/${ids.db}/query`, { sql: "SELECT count(*) AS n FROM notes" })).body.rows,
     ).toEqual([{ n: 2 }]);
     // Nor does a member set secrets (account-only in the engine): a note instead of the form.
-    const vault = await open(memberContext, "vault");
+    const vault = await open(member, "vault");
     await vault.getByText("needs an owner or admin", { exact: false }).waitFor();
     expect(await vault.getByLabel("Secret name").count()).toBe(0);
-    await memberContext.close();
+    await memberPage.close();
+    await vault.close();
   });
 
   it("takes a named snapshot and restores it after a confirmation", { timeout: 30_000 }, async () => {
