@@ -2,12 +2,12 @@
 import type { MemoryRecord, RecalledMemory } from "@prim/wire";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
-import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Input } from "@/components/ui/input";
 import { formatDate, formatRelative } from "@/lib/format";
+import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 import { actKey, describeError, useAct } from "./act";
 import { AddMemory, SupersedeDialog } from "./memory-forms";

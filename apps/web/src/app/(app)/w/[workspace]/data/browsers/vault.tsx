@@ -2,7 +2,6 @@
 import type { SecretInfo, SecretListing } from "@prim/wire";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type RefObject, useId, useRef, useState } from "react";
-import { toast } from "sonner";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -10,6 +9,7 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { formatDate, formatRelative } from "@/lib/format";
+import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 import { describeError, isAdmin, MONO_FIELD, useAct, useWorkspaceRole } from "./act";
 import { ListState, Pager, useCursorPages } from "./view-states";

@@ -2,9 +2,9 @@
 import type { QueryResult } from "@prim/wire";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type KeyboardEvent, useId, useRef, useState } from "react";
-import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Textarea } from "@/components/ui/textarea";
+import { toast } from "@/lib/toast";
 import { describeError, errorCode, isAdmin, useAct, useWorkspaceRole } from "../act";
 import { useSqlHistory } from "./history";
 import { ResultView, type StatementResult } from "./results";
