@@ -133,7 +133,7 @@ export function SnapshotsTab(props: { workspace: string; primitive: string }) {
             </div>
             <Button
               type="submit"
-              className="sm:mt-6"
+              className="sm:mt-[1.6875rem]"
               disabled={take.isPending || problem !== null || starter}
               aria-busy={take.isPending}
             >

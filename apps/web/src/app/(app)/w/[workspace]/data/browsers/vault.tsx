@@ -249,9 +249,16 @@ function SecretForm(props: {
               required
             />
           </div>
-          <Button type="submit" disabled={put.isPending} aria-busy={put.isPending} className="sm:mt-6">
-            {put.isPending ? "Saving…" : props.exists ? "Save new version" : "Save secret"}
-          </Button>
+          <div className="flex flex-wrap gap-2 sm:mt-[1.6875rem]">
+            <Button type="submit" disabled={put.isPending} aria-busy={put.isPending}>
+              {put.isPending ? "Saving…" : props.exists ? "Save new version" : "Save secret"}
+            </Button>
+            {props.exists && !put.isPending && (
+              <Button variant="ghost" onClick={() => props.setName("")}>
+                Cancel
+              </Button>
+            )}
+          </div>
         </form>
       </CardContent>
     </Card>
