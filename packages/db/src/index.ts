@@ -111,10 +111,18 @@ export {
   type WorkspaceCreated,
   workspacesOf,
 } from "./control/workspaces.js";
+export {
+  type ClosedWorkspace,
+  closeWorkspace,
+  type DeletedWorkspace,
+  deletedWorkspaces,
+  dropWorkspace,
+} from "./control/workspace-deletion.js";
 export { MIGRATIONS_DIR, type MigrateOptions, migrate, readMigrations } from "./migrate.js";
 export {
   type Connection,
   disconnect,
+  endConnectionsIn,
   endConnectionsOf,
   grantRevocation,
   listConnections,
