@@ -66,7 +66,11 @@ async function extraMember(role: Role = "member"): Promise<string> {
 async function doomedWorkspace(): Promise<string> {
   const id = (await createWorkspace(pool, { name: "Doomed", ownerId: users.owner.id, key: false })).workspace.id;
   for (const role of ["admin", "member", "billing"] as const) {
-    await pool.query("INSERT INTO members (workspace_id, user_id, role) VALUES ($1, $2, $3)", [id, users[role].id, role]);
+    await pool.query("INSERT INTO members (workspace_id, user_id, role) VALUES ($1, $2, $3)", [
+      id,
+      users[role].id,
+      role,
+    ]);
   }
   const owner = userPrincipal(users.owner, id, "owner");
   await invoker.invoke(owner, "group.create", null, { name: "doomed" });

@@ -10,19 +10,12 @@ import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import * as PrimBilling from "@prim/billing";
 import { type StripeStandIn, startStripeStandIn } from "@prim/billing/standin";
 import * as PrimDb from "@prim/db";
 import { createUser, createWorkspace, inviteMember, Revocations } from "@prim/db";
-import {
-  Browser,
-  call,
-  consent,
-  MemoryProvider,
-  type OAuthStack,
-  startOAuthStack,
-} from "@prim/testkit/cloud";
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Browser, call, consent, MemoryProvider, type OAuthStack, startOAuthStack } from "@prim/testkit/cloud";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -219,7 +212,15 @@ describe("workspace.delete", () => {
     expect(rest.body.error.code).toBe("invalid_token");
     expect((await initializeWith(doomed.token)).status).toBe(401);
     // The data in the cell: catalog rows and files.
-    for (const table of ["groups", "primitives", "snapshots", "api_keys", "members", "invitations", "oauth_connections"]) {
+    for (const table of [
+      "groups",
+      "primitives",
+      "snapshots",
+      "api_keys",
+      "members",
+      "invitations",
+      "oauth_connections",
+    ]) {
       expect(await count(table, doomed.id), table).toBe(0);
     }
     expect(filesOf(doomed.id)).toEqual([]);

@@ -102,6 +102,13 @@ export {
   type WorkspaceAuditEntry,
 } from "./control/workspace-audit.js";
 export {
+  type ClosedWorkspace,
+  closeWorkspace,
+  type DeletedWorkspace,
+  deletedWorkspaces,
+  dropWorkspace,
+} from "./control/workspace-deletion.js";
+export {
   consentWorkspaces,
   countPrimitives,
   createWorkspace,
@@ -111,13 +118,6 @@ export {
   type WorkspaceCreated,
   workspacesOf,
 } from "./control/workspaces.js";
-export {
-  type ClosedWorkspace,
-  closeWorkspace,
-  type DeletedWorkspace,
-  deletedWorkspaces,
-  dropWorkspace,
-} from "./control/workspace-deletion.js";
 export { MIGRATIONS_DIR, type MigrateOptions, migrate, readMigrations } from "./migrate.js";
 export {
   type Connection,

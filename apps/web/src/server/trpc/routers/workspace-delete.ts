@@ -21,7 +21,10 @@ export const deleteWorkspace = workspaceProcedure("workspace.delete")
     const ws = await ctx.db.readWorkspace(ctx.pool, input.workspace);
     if (ws === null) throw new TRPCError({ code: "NOT_FOUND", message: `workspace '${input.workspace}' not found` });
     if (input.name !== ws.name) {
-      throw new TRPCError({ code: "BAD_REQUEST", message: `name: type the workspace's name '${ws.name}' to delete it` });
+      throw new TRPCError({
+        code: "BAD_REQUEST",
+        message: `name: type the workspace's name '${ws.name}' to delete it`,
+      });
     }
     const { subscription } = await ctx.db.billingState(ctx.pool, input.workspace);
     const live = subscription !== null && !["canceled", "unpaid", "incomplete_expired"].includes(subscription.status);
