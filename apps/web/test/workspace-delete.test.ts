@@ -159,6 +159,9 @@ beforeAll(async () => {
   const { url } = await caller("alice").billing.checkout({ workspace: doomed.id });
   await standin.completeCheckout(url.split("/").pop() as string);
   expect((await PrimDb.readWorkspace(pool, doomed.id))?.plan).toBe("pro");
+  // Pro takes snapshots: one of the kv, to be deleted with it.
+  const snap = await call(stack.cloud.url, doomed.key, "POST", `/v1/primitives/${doomed.kv}/snapshots`, { name: "s" });
+  expect(snap.status).toBe(201);
 }, 90_000);
 
 afterAll(async () => {
@@ -200,6 +203,7 @@ describe("workspace.delete", () => {
       )
     ).rows[0]?.id as string;
     expect(filesOf(doomed.id).length).toBeGreaterThan(0);
+    expect(await count("snapshots", doomed.id)).toBe(1);
 
     await expect(caller("alice").workspace.delete({ workspace: doomed.id, name: "Doomed" })).resolves.toEqual({
       id: doomed.id,
