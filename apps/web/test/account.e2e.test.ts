@@ -8,7 +8,6 @@
 // reset by mail and signs out. Screenshots (light and dark, 375 and 1440 px) of Settings and Account.
 import { createUser, createWorkspace } from "@prim/db";
 import { call } from "@prim/testkit/cloud";
-import type { Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Dashboard, shoot, startDashboard } from "./dashboard-harness.js";
 
@@ -17,15 +16,6 @@ const OWNER = { email: "olga@acme.test", password: "olga's password" };
 const ADMIN = { email: "adam@acme.test", password: "adam's password" };
 let doomed: { id: string; key: string };
 let kept: { id: string; key: string };
-
-/** Light, then dark (the system's preference): screenshots of both. */
-async function shootBoth(page: Page, name: string): Promise<void> {
-  await page.emulateMedia({ colorScheme: "light" });
-  await shoot(page, `${name}-light`);
-  await page.emulateMedia({ colorScheme: "dark" });
-  await shoot(page, `${name}-dark`);
-  await page.emulateMedia({ colorScheme: "light" });
-}
 
 beforeAll(async () => {
   dashboard = await startDashboard("webaccount");
@@ -65,7 +55,7 @@ describe("account", () => {
     const page = await dashboard.signedIn(context, OWNER.email, OWNER.password, `${doomed.id}/settings`);
     await page.waitForURL(`${dashboard.web}/w/${doomed.id}/settings`);
     await page.getByRole("heading", { name: "Danger zone" }).waitFor();
-    await shootBoth(page, "settings");
+    await shoot(page, "settings");
     await page.getByRole("button", { name: "Delete workspace" }).click();
     const dialog = page.getByRole("alertdialog").or(page.getByRole("dialog"));
     await dialog.getByText("every API key stops working").first().waitFor();
@@ -74,7 +64,6 @@ describe("account", () => {
     await dialog.getByRole("textbox").fill("doomed");
     expect(await confirm.isDisabled()).toBe(true);
     await dialog.getByRole("textbox").fill("Doomed");
-    await shootBoth(page, "settings-delete-dialog");
     expect(await confirm.isDisabled()).toBe(false);
     await confirm.click();
     await page.waitForURL(`${dashboard.web}/`);
@@ -115,7 +104,7 @@ describe("account", () => {
     await page.waitForURL(`${dashboard.web}/account`);
     await page.getByRole("heading", { name: "Account", level: 1 }).waitFor();
     expect(await page.getByRole("link", { name: /reset .*by mail/i }).getAttribute("href")).toBe("/forgot-password");
-    await shootBoth(page, "account");
+    await shoot(page, "account");
     await page.getByLabel("Current password").fill("dora's new password");
     await page.getByLabel("New password").fill("dora's third password");
     await page.getByRole("button", { name: "Change password" }).click();

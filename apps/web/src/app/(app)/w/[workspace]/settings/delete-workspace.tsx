@@ -3,57 +3,63 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
-import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from "@/components/ui/card";
+import { Card, CardContent, CardDescription, CardFooter, CardHeader } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { useTRPC } from "@/lib/trpc";
 
-/** What deleting does, said once for the card and the dialog (apps/web/README.md, "Deleting a workspace"). */
+/** What deleting does (apps/web/README.md, "Deleting a workspace"): the card's list and the dialog's text. */
 const CONSEQUENCES = [
-  ["Data", "every group with its primitives, files, snapshots and stored objects is deleted from its cell"],
-  ["Keys", "every API key stops working at once (401)"],
-  ["Apps", "every connected app (OAuth) is disconnected and its tokens stop working"],
-  ["Members", "every member loses access and pending invitations are withdrawn"],
-  ["Billing", "a Pro subscription is canceled at once: no further charge, no refund of the current period"],
+  ["Data", "every group, with its primitives, files, snapshots and stored objects, is deleted"],
+  ["Keys", "every API key stops working at once"],
+  ["Apps", "every connected app is disconnected and its tokens stop working"],
+  ["Members", "every member loses access; pending invitations are withdrawn"],
+  ["Billing", "a Pro subscription is canceled at once: nothing more is charged, the current period is not refunded"],
 ] as const;
 
+/** The list as lines of phrasing content (the dialog's description is a paragraph). */
+const SAID = (
+  <>
+    <span className="mb-2 block">This cannot be undone.</span>
+    {CONSEQUENCES.map(([what, happens]) => (
+      <span key={what} className="mt-1 block">
+        <span className="font-medium text-foreground">{what}:</span> {happens}.
+      </span>
+    ))}
+  </>
+);
+
 /**
- * The Settings page's "Danger zone" (owners only; the procedure checks again): deleting the
- * workspace after its name is typed in the confirm dialog, then back to the workspaces with a toast.
+ * The Settings page's "Danger zone" (owners only; the procedure checks again): deletes the
+ * workspace once its name is typed in the confirm dialog, then goes to the workspaces with a toast.
  */
 export function DeleteWorkspace({ workspace, name }: { workspace: string; name: string }) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
   const remove = useMutation(trpc.workspace.delete.mutationOptions());
-  const list = (
-    <ul className="space-y-1 text-sm">
-      {CONSEQUENCES.map(([what, happens]) => (
-        <li key={what}>
-          <span className="font-medium">{what}:</span> {happens}.
-        </li>
-      ))}
-    </ul>
-  );
   return (
     <Card className="border-destructive/50">
       <CardHeader>
-        <CardTitle>Delete this workspace</CardTitle>
+        <h3 className="font-semibold leading-none">Delete this workspace</h3>
         <CardDescription>
-          Deletes <strong>{name}</strong> for everyone. It cannot be undone; the deletion stays in the operator's audit
-          trail for 30 days.
+          Deletes <span className="font-medium text-foreground">{name}</span> for everyone, for good. The deletion stays
+          in the operator's audit trail for 30 days.
         </CardDescription>
       </CardHeader>
-      <CardContent>{list}</CardContent>
+      <CardContent>
+        <ul className="grid gap-1.5 text-sm">
+          {CONSEQUENCES.map(([what, happens]) => (
+            <li key={what}>
+              <span className="font-medium">{what}:</span> {happens}.
+            </li>
+          ))}
+        </ul>
+      </CardContent>
       <CardFooter>
         <ConfirmDialog
           trigger={<Button variant="destructive">Delete workspace</Button>}
           title={`Delete ${name}?`}
-          description={
-            <div className="space-y-3">
-              <p>This cannot be undone.</p>
-              {list}
-            </div>
-          }
+          description={SAID}
           confirmLabel="Delete workspace"
           typedName={name}
           destructive
@@ -62,6 +68,7 @@ export function DeleteWorkspace({ workspace, name }: { workspace: string; name: 
             await queryClient.invalidateQueries(trpc.workspace.list.queryFilter());
             toast.success(`Workspace ${name} deleted`);
             router.push("/");
+            router.refresh();
           }}
         />
       </CardFooter>
