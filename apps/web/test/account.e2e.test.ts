@@ -3,9 +3,11 @@
 // for the file: an owner deletes a workspace through the Settings page's Danger zone (the
 // dialog's button disabled until the name is typed), lands on the workspaces with a toast, the
 // workspace gone from the list and its key answering 401 while the owner's other workspace stays;
-// an admin sees no Danger zone; a forgotten password is reset from the sign-in page's link
-// through the mail (the development mail page); the Account page changes the password, links the
-// reset by mail and signs out. Screenshots (light and dark, 375 and 1440 px) of Settings and Account.
+// an admin sees no Danger zone; after sign-in a browser goes back only to this site
+// (`?next=/%5Cevil.test` lands on the workspaces); a forgotten password is reset from the sign-in
+// page's link through the mail (the development mail page); the Account page changes the password,
+// links the reset by mail and signs out. Screenshots (light and dark, 375 and 1440 px): Settings,
+// Account, and the reset's pages (/forgot-password, /dev/mail, /reset-password).
 import { createUser, createWorkspace } from "@prim/db";
 import { call } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,7 +78,19 @@ describe("account", () => {
     await context.close();
   });
 
-  it("resets a forgotten password from the sign-in page's link through the mail", { timeout: 40_000 }, async () => {
+  it("sends a browser back only to this site after sign-in (next=/%5Cevil.test)", { timeout: 30_000 }, async () => {
+    const context = await dashboard.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${dashboard.web}/sign-in?next=/%5Cevil.test`);
+    await page.getByLabel("Email").fill(ADMIN.email);
+    await page.getByLabel("Password").fill(ADMIN.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL(`${dashboard.web}/`);
+    await page.getByRole("heading", { name: "Workspaces" }).waitFor();
+    await context.close();
+  });
+
+  it("resets a forgotten password from the sign-in page's link through the mail", { timeout: 60_000 }, async () => {
     await createUser(dashboard.stack.cloud.api.hub.pool, { email: "dora@acme.test", password: "dora's old password" });
     const context = await dashboard.browser.newContext();
     const page = await context.newPage();
@@ -86,13 +100,17 @@ describe("account", () => {
     await page.getByLabel("Email").fill("dora@acme.test");
     await page.getByRole("button", { name: "Send the link" }).click();
     await page.getByText("If dora@acme.test has a Prim account").waitFor();
+    await shoot(page, "forgot-password");
     await dashboard.mail.waitFor((m) => m.to.includes("dora@acme.test"));
     await page.goto(`${dashboard.web}/dev/mail`);
+    await page.getByRole("heading", { name: "Reset your Prim password" }).first().waitFor();
+    await shoot(page, "dev-mail");
     await page
       .getByRole("link", { name: /\/api\/auth\/reset-password\// })
       .first()
       .click();
     await page.waitForURL(/\/reset-password\?token=/);
+    await shoot(page, "reset-password");
     await page.getByLabel("New password", { exact: true }).fill("dora's new password");
     await page.getByRole("button", { name: "Set password" }).click();
     await page.getByText("Password changed").waitFor();
