@@ -39,14 +39,17 @@ export const deleteWorkspace = workspaceProcedure("workspace.delete")
       { workspace: input.workspace, name: input.name, user: ctx.user.id, actor: ctx.actor },
       ctx.publish,
     );
-    let canceled: { id: string; status: string } | null = null;
-    if (closed.subscription !== null && ctx.billing !== null) {
-      const status = await ctx.billing.lib.cancelForDeletion(ctx.billing.stripe, closed.subscription.id);
-      canceled = { id: closed.subscription.id, status };
-    }
-    for (const group of closed.groups) {
-      await ctx.invoker.invoke(ctx.principal, "group.delete", group.id, { force: true });
-    }
+    const stripeSub = closed.subscription;
+    const canceled = await unfinished("Stripe did not cancel the subscription", async () => {
+      if (stripeSub === null || ctx.billing === null) return null;
+      await ctx.billing.lib.cancelForDeletion(ctx.billing.stripe, stripeSub.id);
+      return stripeSub.id;
+    });
+    await unfinished("the cell did not delete every group", async () => {
+      for (const group of closed.groups) {
+        await ctx.invoker.invoke(ctx.principal, "group.delete", group.id, { force: true });
+      }
+    });
     const dropped = await ctx.db.dropWorkspace(ctx.pool, {
       workspace: input.workspace,
       actor: ctx.actor,
@@ -56,8 +59,24 @@ export const deleteWorkspace = workspaceProcedure("workspace.delete")
         keys_revoked: closed.keys,
         connections_ended: closed.connections,
         invitations_withdrawn: closed.invitations,
-        subscription_canceled: canceled?.id ?? null,
+        subscription_canceled: canceled,
       },
     });
     return { id: dropped.id, name: dropped.name };
   });
+
+/**
+ * A step after the credentials ended: its failure says the deletion is half done and how to
+ * finish it (deleting again resumes: each step can run twice).
+ */
+async function unfinished<T>(what: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (cause) {
+    throw new TRPCError({
+      code: "INTERNAL_SERVER_ERROR",
+      message: `Keys and apps are disconnected, but ${what} (${(cause as Error).message}); delete the workspace again to finish`,
+      cause,
+    });
+  }
+}
