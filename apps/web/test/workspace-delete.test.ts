@@ -265,4 +265,31 @@ describe("workspace.delete", () => {
     expect(filesOf(kept.id).length).toBeGreaterThan(0);
     expect((await initializeWith(kept.token)).status).toBe(200);
   });
+
+  it("a deletion interrupted by the cell is finished by deleting again", async () => {
+    const made = await createWorkspace(pool, { name: "Halfway", ownerId: users.alice.id });
+    const url = stack.cloud.url;
+    expect((await call(url, made.key, "POST", "/v1/groups", { name: "app" })).status).toBe(201);
+    const id = made.workspace.id;
+    // The cell does not answer (an address where nothing listens).
+    const down = createCaller({
+      ...context,
+      invoker: new RemoteInvoker({ url: "http://127.0.0.1:9", secret: stack.secret }),
+      user: users.alice,
+    });
+    await expect(down.workspace.delete({ workspace: id, name: "Halfway" })).rejects.toMatchObject({
+      code: "INTERNAL_SERVER_ERROR",
+      message: expect.stringContaining("delete the workspace again"),
+    });
+    // Half done: no credential works, the data and the workspace are still there.
+    expect((await call(url, made.key, "GET", "/v1/groups")).status).toBe(401);
+    expect(await count("groups", id)).toBe(1);
+    expect((await caller("alice").workspace.list()).map((w) => w.name)).toContain("Halfway");
+    await expect(caller("alice").workspace.delete({ workspace: id, name: "Halfway" })).resolves.toEqual({
+      id,
+      name: "Halfway",
+    });
+    expect(await count("groups", id)).toBe(0);
+    expect(await PrimDb.readWorkspace(pool, id)).toBeNull();
+  });
 });
