@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { Toaster } from "@/components/ui/sonner";
+import { LazyToaster } from "@/components/shell/lazy-toaster";
 import { Providers } from "./providers";
 
 /**
@@ -7,12 +7,12 @@ import { Providers } from "./providers";
  * sign-in, sign-up and the consent screen stay without them (a smaller first load).
  */
 export default function AppLayout({ children }: { children: ReactNode }) {
-  // The toasts live here, above every page of the group: one shown as a page navigates away
-  // (a deleted workspace's toast on the workspaces list) stays on screen.
+  // The toasts live here, above every page of the group (loaded after the page): one shown as a
+  // page navigates away (a deleted workspace's toast on the workspaces list) stays on screen.
   return (
     <Providers>
       {children}
-      <Toaster position="bottom-right" />
+      <LazyToaster />
     </Providers>
   );
 }

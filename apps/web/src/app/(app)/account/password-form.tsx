@@ -1,11 +1,11 @@
 "use client";
 import { LogOutIcon } from "lucide-react";
 import { type FormEvent, useState } from "react";
-import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { authClient } from "@/lib/auth-client";
+import { toast } from "@/lib/toast";
 
 /** Changes the password (the current one first; other sessions are signed out). */
 export function PasswordForm() {
