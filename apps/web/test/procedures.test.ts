@@ -62,6 +62,22 @@ async function extraMember(role: Role = "member"): Promise<string> {
   return (await createUser(pool, { email: `extra${seq}@acme.test`, password: "password123", workspace, role })).id;
 }
 
+/** A fresh workspace named Doomed with the four roles of Acme (and a group with data in the cell). */
+async function doomedWorkspace(): Promise<string> {
+  const id = (await createWorkspace(pool, { name: "Doomed", ownerId: users.owner.id, key: false })).workspace.id;
+  for (const role of ["admin", "member", "billing"] as const) {
+    await pool.query("INSERT INTO members (workspace_id, user_id, role) VALUES ($1, $2, $3)", [
+      id,
+      users[role].id,
+      role,
+    ]);
+  }
+  const owner = userPrincipal(users.owner, id, "owner");
+  await invoker.invoke(owner, "group.create", null, { name: "doomed" });
+  await invoker.invoke(owner, "primitive.create", null, { name: "k", type: "kv", group: "doomed" });
+  return id;
+}
+
 beforeAll(async () => {
   cloud = await startCloud("webprocs", { PRIM_INTERNAL_SECRET: SECRET });
   pool = cloud.api.hub.pool as pg.Pool;
@@ -130,6 +146,8 @@ type Caller = ReturnType<typeof callerFor>;
 /** One call of each workspace procedure, with what it needs made fresh for it. */
 const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>> = {
   "workspace.rename": (c) => c.workspace.rename({ workspace, name: "Acme" }),
+  // A workspace of its own to delete, where each user has the same role as in Acme.
+  "workspace.delete": async (c) => c.workspace.delete({ workspace: await doomedWorkspace(), name: "Doomed" }),
   "members.list": (c) => c.members.list({ workspace }),
   "members.remove": async (c) => c.members.remove({ workspace, user: await extraMember() }),
   "members.setRole": async (c) => c.members.setRole({ workspace, user: await extraMember(), role: "billing" }),

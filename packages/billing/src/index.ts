@@ -21,6 +21,6 @@ export {
 } from "./overage.js";
 export { ENDED_STATUSES, GRACE_DAYS, METERS, type MeterName, PRICE_KEYS, PRO, PRO_STATUSES } from "./plans.js";
 export { type Projection, projectOverage } from "./projection.js";
-export { applySubscription } from "./subscriptions.js";
+export { applySubscription, cancelForDeletion } from "./subscriptions.js";
 export { type SyncResult, syncStripe } from "./sync.js";
 export { handleWebhook, SIGNATURE_TOLERANCE_S, type WebhookDeps } from "./webhooks.js";

@@ -52,3 +52,15 @@ export async function applySubscription(
   });
   return { workspace, planChanged };
 }
+
+/**
+ * A deleted workspace's subscription ends at once (not at the period's end: there is nothing
+ * left to serve): no further invoice, no proration credit. Already ended at Stripe (a webhook
+ * not yet applied): nothing to do. Answers the status Stripe reports after.
+ */
+export async function cancelForDeletion(stripe: Stripe, subscription: string): Promise<string> {
+  const sub = await stripe.subscriptions.retrieve(subscription);
+  if (ENDED_STATUSES.has(sub.status)) return sub.status;
+  const canceled = await stripe.subscriptions.cancel(subscription, { invoice_now: false, prorate: false });
+  return canceled.status;
+}

@@ -148,6 +148,10 @@ export async function adminCommand(args: string[]): Promise<void> {
         });
         break;
       }
+      case "workspace deleted":
+        // The `workspace.delete` entries the audit keeps after the workspace row is gone.
+        out = { deleted: await db.deletedWorkspaces(pool) };
+        break;
       case "user create":
         out = await db.createUser(pool, {
           email: required("email"),

@@ -21,6 +21,10 @@ export const ADMIN_USAGE: Readonly<Record<string, string>> = {
   Whether group archives may carry the workspace's vault values for another key (off by
   default; audited as secret_export.enable/disable, actor admin) →
   { workspace: { id, name, secret_export } }. ${DB}`,
+  "workspace deleted": `prim admin workspace deleted --json
+  The workspaces deleted by their owners (the dashboard) within the audit retention (30 days),
+  newest first → { deleted: [{ id, name, actor, deleted_at, detail: { plan, members, groups,
+  keys_revoked, connections_ended, invitations_withdrawn, subscription_canceled } }] }. ${DB}`,
   "key create": `prim admin key create --workspace W [--group G] [--tools "db_query,fs_*"] [--name N] --json
   A workspace key, or one scoped to a group and tools → { id, key, group, tools }. ${DB}`,
   "key revoke": `prim admin key revoke --id K --json

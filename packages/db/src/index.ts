@@ -115,6 +115,13 @@ export {
   type WorkspaceAuditEntry,
 } from "./control/workspace-audit.js";
 export {
+  type ClosedWorkspace,
+  closeWorkspace,
+  type DeletedWorkspace,
+  deletedWorkspaces,
+  dropWorkspace,
+} from "./control/workspace-deletion.js";
+export {
   consentWorkspaces,
   countPrimitives,
   createWorkspace,
@@ -128,6 +135,7 @@ export { MIGRATIONS_DIR, type MigrateOptions, migrate, readMigrations } from "./
 export {
   type Connection,
   disconnect,
+  endConnectionsIn,
   endConnectionsOf,
   grantRevocation,
   listConnections,

@@ -168,6 +168,16 @@ export async function disconnect(
   if (ended.length === 0) throw notFound(`connection '${input.id}'`);
 }
 
+/** Ends every connection of `workspace` (it is being deleted): answers how many. */
+export async function endConnectionsIn(
+  pool: pg.Pool,
+  input: { workspace: string; actor: Actor },
+  publish: (message: string) => Promise<void>,
+): Promise<number> {
+  return (await revokeWhere(pool, "workspace_id = $1", [input.workspace], publish, input.actor, "workspace deleted"))
+    .length;
+}
+
 /** Ends every connection `user` made in `workspace` (they are leaving it): answers how many. */
 export async function endConnectionsOf(
   pool: pg.Pool,

@@ -13,6 +13,7 @@ const OWNERS: readonly Role[] = ["owner"];
  */
 export const PERMISSIONS = {
   "workspace.rename": ADMINS,
+  "workspace.delete": OWNERS,
   "members.list": ALL,
   "members.remove": ADMINS,
   "members.setRole": ADMINS,

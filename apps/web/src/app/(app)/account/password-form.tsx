@@ -1,81 +1,81 @@
 "use client";
+import { LogOutIcon } from "lucide-react";
 import { type FormEvent, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
 import { authClient } from "@/lib/auth-client";
+import { toast } from "@/lib/toast";
 
-/** Change the password (the current one first; other sessions are signed out); sign out. */
+/** Changes the password (the current one first; other sessions are signed out). */
 export function PasswordForm() {
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
+    const formElement = event.currentTarget;
+    const form = new FormData(formElement);
+    setPending(true);
+    setError(null);
     const result = await authClient.changePassword({
       currentPassword: String(form.get("current") ?? ""),
       newPassword: String(form.get("next") ?? ""),
       revokeOtherSessions: true,
     });
-    setMessage(
-      result.error
-        ? {
-            ok: false,
-            text: "Could not change the password: check the current one; the new one needs 8 to 128 characters.",
-          }
-        : { ok: true, text: "Password changed. Other sessions were signed out." },
-    );
+    setPending(false);
+    if (result.error) {
+      setError("Could not change the password: check the current one; the new one needs 8 to 128 characters.");
+      return;
+    }
+    formElement.reset();
+    toast.success("Password changed. Other sessions were signed out.");
   }
   return (
-    <>
-      <form onSubmit={submit} className="mt-4 space-y-3">
-        <div>
-          <label htmlFor="current" className="block text-sm font-medium">
-            Current password
-          </label>
-          <input
-            id="current"
-            name="current"
-            type="password"
-            required
-            autoComplete="current-password"
-            className="mt-1 w-full rounded border p-2"
-          />
-        </div>
-        <div>
-          <label htmlFor="next" className="block text-sm font-medium">
-            New password
-          </label>
-          <input
-            id="next"
-            name="next"
-            type="password"
-            required
-            minLength={8}
-            maxLength={128}
-            autoComplete="new-password"
-            className="mt-1 w-full rounded border p-2"
-          />
-        </div>
-        <button type="submit" className="rounded bg-zinc-900 px-4 py-2 text-white">
-          Change password
-        </button>
-        {message !== null && (
-          <p
-            id="password-message"
-            role={message.ok ? "status" : "alert"}
-            className={message.ok ? "text-sm" : "text-sm text-red-700"}
-          >
-            {message.text}
-          </p>
-        )}
-      </form>
-      <button
-        type="button"
-        className="mt-6 rounded border px-4 py-2"
-        onClick={async () => {
-          await authClient.signOut();
-          window.location.assign("/sign-in");
-        }}
-      >
-        Sign out
-      </button>
-    </>
+    <form onSubmit={submit} className="grid max-w-sm gap-4">
+      <div className="grid gap-2">
+        <Label htmlFor="current">Current password</Label>
+        <Input id="current" name="current" type="password" required autoComplete="current-password" />
+      </div>
+      <div className="grid gap-2">
+        <Label htmlFor="next">New password</Label>
+        <Input
+          id="next"
+          name="next"
+          type="password"
+          required
+          minLength={8}
+          maxLength={128}
+          autoComplete="new-password"
+          aria-describedby="next-hint"
+        />
+        <p id="next-hint" className="text-xs text-muted-foreground">
+          8 to 128 characters.
+        </p>
+      </div>
+      {error !== null && (
+        <p id="password-message" role="alert" className="text-sm text-destructive">
+          {error}
+        </p>
+      )}
+      <Button type="submit" className="w-fit" disabled={pending} aria-busy={pending}>
+        {pending ? "Changing…" : "Change password"}
+      </Button>
+    </form>
+  );
+}
+
+/** Signs out of this browser and goes to the sign-in page. */
+export function SignOutButton() {
+  return (
+    <Button
+      variant="outline"
+      onClick={async () => {
+        await authClient.signOut();
+        window.location.assign("/sign-in");
+      }}
+    >
+      <LogOutIcon className="size-4" aria-hidden />
+      Sign out
+    </Button>
   );
 }

@@ -1,10 +1,11 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { authed, router, workspaceProcedure } from "../init";
+import { deleteWorkspace } from "./workspace-delete";
 
 export const workspaceName = z.string().trim().min(1, "a name is required").max(80, "at most 80 characters");
 
-/** The signed-in user's workspaces: listed, created (they own it), renamed. */
+/** The signed-in user's workspaces: listed, created (they own it), renamed, deleted (workspace-delete.ts). */
 export const workspaceRouter = router({
   list: authed.query(({ ctx }) => ctx.db.workspacesOf(ctx.pool, ctx.user.id)),
   create: authed.input(z.object({ name: workspaceName })).mutation(async ({ ctx, input }) => {
@@ -21,6 +22,7 @@ export const workspaceRouter = router({
     .mutation(({ ctx, input }) =>
       ctx.db.renameWorkspace(ctx.pool, { workspace: input.workspace, name: input.name, actor: ctx.actor }),
     ),
+  delete: deleteWorkspace,
 });
 
 /**

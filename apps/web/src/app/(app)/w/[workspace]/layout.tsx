@@ -1,6 +1,5 @@
 import type { ReactNode } from "react";
 import { Breadcrumbs } from "@/components/shell/breadcrumbs";
-import { LazyToaster } from "@/components/shell/lazy-toaster";
 import { MobileNav } from "@/components/shell/mobile-nav";
 import { SidebarContent } from "@/components/shell/sidebar";
 import { currentUser } from "@/server/auth";
@@ -10,7 +9,7 @@ type Props = { children: ReactNode; params: Promise<{ workspace: string }> };
 
 /**
  * The workspace shell: a sidebar (switcher, the pages the role sees, the user, the theme) that
- * becomes a top bar with a menu sheet under 768 px, breadcrumbs, full-width content, toasts.
+ * becomes a top bar with a menu sheet under 768 px, breadcrumbs, full-width content (the toasts are the (app) layout's).
  * Each page checks membership again itself (a layout is not re-run on every navigation).
  */
 export default async function WorkspaceLayout({ children, params }: Props) {
@@ -43,7 +42,6 @@ export default async function WorkspaceLayout({ children, params }: Props) {
         </header>
         <div className="flex-1 px-4 py-6 md:px-8">{children}</div>
       </div>
-      <LazyToaster />
     </div>
   );
 }
