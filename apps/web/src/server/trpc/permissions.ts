@@ -13,6 +13,8 @@ const OWNERS: readonly Role[] = ["owner"];
  */
 export const PERMISSIONS = {
   "workspace.rename": ADMINS,
+  "workspace.connect": DATA,
+  "workspace.overview": DATA,
   "members.list": ALL,
   "members.remove": ADMINS,
   "members.setRole": ADMINS,

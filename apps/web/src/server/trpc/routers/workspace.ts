@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { authed, router, workspaceProcedure } from "../init";
+import { overviewProcedures } from "./overview";
 
 export const workspaceName = z.string().trim().min(1, "a name is required").max(80, "at most 80 characters");
 
@@ -21,6 +22,7 @@ export const workspaceRouter = router({
     .mutation(({ ctx, input }) =>
       ctx.db.renameWorkspace(ctx.pool, { workspace: input.workspace, name: input.name, actor: ctx.actor }),
     ),
+  ...overviewProcedures,
 });
 
 /**
