@@ -1,27 +1,43 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
-import { ErrorText } from "@/components/status";
+import { type FormEvent, useId, useState } from "react";
+import { toast } from "sonner";
+import { type CreatedKey, ConnectButton, ConnectDialog } from "@/components/connect/connect-dialog";
+import { ErrorText, QueryState } from "@/components/status";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { CopyButton } from "@/components/ui/copy-button";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+import { NativeSelect } from "@/components/ui/native-select";
+import { formatDate, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
 
-const when = (d: Date | null) => (d === null ? "never" : new Date(d).toLocaleString());
+/** A date as "3 days ago", the full date on hover. */
+function When({ at, never = "never" }: { at: Date | null; never?: string }) {
+  if (at === null) return <span>{never}</span>;
+  return (
+    <time dateTime={new Date(at).toISOString()} title={formatDate(at)}>
+      {formatRelative(at)}
+    </time>
+  );
+}
 
-/** API keys: the list (start, scope, creator, last use), a new key shown exactly once, revoke. */
-export function KeysPanel({ workspace, canManage }: { workspace: string; canManage: boolean }) {
+/** The form of a new key: name, group (or every group), tools (or every tool). */
+function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (made: CreatedKey) => void }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const keys = useQuery(trpc.keys.list.queryOptions({ workspace }));
-  const [shown, setShown] = useState<string | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.keys.list.queryKey({ workspace }) });
+  const groups = useQuery(trpc.data.groups.queryOptions({ workspace }));
+  const ids = { name: useId(), group: useId(), tools: useId() };
   const create = useMutation(
     trpc.keys.create.mutationOptions({
       onSuccess: (made) => {
-        setShown(made.key);
-        void refresh();
+        toast.success("Key created");
+        onCreated({ key: made.key, group: made.group });
       },
     }),
   );
-  const revoke = useMutation(trpc.keys.revoke.mutationOptions({ onSuccess: () => void refresh() }));
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -29,88 +45,157 @@ export function KeysPanel({ workspace, canManage }: { workspace: string; canMana
       .split(",")
       .map((t) => t.trim())
       .filter((t) => t !== "");
-    const group = String(form.get("group") ?? "").trim();
+    const group = String(form.get("group") ?? "");
     create.mutate({
       workspace,
-      name: String(form.get("name") ?? "") || undefined,
+      name: String(form.get("name") ?? "").trim() || undefined,
       group: group === "" ? undefined : group,
       tools: tools.length === 0 ? undefined : tools,
     });
   }
   return (
-    <section aria-labelledby="keys-title" className="rounded-lg border bg-white p-4">
-      <h2 id="keys-title" className="text-lg font-semibold">
-        API keys
-      </h2>
-      {keys.isPending && <p className="text-sm text-zinc-600">Loading keys…</p>}
-      <ErrorText error={keys.error} prefix="Could not load keys: " />
-      {keys.data?.length === 0 && <p className="text-sm text-zinc-600">No keys yet.</p>}
-      {keys.data !== undefined && keys.data.length > 0 && (
-        <ul className="mt-2 divide-y text-sm">
-          {keys.data.map((k) => (
-            <li key={k.id} className="flex flex-wrap items-center justify-between gap-2 py-2">
-              <span>
-                <span className="font-mono">{k.start}…</span> {k.name ?? ""}{" "}
-                <span className="text-zinc-600">
-                  {k.group ?? "every group"} · {k.tools === null ? "every tool" : k.tools.join(", ")} · by{" "}
-                  {k.created_by ?? "?"} · last used {when(k.last_used_at)}
-                </span>
-              </span>
-              {k.revoked_at !== null ? (
-                <span className="text-zinc-500">revoked</span>
-              ) : (
-                canManage && (
-                  <button
-                    type="button"
-                    className="rounded border px-2 py-1"
-                    onClick={() => revoke.mutate({ workspace, id: k.id })}
-                    aria-label={`Revoke key ${k.start}`}
-                  >
-                    Revoke
-                  </button>
-                )
-              )}
-            </li>
-          ))}
-        </ul>
+    <Card>
+      <CardHeader>
+        <CardTitle>Create a key</CardTitle>
+        <CardDescription>
+          For curl, the SDK and MCP clients. Narrow it to one group and a few tools where you can.
+        </CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form onSubmit={submit} className="grid gap-4 md:grid-cols-[1fr_1fr_2fr_auto] md:items-end">
+          <div className="grid gap-1.5">
+            <Label htmlFor={ids.name}>Name</Label>
+            <Input id={ids.name} name="name" maxLength={80} placeholder="e.g. ci" />
+          </div>
+          <div className="grid gap-1.5">
+            <Label htmlFor={ids.group}>Group</Label>
+            <NativeSelect id={ids.group} name="group" defaultValue="">
+              <option value="">Every group</option>
+              {groups.data?.map((g) => (
+                <option key={g.id} value={g.name}>
+                  {g.name}
+                </option>
+              ))}
+            </NativeSelect>
+          </div>
+          <div className="grid gap-1.5">
+            <Label htmlFor={ids.tools}>Tools</Label>
+            <Input id={ids.tools} name="tools" placeholder="Every tool, or e.g. kv_*, db_query" />
+          </div>
+          <Button type="submit" disabled={create.isPending}>
+            {create.isPending ? "Creating…" : "Create key"}
+          </Button>
+          <ErrorText error={create.error} className="md:col-span-4" />
+          <ErrorText error={groups.error} prefix="Could not load the groups: " className="md:col-span-4" />
+        </form>
+      </CardContent>
+    </Card>
+  );
+}
+
+/**
+ * API keys: a new key shown exactly once (copy, and the Connect dialog opens with it), the list
+ * (name, start, scope, creator by email, created and last used relative), revoke after a confirm.
+ */
+export function KeysPanel({ workspace, canManage }: { workspace: string; canManage: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const keys = useQuery(trpc.keys.list.queryOptions({ workspace }));
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [connecting, setConnecting] = useState(false);
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: trpc.keys.list.queryKey({ workspace }) });
+    void queryClient.invalidateQueries({ queryKey: trpc.workspace.overview.queryKey({ workspace }) });
+  };
+  const revoke = useMutation(
+    trpc.keys.revoke.mutationOptions({
+      onSuccess: () => {
+        toast.success("Key revoked");
+        refresh();
+      },
+    }),
+  );
+  return (
+    <div className="grid gap-6">
+      {canManage && (
+        <CreateKey
+          workspace={workspace}
+          onCreated={(made) => {
+            setCreated(made);
+            setConnecting(true);
+            refresh();
+          }}
+        />
       )}
-      {shown !== null && (
-        <div role="status" className="mt-3 rounded border border-amber-300 bg-amber-50 p-3 text-sm">
-          <p>This key is shown once. Copy it now.</p>
-          <code className="block break-all font-mono" data-testid="new-key">
-            {shown}
-          </code>
-          <button
-            type="button"
-            className="mt-2 rounded border px-2 py-1"
-            onClick={() => void navigator.clipboard?.writeText(shown)}
-          >
-            Copy
-          </button>
+      {created !== null && (
+        <div role="status" className="grid min-w-0 gap-2 rounded-lg border border-warning/50 bg-warning/10 p-4 text-sm">
+          <p className="font-medium">Copy your new key now: it is shown only once.</p>
+          <div className="flex min-w-0 flex-wrap items-center gap-2">
+            <code data-testid="new-key" className="min-w-0 flex-1 break-all font-mono text-xs">
+              {created.key}
+            </code>
+            <CopyButton value={created.key} label="Copy key" />
+            <Button variant="outline" size="sm" onClick={() => setConnecting(true)}>
+              Connect with this key
+            </Button>
+          </div>
         </div>
       )}
-      {canManage && (
-        <form onSubmit={submit} className="mt-4 grid gap-2 sm:grid-cols-4">
-          <label className="text-sm">
-            Name
-            <input name="name" className="mt-1 w-full rounded border p-1" />
-          </label>
-          <label className="text-sm">
-            Group (empty: every group)
-            <input name="group" className="mt-1 w-full rounded border p-1" />
-          </label>
-          <label className="text-sm">
-            Tools (comma-separated, e.g. kv_*, db_query; empty: every tool)
-            <input name="tools" className="mt-1 w-full rounded border p-1" />
-          </label>
-          <div className="flex items-end">
-            <button type="submit" disabled={create.isPending} className="rounded bg-zinc-900 px-3 py-1.5 text-white">
-              Create key
-            </button>
+      <Card>
+        <CardHeader className="flex-row flex-wrap items-start justify-between gap-3">
+          <div className="grid gap-1.5">
+            <CardTitle>API keys</CardTitle>
+            <CardDescription>Each key's scope, who made it and when it was last used.</CardDescription>
           </div>
-          <ErrorText error={create.error} className="sm:col-span-4" />
-        </form>
-      )}
-    </section>
+          <ConnectButton workspace={workspace} canCreateKeys={canManage} variant="outline" />
+        </CardHeader>
+        <CardContent>
+          <QueryState query={keys} empty="No keys yet." loading="Loading keys…" />
+          {keys.data !== undefined && keys.data.length > 0 && (
+            <ul className="divide-y">
+              {keys.data.map((k) => (
+                <li key={k.id} className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2 py-3">
+                  <div className="grid min-w-0 flex-1 gap-1 text-sm">
+                    <p className="flex min-w-0 flex-wrap items-center gap-2">
+                      <span className="font-medium break-all">{k.name ?? "Unnamed key"}</span>
+                      <code className="rounded bg-muted px-1.5 py-0.5 font-mono text-xs">{k.start}…</code>
+                      {k.revoked_at !== null && <Badge variant="secondary">revoked</Badge>}
+                    </p>
+                    <p className="text-muted-foreground break-words">
+                      {k.group === null ? "Every group" : `Group ${k.group}`} ·{" "}
+                      {k.tools === null ? "every tool" : k.tools.join(", ")}
+                    </p>
+                    <p className="text-muted-foreground break-words">
+                      By {k.created_by_email ?? k.created_by ?? "unknown"} · created <When at={k.created_at} /> · last
+                      used <When at={k.last_used_at} />
+                    </p>
+                  </div>
+                  {k.revoked_at === null && canManage && (
+                    <ConfirmDialog
+                      trigger={
+                        <Button variant="outline" size="sm" aria-label={`Revoke key ${k.start}`}>
+                          Revoke
+                        </Button>
+                      }
+                      title={`Revoke key ${k.name ?? k.start}?`}
+                      description={`Every request with ${k.start}… is refused at once (401). This cannot be undone.`}
+                      confirmLabel="Revoke"
+                      onConfirm={() => revoke.mutateAsync({ workspace, id: k.id })}
+                    />
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+        </CardContent>
+      </Card>
+      <ConnectDialog
+        workspace={workspace}
+        open={connecting}
+        onOpenChange={setConnecting}
+        createdKey={created}
+        canCreateKeys={canManage}
+      />
+    </div>
   );
 }
