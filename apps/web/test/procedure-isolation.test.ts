@@ -27,7 +27,7 @@ const OTHER_FIELDS = new Set([
   // New values and filters.
   ...["name", "email", "role", "tools", "enabled", "paused", "confirm", "type", "cursor", "action", "actor"],
   // Names inside the primitive addressed, and what to do there.
-  ...["key", "path", "queue", "prefix", "sql", "view", "args", "method"],
+  ...["key", "path", "queue", "prefix", "sql", "view", "op", "args", "method"],
   // A bearer secret checked against the signed-in address, not an id (procedures.test.ts).
   "token",
 ]);
@@ -96,6 +96,7 @@ const SAMPLES: Record<string, Sample> = {
   "primitive.browse": {
     input: (o) => ({ primitive: o.queue, view: "queue.messages", args: { queue: "q" } }),
   },
+  "primitive.act": { input: (o) => ({ primitive: o.kv, op: "kv.get", args: { key: "k" } }) },
   "primitive.preview": { input: (o) => ({ primitive: o.fs, path: "/file.txt" }) },
   "primitive.requeue": {
     prepare: async (w) => {

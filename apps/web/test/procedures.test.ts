@@ -222,6 +222,7 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
   },
   "primitive.dbQuery": (c) => c.primitive.dbQuery({ workspace, primitive: dbId, sql: "SELECT n FROM t" }),
   "primitive.browse": (c) => c.primitive.browse({ workspace, primitive: queueId, view: "queue.queues" }),
+  "primitive.act": (c) => c.primitive.act({ workspace, primitive: kvId, op: "kv.set", args: { key: "k", value: 1 } }),
   "billing.summary": (c) => c.billing.summary({ workspace }),
   "billing.checkout": (c) => c.billing.checkout({ workspace }),
   "billing.portal": (c) => c.billing.portal({ workspace }),
@@ -442,6 +443,42 @@ describe("what the procedures do", () => {
     await expect(
       member.primitive.browse({ workspace, primitive: queueId, view: "queue.purge" as "queue.queues" }),
     ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("acts on a primitive with an operation of ACTIONS only; a member's db writes are refused, reads and kv writes not", async () => {
+    const member = callerFor("member");
+    await member.primitive.act({ workspace, primitive: kvId, op: "kv.set", args: { key: "edited", value: { n: 1 } } });
+    expect(
+      await member.primitive.act({ workspace, primitive: kvId, op: "kv.get", args: { key: "edited" } }),
+    ).toMatchObject({
+      value: { n: 1 },
+    });
+    await expect(
+      member.primitive.act({
+        workspace,
+        primitive: dbId,
+        op: "db.batch",
+        args: { statements: [{ sql: "INSERT INTO t VALUES (1)" }] },
+      }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await member.primitive.act({ workspace, primitive: dbId, op: "db.tables", args: {} })).toBeTruthy();
+    await callerFor("admin").primitive.act({
+      workspace,
+      primitive: dbId,
+      op: "db.batch",
+      args: { statements: [{ sql: "INSERT INTO t VALUES (1)" }, { sql: "DELETE FROM t WHERE n = 1" }] },
+    });
+    // Not on the list (account-level or not a dashboard action): refused before the engine.
+    await expect(
+      member.primitive.act({ workspace, primitive: kvId, op: "primitive.delete" as "kv.get", args: {} }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    // The operation's own validation and the type check are the engine's.
+    await expect(
+      member.primitive.act({ workspace, primitive: queueId, op: "kv.set", args: { key: "x", value: 1 } }),
+    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    expect(
+      await member.primitive.act({ workspace, primitive: kvId, op: "kv.get", args: { key: "edited" } }),
+    ).toBeTruthy();
   });
 
   it("previews an fs file: text as text, an image as base64, binary and large files only described", async () => {

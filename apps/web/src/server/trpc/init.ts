@@ -48,8 +48,13 @@ export type Role = PrimDb.Role;
 const t = initTRPC.context<Context>().create({
   transformer: superjson,
   // Input validation (the same zod schemas the forms use) answers its messages, per field.
+  // An engine's refusal keeps its spec code (`data.error`: `wrong_type`, `fs_conflict`, …) for the
+  // pages to show.
   errorFormatter({ shape, error }) {
-    if (!(error.cause instanceof z.ZodError)) return shape;
+    if (!(error.cause instanceof z.ZodError)) {
+      const code = (error.cause as { code?: unknown } | undefined)?.code;
+      return typeof code === "string" && code in CODES ? { ...shape, data: { ...shape.data, error: code } } : shape;
+    }
     const fields = error.cause.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`);
     return {
       ...shape,
@@ -64,13 +69,23 @@ const CODES: Record<string, TRPCError["code"]> = {
   not_found: "NOT_FOUND",
   forbidden: "FORBIDDEN",
   invalid_request: "BAD_REQUEST",
+  wrong_type: "BAD_REQUEST",
   already_exists: "CONFLICT",
   group_mismatch: "FORBIDDEN",
   tool_not_allowed: "FORBIDDEN",
+  secret_policy_denied: "FORBIDDEN",
   plan_limit: "FORBIDDEN",
   rate_limited: "TOO_MANY_REQUESTS",
   conflict: "CONFLICT",
+  branch_conflict: "CONFLICT",
+  fs_conflict: "CONFLICT",
+  lease_expired: "CONFLICT",
+  secret_grant_expired: "CONFLICT",
   paused: "CONFLICT",
+  precondition_failed: "PRECONDITION_FAILED",
+  payload_too_large: "PAYLOAD_TOO_LARGE",
+  range_not_satisfiable: "BAD_REQUEST",
+  upstream_error: "BAD_GATEWAY",
 };
 
 const serviceErrors = t.middleware(async ({ next }) => {

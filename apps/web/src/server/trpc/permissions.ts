@@ -42,6 +42,7 @@ export const PERMISSIONS = {
   "primitive.restore": DATA,
   "primitive.dbQuery": DATA,
   "primitive.browse": DATA,
+  "primitive.act": DATA,
   "primitive.preview": DATA,
   "primitive.requeue": DATA,
   "primitive.sign": DATA,

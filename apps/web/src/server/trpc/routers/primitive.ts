@@ -1,5 +1,12 @@
 import { Readable } from "node:stream";
-import { type FsRead, narrowTools, type PrimitiveInfo, type QueryResult, type SnapshotInfo } from "@prim/wire";
+import {
+  type FsRead,
+  narrowTools,
+  type OperationName,
+  type PrimitiveInfo,
+  type QueryResult,
+  type SnapshotInfo,
+} from "@prim/wire";
 import { z } from "zod";
 import { router, workspaceProcedure } from "../init";
 
@@ -25,6 +32,23 @@ const VIEWS = {
   "storage.list": { op: "storage.list", args: z.object({ prefix: z.string().default("") }) },
 } as const;
 export type BrowseView = keyof typeof VIEWS;
+
+/**
+ * The changes the type browsers make (and the reads they make on demand): each an engine
+ * operation called as is — its input is validated by the operation itself, and the primitive's
+ * type (400 `wrong_type`), the caller's scope and role, limits and audit are `engine.invoke`'s.
+ * Nothing account-level is here: pause, rename, delete and snapshots have their own procedures.
+ */
+export const ACTIONS = [
+  ...["kv.get", "kv.set", "kv.delete"],
+  ...["fs.write", "fs.delete", "fs.mkdir", "fs.move"],
+  ...["queue.send", "queue.purge", "queue.requeue", "queue.get"],
+  ...["vault.put", "vault.delete"],
+  ...["memory.remember", "memory.list", "memory.get", "memory.forget", "memory.supersede"],
+  ...["storage.delete"],
+  ...["db.query", "db.batch", "db.tables", "db.table"],
+] as const satisfies readonly OperationName[];
+export type Action = (typeof ACTIONS)[number];
 
 /**
  * One primitive: its record, pause/resume (admins: account-level in the engine), snapshots
@@ -113,6 +137,25 @@ export const primitiveRouter = router({
       if (read.kind !== "file") return { kind: "directory" as const, path: input.path };
       return previewOf(read);
     }),
+  /**
+   * One of ACTIONS on the primitive. A member's db calls are narrowed to `db_query` (read-only),
+   * as the console's are.
+   */
+  act: workspaceProcedure("primitive.act")
+    .input(
+      target.extend({
+        op: z.enum(ACTIONS),
+        args: z.record(z.string(), z.unknown()).default({}),
+      }),
+    )
+    .mutation(({ ctx, input }) =>
+      ctx.invoker.invoke<unknown>(
+        ctx.role === "member" && input.op.startsWith("db.") ? narrowTools(ctx.principal, ["db_query"]) : ctx.principal,
+        input.op,
+        input.primitive,
+        input.args,
+      ),
+    ),
   /** A dead (or any) job back to ready. */
   requeue: workspaceProcedure("primitive.requeue")
     .input(target.extend({ queue: z.string().min(1), job: z.string().min(1) }))
