@@ -47,6 +47,11 @@ const snippet = (testId: string) => page.getByTestId(testId).locator("pre").inne
 async function shootBoth(name: string): Promise<void> {
   await shoot(page, name);
   await page.emulateMedia({ colorScheme: "dark" });
+  // Colours transition to the dark theme: checked once they are there.
+  await page.evaluate(async () => {
+    await new Promise((frame) => requestAnimationFrame(() => requestAnimationFrame(frame)));
+    await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined)));
+  });
   await shoot(page, `${name}-dark`);
   await page.emulateMedia({ colorScheme: "light" });
 }
@@ -115,7 +120,9 @@ describe("connecting from the dashboard", () => {
     await client.close();
 
     // The OAuth variant: no secret, and the URL is the MCP resource tokens are issued for.
-    const oauth = JSON.parse(await snippet("connect-cursor-oauth")) as { mcpServers: { prim: Record<string, unknown> } };
+    const oauth = JSON.parse(await snippet("connect-cursor-oauth")) as {
+      mcpServers: { prim: Record<string, unknown> };
+    };
     expect(oauth.mcpServers.prim).toEqual({ url: stack.mcpUrl });
     const metadata = await fetch(`${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`);
     expect(((await metadata.json()) as { resource: string }).resource).toBe(oauth.mcpServers.prim.url);

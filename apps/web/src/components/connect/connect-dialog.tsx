@@ -20,18 +20,16 @@ export interface CreatedKey {
   group: string | null;
 }
 
-/** One address of this deployment, copyable. */
-function Endpoint({ label, value, hint }: { label: string; value: string; hint: string }) {
+/** One address of this deployment: its name and a copy button, then the address in full. */
+export function Endpoint({ label, value, hint }: { label: string; value: string; hint?: string }) {
   return (
-    <div className="grid min-w-0 gap-1">
-      <span className="text-sm font-medium">{label}</span>
-      <div className="flex min-w-0 items-center gap-2">
-        <code className="min-w-0 flex-1 truncate rounded-md border bg-muted/50 px-2 py-1.5 text-xs" title={value}>
-          {value}
-        </code>
-        <CopyButton value={value} label={`Copy ${label}`} className="shrink-0" />
+    <div className="grid min-w-0 gap-1.5">
+      <div className="flex min-w-0 flex-wrap items-center justify-between gap-2">
+        <span className="text-sm font-medium">{label}</span>
+        <CopyButton value={value} label={`Copy ${label}`} />
       </div>
-      <span className="text-xs text-muted-foreground">{hint}</span>
+      <code className="rounded-md border bg-muted/50 px-2 py-1.5 font-mono text-xs break-all">{value}</code>
+      {hint !== undefined && <span className="text-xs text-muted-foreground">{hint}</span>}
     </div>
   );
 }
@@ -97,11 +95,11 @@ export function ConnectDialog({
                   Your new key is filled in below. It is shown only now: copy it somewhere safe.
                   {createdKey.group === null ? "" : ` It reaches group ${createdKey.group} only.`}
                 </p>
-                <div className="flex min-w-0 items-center gap-2">
-                  <code data-testid="connect-key" className="min-w-0 flex-1 truncate font-mono text-xs">
+                <div className="flex min-w-0 flex-wrap items-center gap-2">
+                  <code data-testid="connect-key" className="min-w-0 flex-1 font-mono text-xs break-all">
                     {createdKey.key}
                   </code>
-                  <CopyButton value={createdKey.key} label="Copy key" className="shrink-0" />
+                  <CopyButton value={createdKey.key} label="Copy key" />
                 </div>
               </div>
             ) : (

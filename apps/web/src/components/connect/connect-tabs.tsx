@@ -60,7 +60,7 @@ const OAUTH_CONSENT =
 export function ConnectTabs({ target }: { target: ConnectTarget }) {
   return (
     <Tabs defaultValue="curl" className="min-w-0">
-      <TabsList aria-label="Client">
+      <TabsList aria-label="Client" className="h-auto flex-wrap">
         <TabsTrigger value="curl">curl</TabsTrigger>
         <TabsTrigger value="sdk">TypeScript</TabsTrigger>
         <TabsTrigger value="env">.env</TabsTrigger>
@@ -74,7 +74,7 @@ export function ConnectTabs({ target }: { target: ConnectTarget }) {
           <code>GET /v1/primitives</code>): every key may call it.
         </Note>
         <div data-testid="connect-curl" className="min-w-0">
-          <CodeBlock code={curlSnippet(target)} label="Terminal" language="shell" />
+          <CodeBlock code={curlSnippet(target)} label="curl" language="shell" />
         </div>
       </TabsContent>
       <TabsContent value="sdk" className="grid min-w-0 gap-2">
@@ -139,8 +139,8 @@ export function ConnectTabs({ target }: { target: ConnectTarget }) {
           }
           oauthNote={
             <>
-              mcp-remote opens the sign-in in your browser. {OAUTH_CONSENT} On a deployment reachable over https, Settings
-              → Connectors → Add custom connector with the MCP URL does the same without a file.
+              mcp-remote opens the sign-in in your browser. {OAUTH_CONSENT} On a deployment reachable over https,
+              Settings → Connectors → Add custom connector with the MCP URL does the same without a file.
             </>
           }
         />

@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
 import { toast } from "sonner";
-import { type CreatedKey, ConnectButton, ConnectDialog } from "@/components/connect/connect-dialog";
+import { ConnectButton, ConnectDialog, type CreatedKey } from "@/components/connect/connect-dialog";
 import { ErrorText, QueryState } from "@/components/status";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";

@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { CheckCircle2Icon, CircleIcon } from "lucide-react";
 import Link from "next/link";
 import { type ReactNode, useState } from "react";
-import { ConnectButton, ConnectDialog } from "@/components/connect/connect-dialog";
+import { ConnectButton, ConnectDialog, Endpoint } from "@/components/connect/connect-dialog";
 import { PageHeader } from "@/components/page-header";
 import { ErrorText } from "@/components/status";
 import { Button } from "@/components/ui/button";
@@ -11,14 +11,18 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { Skeleton } from "@/components/ui/skeleton";
 import { formatNumber } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { cn } from "@/lib/utils";
 import { canSee, WORKSPACE_PAGES, type WorkspaceRole, workspaceHref } from "@/lib/workspace-nav";
 
 /** One figure of the workspace, linking to where it is managed. */
-function Stat({ label, value, href }: { label: string; value: number; href: string }) {
+function Stat({ label, value, href, className }: { label: string; value: number; href: string; className?: string }) {
   return (
     <Link
       href={href}
-      className="rounded-lg border bg-card p-4 text-card-foreground shadow-xs transition-colors hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
+      className={cn(
+        "rounded-lg border bg-card p-4 text-card-foreground shadow-xs hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none",
+        className,
+      )}
     >
       <span className="block text-sm text-muted-foreground">{label}</span>
       <span className="mt-1 block text-2xl font-semibold tabular-nums">{formatNumber(value)}</span>
@@ -43,6 +47,76 @@ function Step({ done, title, children }: { done: boolean; title: string; childre
         {!done && <div className="text-sm text-muted-foreground">{children}</div>}
       </div>
     </li>
+  );
+}
+
+const SHOWN_GROUPS = 8;
+
+/** The groups with their primitive counts, each a link to its primitives. */
+function GroupsCard({ workspace }: { workspace: string }) {
+  const trpc = useTRPC();
+  const groups = useQuery(trpc.data.groups.queryOptions({ workspace }));
+  const list = groups.data ?? [];
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Groups</CardTitle>
+        <CardDescription>Where the primitives live; a key or an agent reaches one group or all.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <ErrorText error={groups.error} prefix="Could not load the groups: " />
+        {groups.isPending && <Skeleton className="h-20 w-full" />}
+        <ul className="divide-y text-sm">
+          {list.slice(0, SHOWN_GROUPS).map((g) => (
+            <li key={g.id}>
+              <Link
+                href={`${workspaceHref(workspace, "data")}/${encodeURIComponent(g.name)}`}
+                className="flex items-center justify-between gap-3 rounded-sm py-2 hover:underline focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
+              >
+                <span className="min-w-0 truncate font-medium">{g.name}</span>
+                <span className="shrink-0 text-muted-foreground">
+                  {formatNumber(g.primitives)} {g.primitives === 1 ? "primitive" : "primitives"}
+                </span>
+              </Link>
+            </li>
+          ))}
+        </ul>
+        {list.length > SHOWN_GROUPS && (
+          <Link href={workspaceHref(workspace, "data")} className="mt-2 inline-block text-sm underline">
+            All {formatNumber(list.length)} groups
+          </Link>
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+/** This deployment's addresses, and the snippets a click away. */
+function EndpointsCard({ workspace, onConnect }: { workspace: string; onConnect: () => void }) {
+  const trpc = useTRPC();
+  const connect = useQuery(trpc.workspace.connect.queryOptions({ workspace }));
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Endpoints</CardTitle>
+        <CardDescription>REST for code and scripts, MCP for agents.</CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-4">
+        <ErrorText error={connect.error} prefix="Could not load the addresses: " />
+        {connect.isPending && <Skeleton className="h-20 w-full" />}
+        {connect.data !== undefined && (
+          <>
+            <Endpoint label="REST API base URL" value={connect.data.apiUrl} />
+            <Endpoint label="MCP URL" value={connect.data.mcpUrl} />
+          </>
+        )}
+        <div>
+          <Button variant="outline" size="sm" onClick={onConnect}>
+            Snippets for curl, the SDK and MCP clients
+          </Button>
+        </div>
+      </CardContent>
+    </Card>
   );
 }
 
@@ -103,8 +177,19 @@ function DataOverview({ workspace, role }: { workspace: string; role: WorkspaceR
         <Stat label="Primitives" value={o.primitives} href={workspaceHref(workspace, "data")} />
         <Stat label="API keys" value={o.keys} href={workspaceHref(workspace, "keys")} />
         <Stat label="Connected apps" value={o.connections} href={workspaceHref(workspace, "apps")} />
-        <Stat label="Operations this month" value={o.operations} href={workspaceHref(workspace, "usage")} />
+        <Stat
+          label="Operations this month"
+          value={o.operations}
+          href={workspaceHref(workspace, "usage")}
+          className="col-span-2 md:col-span-1"
+        />
       </section>
+      {o.groups > 0 && (
+        <div className="grid gap-6 lg:grid-cols-2">
+          <GroupsCard workspace={workspace} />
+          <EndpointsCard workspace={workspace} onConnect={() => setConnecting(true)} />
+        </div>
+      )}
       <ConnectDialog workspace={workspace} open={connecting} onOpenChange={setConnecting} canCreateKeys={admin} />
     </div>
   );
