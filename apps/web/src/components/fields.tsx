@@ -14,7 +14,7 @@ export function TextField(props: {
       <input
         value={props.value}
         onChange={(e) => props.onChange(e.target.value)}
-        className={`mt-1 block w-full rounded border p-1 ${props.mono === true ? "font-mono" : ""}`}
+        className={`mt-1 block h-9 w-full rounded-md border border-input bg-background px-3 text-foreground ${props.mono === true ? "font-mono" : ""}`}
       />
     </label>
   );
@@ -24,7 +24,11 @@ export function TextField(props: {
 export function MoreButton({ query }: { query: { hasNextPage: boolean; fetchNextPage: () => unknown } }) {
   if (!query.hasNextPage) return null;
   return (
-    <button type="button" className="mt-2 rounded border px-2 py-1 text-sm" onClick={() => void query.fetchNextPage()}>
+    <button
+      type="button"
+      className="mt-2 h-8 rounded-md border border-input bg-background px-3 text-sm hover:bg-accent"
+      onClick={() => void query.fetchNextPage()}
+    >
       More
     </button>
   );

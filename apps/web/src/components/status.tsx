@@ -6,7 +6,7 @@ export function ErrorText(props: {
 }) {
   if (props.error == null) return null;
   return (
-    <p role="alert" className={`text-sm text-red-700 ${props.className ?? ""}`}>
+    <p role="alert" className={`text-sm text-destructive ${props.className ?? ""}`}>
       {props.prefix}
       {props.error.message}
     </p>
@@ -19,8 +19,8 @@ export function QueryState(props: {
   empty: string;
   loading?: string;
 }) {
-  if (props.query.isPending) return <p className="text-sm text-zinc-600">{props.loading ?? "Loading…"}</p>;
+  if (props.query.isPending) return <p className="text-sm text-muted-foreground">{props.loading ?? "Loading…"}</p>;
   if (props.query.error !== null) return <ErrorText error={props.query.error} />;
-  if (props.query.data?.length === 0) return <p className="text-sm text-zinc-600">{props.empty}</p>;
+  if (props.query.data?.length === 0) return <p className="text-sm text-muted-foreground">{props.empty}</p>;
   return null;
 }

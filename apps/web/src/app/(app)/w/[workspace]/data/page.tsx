@@ -1,29 +1,27 @@
-import Link from "next/link";
-import { notFound, redirect } from "next/navigation";
-import { currentUser } from "@/server/auth";
-import { membership } from "@/server/db";
-import { DataBrowser } from "./data-browser";
+import type { Metadata } from "next";
+import { PageHeader } from "@/components/page-header";
+import { requireWorkspace, workspaceMetadata } from "@/server/workspace-page";
+import { Groups } from "./groups";
 
 export const dynamic = "force-dynamic";
 
 type Props = { params: Promise<{ workspace: string }> };
 
-/** Groups, their primitives and the kv browser of one workspace (data roles only). */
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return workspaceMetadata((await params).workspace, "data");
+}
+
+/** The workspace's groups (data roles only; admins create them). */
 export default async function DataPage({ params }: Props) {
   const { workspace } = await params;
-  const user = await currentUser();
-  if (user === null) redirect(`/sign-in?next=${encodeURIComponent(`/w/${workspace}/data`)}`);
-  const ws = await membership(workspace, user.id);
-  if (ws === null || ws.role === "billing") notFound();
+  const { ws } = await requireWorkspace(workspace, "data", `/w/${workspace}/data`);
   return (
     <div className="space-y-6">
-      <header>
-        <Link href={`/w/${workspace}`} className="text-sm underline">
-          {ws.name}
-        </Link>
-        <h1 className="mt-2 text-2xl font-semibold">Data</h1>
-      </header>
-      <DataBrowser workspace={workspace} admin={ws.role === "owner" || ws.role === "admin"} />
+      <PageHeader
+        title="Data"
+        description="Groups hold your primitives: kv, db, fs, queue, storage, vault and memory."
+      />
+      <Groups workspace={workspace} admin={ws.role === "owner" || ws.role === "admin"} />
     </div>
   );
 }

@@ -1,22 +1,23 @@
-import Link from "next/link";
-import { redirect } from "next/navigation";
-import { currentUser } from "@/server/auth";
+import type { Metadata } from "next";
+import { PageHeader } from "@/components/page-header";
+import { requireWorkspace, workspaceMetadata } from "@/server/workspace-page";
 import { UsagePanel } from "./usage-panel";
 
 export const dynamic = "force-dynamic";
 
 type Props = { params: Promise<{ workspace: string }> };
 
-/** Usage against the plan and, for admins on Pro and up, the audit trail. */
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return workspaceMetadata((await params).workspace, "usage");
+}
+
+/** Usage against the plan (every role; the audit log has its own page). */
 export default async function UsagePage({ params }: Props) {
   const { workspace } = await params;
-  if ((await currentUser()) === null) redirect(`/sign-in?next=${encodeURIComponent(`/w/${workspace}/usage`)}`);
+  await requireWorkspace(workspace, "usage", `/w/${workspace}/usage`);
   return (
     <div className="space-y-6">
-      <Link href={`/w/${workspace}`} className="text-sm underline">
-        Back to the workspace
-      </Link>
-      <h1 className="text-2xl font-semibold">Usage</h1>
+      <PageHeader title="Usage" description="This month's operations, storage and primitives against your plan." />
       <UsagePanel workspace={workspace} />
     </div>
   );

@@ -1,8 +1,5 @@
 "use client";
-import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { useState } from "react";
-import { MoreButton } from "@/components/fields";
-import { ErrorText } from "@/components/status";
+import { useQuery } from "@tanstack/react-query";
 import { useTRPC } from "@/lib/trpc";
 
 const bytes = (n: number) =>
@@ -28,107 +25,52 @@ export function UsagePanel({ workspace }: { workspace: string }) {
   const of = (value: number, cap: number | undefined) =>
     cap === undefined ? value.toLocaleString("en") : `${value.toLocaleString("en")} of ${cap.toLocaleString("en")}`;
   return (
-    <>
-      <section aria-labelledby="usage-title" className="rounded-lg border bg-white p-4">
-        <h2 id="usage-title" className="text-lg font-semibold">
-          {u.workspace.name}: {u.workspace.plan} plan, {u.month.slice(0, 4)}-{u.month.slice(4)}
-        </h2>
-        <dl className="mt-2 grid grid-cols-1 gap-2 text-sm sm:grid-cols-3">
-          <div>
-            <dt className="text-zinc-600">Operations this month</dt>
-            <dd className="font-medium">{of(u.operations, u.caps?.operations)}</dd>
-          </div>
-          <div>
-            <dt className="text-zinc-600">Storage</dt>
-            <dd className="font-medium">
-              {bytes(u.storage_bytes)}
-              {u.caps === null ? "" : ` of ${bytes(u.caps.storageBytes)}`}
-            </dd>
-          </div>
-          <div>
-            <dt className="text-zinc-600">Primitives</dt>
-            <dd className="font-medium">{of(u.primitives, u.caps?.primitives)}</dd>
-          </div>
-        </dl>
-        <p className="mt-2 text-xs text-zinc-600">
-          {u.caps === null
-            ? "This plan is never cut off."
-            : "At a cap, calls answer 429 plan_limit until the 1st (UTC) or until you upgrade; reads and deletes keep working at the storage cap."}
-          {u.live ? "" : " (live counts unavailable: figures are the last minute's roll-up)"}
-        </p>
-        <h3 className="mt-4 text-sm font-medium">Operations by day</h3>
-        {u.days.length === 0 ? (
-          <p className="text-sm text-zinc-600">No operations yet this month.</p>
-        ) : (
-          <ol className="mt-2 flex h-32 items-end gap-1" aria-label="operations by day">
-            {u.days.map((d) => (
-              <li
-                key={d.day}
-                className="flex-1 bg-zinc-700"
-                style={{ height: `${Math.max(2, (100 * d.operations) / peak)}%` }}
-                title={`${d.day}: ${d.operations.toLocaleString("en")} operations`}
-              >
-                <span className="sr-only">
-                  {d.day}: {d.operations} operations
-                </span>
-              </li>
-            ))}
-          </ol>
-        )}
-      </section>
-      <AuditPanel workspace={workspace} />
-    </>
-  );
-}
-
-/** The audit trail with the spec's filters (admins; Pro and up), paged. */
-function AuditPanel({ workspace }: { workspace: string }) {
-  const trpc = useTRPC();
-  const [filters, setFilters] = useState({ type: "", action: "", actor: "", group: "" });
-  const audit = useInfiniteQuery(
-    trpc.audit.list.infiniteQueryOptions(
-      { workspace, ...filters },
-      { getNextPageParam: (last) => last.next_cursor ?? undefined, retry: false },
-    ),
-  );
-  const items = audit.data?.pages.flatMap((p) => p.data) ?? [];
-  return (
-    <section aria-labelledby="audit-title" className="rounded-lg border bg-white p-4">
-      <h2 id="audit-title" className="text-lg font-semibold">
-        Audit log
+    <section aria-labelledby="usage-title" className="rounded-lg border bg-white p-4">
+      <h2 id="usage-title" className="text-lg font-semibold">
+        {u.workspace.name}: {u.workspace.plan} plan, {u.month.slice(0, 4)}-{u.month.slice(4)}
       </h2>
-      <div className="mt-2 grid gap-2 text-sm sm:grid-cols-4">
-        {(["type", "action", "actor", "group"] as const).map((field) => (
-          <label key={field}>
-            {field === "type"
-              ? "Type (workspace, group, kv, …)"
-              : field === "action"
-                ? "Action (prefix ending in . or *)"
-                : field === "actor"
-                  ? "Actor (e.g. user:*)"
-                  : "Group"}
-            <input
-              value={filters[field]}
-              onChange={(e) => setFilters({ ...filters, [field]: e.target.value })}
-              className="mt-1 block w-full rounded border p-1"
-            />
-          </label>
-        ))}
-      </div>
-      {audit.isPending && <p className="text-sm text-zinc-600">Loading…</p>}
-      <ErrorText error={audit.error} className="mt-2" />
-      {audit.isSuccess && items.length === 0 && <p className="text-sm text-zinc-600">No entries.</p>}
-      <ul className="mt-2 divide-y text-sm">
-        {items.map((e) => (
-          <li key={e.id} className="py-1">
-            <span className="font-mono">{new Date(e.ts).toISOString().replace("T", " ").slice(0, 19)}</span>{" "}
-            <span className="font-medium">{e.action}</span>{" "}
-            {e.primitive === "workspace" ? e.target : `${e.group}/${e.instance ?? e.primitive}`}{" "}
-            <span className="text-zinc-600">by {e.actor}</span>
-          </li>
-        ))}
-      </ul>
-      <MoreButton query={audit} />
+      <dl className="mt-2 grid grid-cols-1 gap-2 text-sm sm:grid-cols-3">
+        <div>
+          <dt className="text-zinc-600">Operations this month</dt>
+          <dd className="font-medium">{of(u.operations, u.caps?.operations)}</dd>
+        </div>
+        <div>
+          <dt className="text-zinc-600">Storage</dt>
+          <dd className="font-medium">
+            {bytes(u.storage_bytes)}
+            {u.caps === null ? "" : ` of ${bytes(u.caps.storageBytes)}`}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-zinc-600">Primitives</dt>
+          <dd className="font-medium">{of(u.primitives, u.caps?.primitives)}</dd>
+        </div>
+      </dl>
+      <p className="mt-2 text-xs text-zinc-600">
+        {u.caps === null
+          ? "This plan is never cut off."
+          : "At a cap, calls answer 429 plan_limit until the 1st (UTC) or until you upgrade; reads and deletes keep working at the storage cap."}
+        {u.live ? "" : " (live counts unavailable: figures are the last minute's roll-up)"}
+      </p>
+      <h3 className="mt-4 text-sm font-medium">Operations by day</h3>
+      {u.days.length === 0 ? (
+        <p className="text-sm text-zinc-600">No operations yet this month.</p>
+      ) : (
+        <ol className="mt-2 flex h-32 items-end gap-1" aria-label="operations by day">
+          {u.days.map((d) => (
+            <li
+              key={d.day}
+              className="flex-1 bg-zinc-700"
+              style={{ height: `${Math.max(2, (100 * d.operations) / peak)}%` }}
+              title={`${d.day}: ${d.operations.toLocaleString("en")} operations`}
+            >
+              <span className="sr-only">
+                {d.day}: {d.operations} operations
+              </span>
+            </li>
+          ))}
+        </ol>
+      )}
     </section>
   );
 }
