@@ -191,19 +191,27 @@ describe("the dashboard's consent screen", () => {
     await page.getByText("Test Agent").waitFor();
     await shoot(page, "workspace");
 
-    // A key for group app with kv_get: shown once, then it works on REST, then revoked it fails.
+    // A key for group app with kv_get (the Keys page): shown once — the Connect dialog opens
+    // with it —, then it works on REST, then revoked (after a confirm) it fails.
+    await page.goto(`${web}/w/${workspace}/keys`);
     await page.getByLabel("Name", { exact: true }).fill("ci key");
-    await page.getByLabel(/^Group/).fill("app");
-    await page.getByLabel(/^Tools/).fill("kv_get");
+    await page.getByLabel("Group", { exact: true }).selectOption("app");
+    await page.getByLabel("Tools", { exact: true }).fill("kv_get");
     await page.getByRole("button", { name: "Create key" }).click();
     const key = (await page.getByTestId("new-key").textContent()) as string;
     expect(key).toMatch(/^pk_/);
+    await expect(page.getByRole("dialog", { name: "Connect" }).getByTestId("connect-key").textContent()).resolves.toBe(
+      key,
+    );
+    await page.keyboard.press("Escape");
     const listed = await call(stack.cloud.url, key, "GET", "/v1/primitives");
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((p: { name: string }) => p.name)).toEqual(["cache"]);
     await page.getByRole("button", { name: `Revoke key ${key.slice(0, 8)}` }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
     await page.getByText("revoked").first().waitFor();
     expect((await call(stack.cloud.url, key, "GET", "/v1/primitives")).status).toBe(401);
+    await page.goto(`${web}/w/${workspace}`);
 
     // Disconnect every app: the agents' tokens stop at once.
     const before = await pool.query("SELECT 1 FROM oauth_connections WHERE revoked_at IS NULL");

@@ -107,14 +107,7 @@ export function KeysPanel({ workspace, canManage }: { workspace: string; canMana
     void queryClient.invalidateQueries({ queryKey: trpc.keys.list.queryKey({ workspace }) });
     void queryClient.invalidateQueries({ queryKey: trpc.workspace.overview.queryKey({ workspace }) });
   };
-  const revoke = useMutation(
-    trpc.keys.revoke.mutationOptions({
-      onSuccess: () => {
-        toast.success("Key revoked");
-        refresh();
-      },
-    }),
-  );
+  const revoke = useMutation(trpc.keys.revoke.mutationOptions({ onSuccess: refresh }));
   return (
     <div className="grid gap-6">
       {canManage && (
@@ -177,10 +170,13 @@ export function KeysPanel({ workspace, canManage }: { workspace: string; canMana
                           Revoke
                         </Button>
                       }
-                      title={`Revoke key ${k.name ?? k.start}?`}
-                      description={`Every request with ${k.start}… is refused at once (401). This cannot be undone.`}
-                      confirmLabel="Revoke"
-                      onConfirm={() => revoke.mutateAsync({ workspace, id: k.id })}
+                      title={`Revoke ${k.name ?? `key ${k.start}…`}?`}
+                      description={`Every call made with ${k.start}… fails from now on (401). This cannot be undone.`}
+                      confirmLabel="Revoke key"
+                      onConfirm={async () => {
+                        await revoke.mutateAsync({ workspace, id: k.id });
+                        toast.success(`Key ${k.start}… revoked`);
+                      }}
                     />
                   )}
                 </li>
