@@ -85,6 +85,7 @@ export function cursorConfig(t: ConnectTarget, auth: McpAuth): string {
  */
 export function vscodeConfig(t: ConnectTarget, auth: McpAuth): string {
   if (auth === "oauth") return json({ servers: { [SERVER_NAME]: { type: "http", url: t.mcpUrl } } });
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: VS Code's own input variable, written as is
   const headers = { ...mcpHeaders(t), Authorization: "Bearer ${input:prim-api-key}" };
   return json({
     inputs: [{ type: "promptString", id: "prim-api-key", description: "Prim API key (pk_…)", password: true }],
@@ -107,6 +108,7 @@ function mcpRemoteUrlArgs(url: string): string[] {
 export function claudeDesktopConfig(t: ConnectTarget, auth: McpAuth): string {
   const args = ["-y", "mcp-remote", ...mcpRemoteUrlArgs(t.mcpUrl)];
   if (auth === "oauth") return json({ mcpServers: { [SERVER_NAME]: { command: "npx", args } } });
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp-remote expands the variable from `env`
   args.push("--header", "Authorization:${PRIM_AUTH_HEADER}");
   if (t.group !== null) args.push("--header", `X-Service-Group:${t.group}`);
   return json({
