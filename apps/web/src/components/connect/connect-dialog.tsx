@@ -1,6 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { PlugIcon } from "lucide-react";
+import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useId, useState } from "react";
 import { ErrorText } from "@/components/status";
@@ -11,8 +12,13 @@ import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Skeleton } from "@/components/ui/skeleton";
 import { useTRPC } from "@/lib/trpc";
-import { ConnectTabs } from "./connect-tabs";
 import { KEY_PLACEHOLDER } from "./snippets";
+
+/** The snippets load when the dialog first opens (they are not part of a page's first load). */
+const ConnectTabs = dynamic(() => import("./connect-tabs").then((m) => m.ConnectTabs), {
+  ssr: false,
+  loading: () => <Skeleton className="h-48 w-full" />,
+});
 
 /** A key just created (shown once): its secret and the group it is scoped to (null: every group). */
 export interface CreatedKey {
