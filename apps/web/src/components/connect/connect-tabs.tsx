@@ -53,6 +53,9 @@ function McpVariants({
   );
 }
 
+/** Two columns of tabs on a phone (a row each would not fit), one row from `sm` up. */
+const TRIGGER = "h-8 sm:h-full";
+
 const OAUTH_CONSENT =
   "You sign in to this dashboard, then pick one group and the tools the app may use; disconnect it any time under Apps.";
 
@@ -60,13 +63,25 @@ const OAUTH_CONSENT =
 export function ConnectTabs({ target }: { target: ConnectTarget }) {
   return (
     <Tabs defaultValue="curl" className="min-w-0">
-      <TabsList aria-label="Client" className="h-auto flex-wrap">
-        <TabsTrigger value="curl">curl</TabsTrigger>
-        <TabsTrigger value="sdk">TypeScript</TabsTrigger>
-        <TabsTrigger value="env">.env</TabsTrigger>
-        <TabsTrigger value="cursor">Cursor</TabsTrigger>
-        <TabsTrigger value="vscode">VS Code</TabsTrigger>
-        <TabsTrigger value="claude">Claude Desktop</TabsTrigger>
+      <TabsList aria-label="Client" className="grid h-auto w-full grid-cols-2 sm:inline-flex sm:h-9 sm:w-fit">
+        <TabsTrigger value="curl" className={TRIGGER}>
+          curl
+        </TabsTrigger>
+        <TabsTrigger value="sdk" className={TRIGGER}>
+          TypeScript
+        </TabsTrigger>
+        <TabsTrigger value="env" className={TRIGGER}>
+          .env
+        </TabsTrigger>
+        <TabsTrigger value="cursor" className={TRIGGER}>
+          Cursor
+        </TabsTrigger>
+        <TabsTrigger value="vscode" className={TRIGGER}>
+          VS Code
+        </TabsTrigger>
+        <TabsTrigger value="claude" className={TRIGGER}>
+          Claude Desktop
+        </TabsTrigger>
       </TabsList>
       <TabsContent value="curl" className="grid min-w-0 gap-2">
         <Note>
