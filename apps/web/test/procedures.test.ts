@@ -481,6 +481,62 @@ describe("what the procedures do", () => {
     ).toBeTruthy();
   });
 
+  it("writes an fs file from text or base64 through act (no stream on the wire), and refuses neither or both", async () => {
+    const member = callerFor("member");
+    const write = (args: Record<string, unknown>) =>
+      member.primitive.act({ workspace, primitive: fsId, op: "fs.write", args: { path: "/edit/a.txt", ...args } });
+    expect(await write({ text: "héllo" })).toMatchObject({ path: "/edit/a.txt", size: Buffer.byteLength("héllo") });
+    expect(await member.primitive.preview({ workspace, primitive: fsId, path: "/edit/a.txt" })).toMatchObject({
+      kind: "text",
+      text: "héllo",
+    });
+    await write({ base64: Buffer.from([0, 1, 2]).toString("base64") });
+    expect(await member.primitive.preview({ workspace, primitive: fsId, path: "/edit/a.txt" })).toMatchObject({
+      kind: "binary",
+      size: 3,
+    });
+    for (const args of [{}, { text: "a", base64: "YQ==" }]) {
+      await expect(write(args)).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        cause: { code: "invalid_request" },
+      });
+    }
+    // The operation's own checks stay the engine's: a file where a directory is (409 fs_conflict).
+    await expect(write({ path: "/edit", text: "x" })).rejects.toMatchObject({
+      code: "CONFLICT",
+      cause: { code: "fs_conflict" },
+    });
+  });
+
+  it("pages a queue's jobs and a store's objects through browse (cursor), folders by delimiter", async () => {
+    const owner = userPrincipal(users.owner, workspace, "owner");
+    for (let n = 0; n < 3; n++) await invoker.invoke(owner, "queue.send", queueId, { queue: "paged", body: n });
+    const member = callerFor("member");
+    const page = (cursor?: string) =>
+      member.primitive.browse({
+        workspace,
+        primitive: queueId,
+        view: "queue.messages",
+        args: { queue: "paged", status: "ready", limit: 2, ...(cursor === undefined ? {} : { cursor }) },
+      }) as Promise<{ data: { body: number }[]; next_cursor: string | null }>;
+    const first = await page();
+    expect(first.data.map((j) => j.body)).toEqual([0, 1]);
+    const second = await page(first.next_cursor ?? "");
+    expect(second.data.map((j) => j.body)).toEqual([2]);
+    expect(second.next_cursor).toBeNull();
+    await invoker.invoke(owner, "storage.put", storageId, {
+      key: "dir/inner.txt",
+      body: Readable.from([Buffer.from("x")]),
+    });
+    const listed = (await member.primitive.browse({
+      workspace,
+      primitive: storageId,
+      view: "storage.list",
+      args: { prefix: "", delimiter: "/" },
+    })) as { prefixes: string[] };
+    expect(listed.prefixes).toContain("dir/");
+  });
+
   it("previews an fs file: text as text, an image as base64, binary and large files only described", async () => {
     const member = callerFor("member");
     const preview = (path: string) => member.primitive.preview({ workspace, primitive: fsId, path });

@@ -42,7 +42,13 @@ export async function POST(request: Request) {
     return new NextResponse(await put.text(), { status: put.status, headers: { "content-type": "application/json" } });
   } catch (err) {
     if (err instanceof TRPCError) {
-      return NextResponse.json({ error: { code: err.code, message: err.message } }, { status: HTTP[err.code] ?? 400 });
+      // The spec's code when the engine refused (`paused`, `forbidden`, …), else tRPC's.
+      const code = (err.cause as { code?: unknown } | undefined)?.code;
+      const status = (err.cause as { status?: unknown } | undefined)?.status;
+      return NextResponse.json(
+        { error: { code: typeof code === "string" ? code : err.code, message: err.message } },
+        { status: typeof status === "number" ? status : (HTTP[err.code] ?? 400) },
+      );
     }
     throw err;
   }

@@ -1,10 +1,12 @@
 import { Readable } from "node:stream";
 import {
   type FsRead,
+  invalid,
   narrowTools,
   type OperationName,
   type PrimitiveInfo,
   type QueryResult,
+  ServiceError,
   type SnapshotInfo,
 } from "@prim/wire";
 import { z } from "zod";
@@ -20,7 +22,12 @@ const VIEWS = {
   "queue.queues": { op: "queue.queues", args: z.object({}) },
   "queue.messages": {
     op: "queue.messages",
-    args: z.object({ queue: z.string().min(1), status: z.enum(["ready", "leased", "done", "dead"]).optional() }),
+    args: z.object({
+      queue: z.string().min(1),
+      status: z.enum(["ready", "leased", "done", "dead"]).optional(),
+      cursor: z.string().optional(),
+      limit: z.number().int().positive().optional(),
+    }),
   },
   "vault.list": { op: "vault.list", args: z.object({}) },
   "vault.grants": { op: "vault.grants", args: z.object({}) },
@@ -29,7 +36,15 @@ const VIEWS = {
     op: "fs.read",
     args: z.object({ path: z.string().min(1).default("/"), list: z.literal(true).default(true) }),
   },
-  "storage.list": { op: "storage.list", args: z.object({ prefix: z.string().default("") }) },
+  "storage.list": {
+    op: "storage.list",
+    args: z.object({
+      prefix: z.string().default(""),
+      delimiter: z.literal("/").optional(),
+      cursor: z.string().optional(),
+      limit: z.number().int().positive().optional(),
+    }),
+  },
 } as const;
 export type BrowseView = keyof typeof VIEWS;
 
@@ -153,7 +168,7 @@ export const primitiveRouter = router({
         ctx.role === "member" && input.op.startsWith("db.") ? narrowTools(ctx.principal, ["db_query"]) : ctx.principal,
         input.op,
         input.primitive,
-        input.args,
+        input.op === "fs.write" ? fsWriteArgs(input.args) : input.args,
       ),
     ),
   /** A dead (or any) job back to ready. */
@@ -192,6 +207,28 @@ export const primitiveRouter = router({
       );
     }),
 });
+
+/** The most a file written from the browser holds (larger files go through the API or the CLI). */
+export const WRITE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * `fs.write` from the browser: the contents as `text` (UTF-8) or `base64` (an uploaded file)
+ * instead of the operation's stream; every other argument goes to the operation as is.
+ */
+function fsWriteArgs(args: Record<string, unknown>): Record<string, unknown> {
+  const { text, base64, ...rest } = args;
+  let bytes: Buffer;
+  if (typeof text === "string" && base64 === undefined) bytes = Buffer.from(text, "utf8");
+  else if (typeof base64 === "string" && text === undefined) bytes = Buffer.from(base64, "base64");
+  else throw invalid("body: give the contents as `text` or as `base64`");
+  if (bytes.length > WRITE_BYTES) {
+    throw new ServiceError(
+      "payload_too_large",
+      `file is ${bytes.length} bytes; the dashboard writes at most ${WRITE_BYTES} (use the API or the CLI)`,
+    );
+  }
+  return { ...rest, body: Readable.from([bytes]), content_length: bytes.length };
+}
 
 /** Files up to this size are previewed (larger ones are described, never read whole). */
 export const PREVIEW_BYTES = 256 * 1024;
