@@ -92,7 +92,6 @@ describe("connecting from the dashboard", () => {
     expect(key).toMatch(/^pk_/);
     expect((await page.getByTestId("new-key").innerText()).trim()).toBe(key);
     await dialog.getByLabel("Group").selectOption("app");
-    await shootBoth("connect-dialog");
 
     // curl, exactly as shown, in a shell: 200 with the group's primitive.
     const curl = await snippet("connect-curl");
@@ -104,6 +103,7 @@ describe("connecting from the dashboard", () => {
 
     // The Cursor config with the key: its URL and headers connect the official MCP client.
     await dialog.getByRole("tab", { name: "Cursor" }).click();
+    await shootBoth("connect-dialog");
     const cursor = JSON.parse(await snippet("connect-cursor-key")) as {
       mcpServers: { prim: { url: string; headers: Record<string, string> } };
     };
