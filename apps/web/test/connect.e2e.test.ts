@@ -148,5 +148,18 @@ describe("connecting from the dashboard", () => {
       await new Promise((r) => setTimeout(r, 250));
     }
     await shootBoth("overview");
+
+    // The billing role sees no data: no counts, no Connect, its own pages to open.
+    await createUser(stack.cloud.api.hub.pool, { email: "payer@acme.test", password, workspace, role: "billing" });
+    const payer = await dashboard.signedIn(
+      await dashboard.browser.newContext(),
+      "payer@acme.test",
+      password,
+      workspace,
+    );
+    await payer.getByRole("link", { name: "Open billing" }).waitFor();
+    expect(await payer.getByRole("button", { name: "Connect" }).count()).toBe(0);
+    expect(await payer.getByText("Operations this month").count()).toBe(0);
+    await payer.context().close();
   });
 });

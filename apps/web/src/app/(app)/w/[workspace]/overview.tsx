@@ -12,7 +12,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { formatNumber } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
 import { cn } from "@/lib/utils";
-import { canSee, WORKSPACE_PAGES, type WorkspaceRole, workspaceHref } from "@/lib/workspace-nav";
+import { canSee, type PageId, WORKSPACE_PAGES, type WorkspaceRole, workspaceHref } from "@/lib/workspace-nav";
 
 /** One figure of the workspace, linking to where it is managed. */
 function Stat({ label, value, href, className }: { label: string; value: number; href: string; className?: string }) {
@@ -195,6 +195,13 @@ function DataOverview({ workspace, role }: { workspace: string; role: WorkspaceR
   );
 }
 
+/** What the billing role's pages hold (it sees no data). */
+const BILLING_ROLE_PAGES: Partial<Record<PageId, string>> = {
+  usage: "This month's operations and storage against the plan.",
+  billing: "The plan, the subscription and invoices.",
+  members: "Who is in this workspace, and their roles.",
+};
+
 /**
  * The workspace's Overview (every role): at a glance, "Connect", and for a new workspace the
  * next steps (a group, a key, an agent), each checked off once done. The billing role sees no
@@ -224,12 +231,14 @@ export function Overview({
           {pages.map((p) => (
             <Card key={p.id}>
               <CardHeader>
-                <CardTitle>
-                  <Link href={workspaceHref(workspace, p.id)} className="hover:underline">
-                    {p.title}
-                  </Link>
-                </CardTitle>
+                <CardTitle>{p.title}</CardTitle>
+                <CardDescription>{BILLING_ROLE_PAGES[p.id] ?? ""}</CardDescription>
               </CardHeader>
+              <CardContent>
+                <Button asChild size="sm" variant="outline">
+                  <Link href={workspaceHref(workspace, p.id)}>Open {p.title.toLowerCase()}</Link>
+                </Button>
+              </CardContent>
             </Card>
           ))}
         </div>
