@@ -1,6 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useId, useRef, useState } from "react";
 import { toast } from "sonner";
 import { ConnectButton, ConnectDialog, type CreatedKey } from "@/components/connect/connect-dialog";
 import { ErrorText, QueryState } from "@/components/status";
@@ -30,9 +30,11 @@ function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (ma
   const trpc = useTRPC();
   const groups = useQuery(trpc.data.groups.queryOptions({ workspace }));
   const ids = { name: useId(), group: useId(), tools: useId() };
+  const formRef = useRef<HTMLFormElement>(null);
   const create = useMutation(
     trpc.keys.create.mutationOptions({
       onSuccess: (made) => {
+        formRef.current?.reset();
         toast.success("Key created");
         onCreated({ key: made.key, group: made.group });
       },
@@ -46,6 +48,7 @@ function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (ma
       .map((t) => t.trim())
       .filter((t) => t !== "");
     const group = String(form.get("group") ?? "");
+    create.reset();
     create.mutate({
       workspace,
       name: String(form.get("name") ?? "").trim() || undefined,
@@ -62,7 +65,7 @@ function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (ma
         </CardDescription>
       </CardHeader>
       <CardContent>
-        <form onSubmit={submit} className="grid gap-4 md:grid-cols-[1fr_1fr_2fr_auto] md:items-end">
+        <form ref={formRef} onSubmit={submit} className="grid gap-4 md:grid-cols-[1fr_1fr_2fr_auto] md:items-end">
           <div className="grid gap-1.5">
             <Label htmlFor={ids.name}>Name</Label>
             <Input id={ids.name} name="name" maxLength={80} placeholder="e.g. ci" />
