@@ -113,7 +113,11 @@ export function ConnectDialog({
                 The snippets show <code>{KEY_PLACEHOLDER}</code> where your key goes.{" "}
                 {canCreateKeys ? (
                   <>
-                    <Link className="font-medium underline underline-offset-2" href={`/w/${workspace}/keys`}>
+                    <Link
+                      className="font-medium underline underline-offset-2"
+                      href={`/w/${workspace}/keys`}
+                      onClick={() => onOpenChange(false)}
+                    >
                       Create a key
                     </Link>{" "}
                     and they are filled in with it.
@@ -126,7 +130,11 @@ export function ConnectDialog({
             {groups.length === 0 ? (
               <p className="text-sm text-muted-foreground">
                 No group yet: primitives live in groups, and an MCP client works in one.{" "}
-                <Link className="font-medium underline underline-offset-2" href={`/w/${workspace}/data`}>
+                <Link
+                  className="font-medium underline underline-offset-2"
+                  href={`/w/${workspace}/data`}
+                  onClick={() => onOpenChange(false)}
+                >
                   Create a group
                 </Link>
                 .
