@@ -188,8 +188,10 @@ describe("the dashboard's consent screen", () => {
     await page.goto(`${web}/`);
     await page.getByRole("link", { name: "Acme" }).click();
     await page.waitForURL(`${web}/w/${workspace}`);
-    await page.getByText("Test Agent").waitFor();
+    await page.getByText("Connected apps").waitFor();
     await shoot(page, "workspace");
+    await page.goto(`${web}/w/${workspace}/apps`);
+    await page.getByText("Test Agent").first().waitFor();
 
     // A key for group app with kv_get (the Keys page): shown once — the Connect dialog opens
     // with it —, then it works on REST, then revoked (after a confirm) it fails.
@@ -211,7 +213,7 @@ describe("the dashboard's consent screen", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
     await page.getByText("revoked").first().waitFor();
     expect((await call(stack.cloud.url, key, "GET", "/v1/primitives")).status).toBe(401);
-    await page.goto(`${web}/w/${workspace}`);
+    await page.goto(`${web}/w/${workspace}/apps`);
 
     // Disconnect every app: the agents' tokens stop at once.
     const before = await pool.query("SELECT 1 FROM oauth_connections WHERE revoked_at IS NULL");
