@@ -31,10 +31,15 @@ describe("the dashboard's billing page", () => {
     });
     const billing = await browser.newContext();
     const page = await dashboard.signedIn(billing, "billing@startup.test", "billing password", ws);
-    await page.getByText("you are billing").waitFor();
-    // The billing role sees no data, no keys: the workspace page offers usage and billing only.
-    expect(await page.getByRole("link", { name: "Data" }).count()).toBe(0);
-    await page.getByRole("link", { name: "Billing" }).click();
+    // The billing role sees no data, no keys: the sidebar offers overview, members, usage and billing.
+    const nav = page.getByRole("navigation", { name: "Workspace" });
+    await nav.getByRole("link", { name: "Billing" }).waitFor();
+    for (const hidden of ["Data", "Keys", "Apps", "Audit", "Settings"]) {
+      expect(await page.getByRole("link", { name: hidden, exact: true }).count(), hidden).toBe(0);
+    }
+    expect((await page.goto(`${web}/w/${ws}/keys`))?.status()).toBe(404);
+    await page.goBack();
+    await nav.getByRole("link", { name: "Billing" }).click();
     await page.getByRole("heading", { name: "Startup: starter plan" }).waitFor();
     await shoot(page, "billing-starter");
     await page.getByRole("button", { name: "Upgrade to Pro" }).click();

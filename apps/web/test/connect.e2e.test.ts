@@ -43,19 +43,6 @@ afterAll(async () => {
 /** The text of a snippet in the open dialog (its <pre>, as a reader would copy it). */
 const snippet = (testId: string) => page.getByTestId(testId).locator("pre").innerText();
 
-/** Screenshots of the page in the light and the dark theme (the theme follows the system's). */
-async function shootBoth(name: string): Promise<void> {
-  await shoot(page, name);
-  await page.emulateMedia({ colorScheme: "dark" });
-  // Colours transition to the dark theme: checked once they are there.
-  await page.evaluate(async () => {
-    await new Promise((frame) => requestAnimationFrame(() => requestAnimationFrame(frame)));
-    await Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined)));
-  });
-  await shoot(page, `${name}-dark`);
-  await page.emulateMedia({ colorScheme: "light" });
-}
-
 describe("connecting from the dashboard", () => {
   it("shows an empty workspace's next steps, and how to connect before any key", { timeout: 30_000 }, async () => {
     const steps = page.getByRole("list", { name: "Next steps" });
@@ -63,7 +50,7 @@ describe("connecting from the dashboard", () => {
     await steps.getByText("Create an API key (to do)").waitFor();
     await steps.getByText("Connect an agent (to do)").waitFor();
     await expect(page.title()).resolves.toMatch(/Fresh/);
-    await shootBoth("overview-empty");
+    await shoot(page, "overview-empty");
 
     await page.getByRole("button", { name: "Show how to connect" }).click();
     const dialog = page.getByRole("dialog", { name: "Connect" });
@@ -103,7 +90,7 @@ describe("connecting from the dashboard", () => {
 
     // The Cursor config with the key: its URL and headers connect the official MCP client.
     await dialog.getByRole("tab", { name: "Cursor" }).click();
-    await shootBoth("connect-dialog");
+    await shoot(page, "connect-dialog");
     const cursor = JSON.parse(await snippet("connect-cursor-key")) as {
       mcpServers: { prim: { url: string; headers: Record<string, string> } };
     };
@@ -147,7 +134,7 @@ describe("connecting from the dashboard", () => {
       expect(attempt, "the next steps are still shown after the key was used").toBeLessThan(20);
       await new Promise((r) => setTimeout(r, 250));
     }
-    await shootBoth("overview");
+    await shoot(page, "overview");
 
     // The billing role sees no data: no counts, no Connect, its own pages to open.
     await createUser(stack.cloud.api.hub.pool, { email: "payer@acme.test", password, workspace, role: "billing" });

@@ -188,34 +188,35 @@ describe("the dashboard's consent screen", () => {
     await page.goto(`${web}/`);
     await page.getByRole("link", { name: "Acme" }).click();
     await page.waitForURL(`${web}/w/${workspace}`);
-    await page.getByText("Connected apps").waitFor();
-    await shoot(page, "workspace");
-    await page.goto(`${web}/w/${workspace}/apps`);
-    await page.getByText("Test Agent").first().waitFor();
+    const nav = page.getByRole("navigation", { name: "Workspace" });
+    await nav.getByRole("link", { name: "Keys" }).click();
+    await page.waitForURL(`${web}/w/${workspace}/keys`);
 
-    // A key for group app with kv_get (the Keys page): shown once — the Connect dialog opens
-    // with it —, then it works on REST, then revoked (after a confirm) it fails.
-    await page.goto(`${web}/w/${workspace}/keys`);
+    // A key for group app with kv_get: shown once — the Connect dialog opens with it —, then it
+    // works on REST, then revoked (confirmed) it fails.
     await page.getByLabel("Name", { exact: true }).fill("ci key");
     await page.getByLabel("Group", { exact: true }).selectOption("app");
     await page.getByLabel("Tools", { exact: true }).fill("kv_get");
     await page.getByRole("button", { name: "Create key" }).click();
     const key = (await page.getByTestId("new-key").textContent()) as string;
     expect(key).toMatch(/^pk_/);
-    await expect(page.getByRole("dialog", { name: "Connect" }).getByTestId("connect-key").textContent()).resolves.toBe(
-      key,
-    );
+    const connect = page.getByRole("dialog", { name: "Connect" });
+    await expect(connect.getByTestId("connect-key").textContent()).resolves.toBe(key);
     await page.keyboard.press("Escape");
+    await connect.waitFor({ state: "detached" });
     const listed = await call(stack.cloud.url, key, "GET", "/v1/primitives");
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((p: { name: string }) => p.name)).toEqual(["cache"]);
     await page.getByRole("button", { name: `Revoke key ${key.slice(0, 8)}` }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
-    await page.getByText("revoked").first().waitFor();
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    await page.getByText("revoked", { exact: true }).first().waitFor();
     expect((await call(stack.cloud.url, key, "GET", "/v1/primitives")).status).toBe(401);
-    await page.goto(`${web}/w/${workspace}/apps`);
 
-    // Disconnect every app: the agents' tokens stop at once.
+    // Disconnect every app (each confirmed): the agents' tokens stop at once.
+    await nav.getByRole("link", { name: "Apps" }).click();
+    await page.getByText("Test Agent").first().waitFor();
+    await shoot(page, "apps");
     const before = await pool.query("SELECT 1 FROM oauth_connections WHERE revoked_at IS NULL");
     expect(before.rowCount).toBeGreaterThan(0);
     // One at a time, each click once the list has dropped the one before (a button clicked
@@ -223,24 +224,41 @@ describe("the dashboard's consent screen", () => {
     const disconnects = page.getByRole("button", { name: /^Disconnect / });
     for (let left = await disconnects.count(); left > 0; left--) {
       await disconnects.first().click();
+      await page.getByRole("dialog").getByRole("button", { name: "Disconnect" }).click();
+      await page.getByRole("dialog").waitFor({ state: "detached" });
       await disconnects.nth(left - 1).waitFor({ state: "detached" });
     }
     await page.getByText("No app is connected.").waitFor();
     expect((await pool.query("SELECT 1 FROM oauth_connections WHERE revoked_at IS NULL")).rowCount).toBe(0);
 
     // The data browser: a new kv primitive in group app, the existing one's keys by prefix.
-    await page.getByRole("link", { name: "Data" }).click();
-    await page.getByRole("button", { name: /^app/ }).click();
+    const group = `${web}/w/${workspace}/data/app`;
+    /** A primitive created on the group's page, then opened (its page; `tab` chosen). */
+    const createAndOpen = async (name: string, type: string, tab?: string) => {
+      await page.goto(group);
+      await page.getByLabel("Name", { exact: true }).fill(name);
+      await page.getByLabel("Type").selectOption(type);
+      await page.getByRole("button", { name: "Create", exact: true }).click();
+      await page.getByRole("link", { name, exact: true }).click();
+      await page.waitForURL(/\/data\/app\/[^/?]+$/);
+      if (tab !== undefined) await page.getByRole("tab", { name: tab }).click();
+    };
+    await nav.getByRole("link", { name: "Data" }).click();
+    await page.getByRole("link", { name: /^app/ }).click();
+    await page.waitForURL(group);
     await page.getByLabel("Name", { exact: true }).fill("scratch");
-    await page.getByRole("button", { name: "Create" }).click();
-    await page.getByRole("button", { name: "scratch", exact: true }).waitFor();
-    await page.getByRole("button", { name: "cache", exact: true }).click();
+    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await page.getByRole("link", { name: "scratch", exact: true }).waitFor();
+    await page.getByRole("link", { name: "cache", exact: true }).click();
     await page.getByLabel("Prefix").fill("gre");
-    await page.getByRole("cell", { name: "greeting" }).waitFor();
-    await expect(page.getByRole("cell", { name: '"hello"' }).isVisible()).resolves.toBe(true);
+    const keys = page.getByRole("list", { name: "Keys" });
+    await keys.getByRole("button", { name: "Edit greeting" }).waitFor();
+    await keys.getByText('"hello"').waitFor();
+    await page.getByRole("tab", { name: "Settings" }).click();
     await page.getByLabel("Fork as").fill("cache-copy");
     await page.getByRole("button", { name: "Fork", exact: true }).click();
-    await page.getByRole("button", { name: "cache-copy", exact: true }).waitFor();
+    await page.getByText("Forked as cache-copy").waitFor();
+    await page.getByRole("tab", { name: "Snapshots" }).click();
     await page.getByRole("button", { name: "Take snapshot" }).click();
     await page
       .getByRole("button", { name: /^Restore / })
@@ -248,31 +266,26 @@ describe("the dashboard's consent screen", () => {
       .waitFor();
     await shoot(page, "data");
     // A db primitive and its SQL console.
-    await page.getByLabel("Name", { exact: true }).fill("ledger");
-    await page.getByLabel("Type").selectOption("db");
-    await page.getByRole("button", { name: "Create" }).click();
-    await page.getByRole("button", { name: "ledger", exact: true }).click();
-    await page.getByLabel("SQL").fill("SELECT 40 + 2 AS answer");
+    await createAndOpen("ledger", "db", "SQL");
+    await page.getByRole("textbox", { name: "SQL" }).fill("SELECT 40 + 2 AS answer");
     await page.getByRole("button", { name: "Run" }).click();
     await page.getByRole("cell", { name: "42" }).waitFor();
     await shoot(page, "db-console");
     // A storage primitive: a file uploaded through the dashboard (signed PUT), then listed.
-    await page.getByLabel("Name", { exact: true }).fill("files");
-    await page.getByLabel("Type").selectOption("storage");
-    await page.getByRole("button", { name: "Create" }).click();
-    await page.getByRole("button", { name: "files", exact: true }).click();
+    await createAndOpen("files", "storage");
     await page
-      .getByLabel("Upload a file")
+      .getByLabel("Files", { exact: true })
       .setInputFiles({ name: "hello.txt", mimeType: "text/plain", buffer: Buffer.from("hi") });
     await page.getByRole("button", { name: "Upload", exact: true }).click();
     await page.getByText("Uploaded hello.txt").waitFor();
     await page.getByText("hello.txt", { exact: false }).first().waitFor();
     await shoot(page, "storage");
     // An fs primitive: a file written over REST, previewed in the tree.
+    await page.goto(group);
     await page.getByLabel("Name", { exact: true }).fill("docs");
     await page.getByLabel("Type").selectOption("fs");
-    await page.getByRole("button", { name: "Create" }).click();
-    await page.getByRole("button", { name: "docs", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Create", exact: true }).click();
+    await page.getByRole("link", { name: "docs", exact: true }).waitFor();
     const fsList = await call(stack.cloud.url, acmeKey, "GET", "/v1/primitives?type=fs");
     const docsId = fsList.body.data.find((p: { name: string }) => p.name === "docs").id as string;
     const written = await fetch(`${stack.cloud.url}/v1/primitives/${docsId}/files/guide/intro.md`, {
@@ -281,12 +294,13 @@ describe("the dashboard's consent screen", () => {
       body: "# Intro\nWelcome.",
     });
     expect(written.status).toBe(201);
-    await page.getByRole("button", { name: "docs", exact: true }).click();
+    await page.getByRole("link", { name: "docs", exact: true }).click();
     await page.getByRole("button", { name: "Open folder guide" }).click();
     await page.getByRole("button", { name: "Preview intro.md" }).click();
     await expect(page.getByTestId("file-text").textContent()).resolves.toBe("# Intro\nWelcome.");
     await shoot(page, "fs-preview");
     // Deleting asks for the name, in a dialog.
+    await page.goto(group);
     await page.getByRole("button", { name: "Delete scratch" }).click();
     const dialog = page.getByRole("dialog", { name: "Delete scratch?" });
     await dialog.waitFor();
@@ -294,30 +308,32 @@ describe("the dashboard's consent screen", () => {
     await expect(dialog.getByRole("button", { name: "Delete" }).isDisabled()).resolves.toBe(true);
     await dialog.getByLabel(/to confirm/).fill("scratch");
     await dialog.getByRole("button", { name: "Delete" }).click();
-    await page.getByRole("button", { name: "scratch", exact: true }).waitFor({ state: "detached" });
+    await dialog.waitFor({ state: "detached" });
+    await page.getByRole("link", { name: "scratch", exact: true }).waitFor({ state: "detached" });
+    await page.getByText("Deleted scratch").waitFor();
     const audit = await pool.query<{ actor: string }>(
       "SELECT actor FROM audit WHERE workspace_id = $1 AND action = 'primitive.create' ORDER BY ts DESC LIMIT 1",
       [workspace],
     );
     expect(audit.rows[0]?.actor).toMatch(/^user:/);
-    await page.goBack();
 
     // Usage against the plan, and the audit trail (Pro) filtered to the users' own actions.
-    await page.getByRole("link", { name: "Usage" }).click();
+    await nav.getByRole("link", { name: "Usage" }).click();
     await page.getByText("Operations this month").waitFor();
+    await shoot(page, "usage");
+    await nav.getByRole("link", { name: "Audit" }).click();
     await page.getByLabel("Actor (e.g. user:*)").fill("user:*");
     await page.getByText("primitive.create").first().waitFor();
-    await shoot(page, "usage");
-    await page.goBack();
+    await shoot(page, "audit");
 
     // Billing: the plan, for owners (and billing admins); a member's link is not there and the page is not found.
-    await page.getByRole("link", { name: "Billing" }).click();
+    await nav.getByRole("link", { name: "Billing" }).click();
     await page.getByRole("heading", { name: "Acme: pro plan" }).waitFor();
     await shoot(page, "billing");
-    await page.goBack();
     const bobs = await browser.newContext();
     const bobPage = await signedIn(bobs, "bob@acme.test", "password123", workspace);
-    await bobPage.getByText("you are member").waitFor();
+    await bobPage.waitForURL(`${web}/w/${workspace}`);
+    await bobPage.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: "Members" }).waitFor();
     expect(await bobPage.getByRole("link", { name: "Billing" }).count()).toBe(0);
     const refused = await bobPage.goto(`${web}/w/${workspace}/billing`);
     expect(refused?.status()).toBe(404);
@@ -325,8 +341,14 @@ describe("the dashboard's consent screen", () => {
     await shoot(bobPage, "not-found");
     await bobs.close();
 
+    await nav.getByRole("link", { name: "Members" }).click();
     await page.getByRole("button", { name: "Remove bob@acme.test" }).click();
-    await page.getByText("bob@acme.test").waitFor({ state: "detached" });
+    const removal = page.getByRole("dialog", { name: "Remove bob@acme.test?" });
+    await removal.getByRole("button", { name: "Remove" }).click();
+    // (While a dialog is open the page behind it is hidden from the accessibility tree.)
+    await removal.waitFor({ state: "detached" });
+    await page.getByText("bob@acme.test removed").waitFor();
+    await page.getByRole("cell", { name: "bob@acme.test" }).waitFor({ state: "detached" });
     expect((await pool.query("SELECT 1 FROM members WHERE user_id = $1", [bob.id])).rowCount).toBe(0);
 
     // An invitation, mailed (and shown to copy), accepted by the invitee's own new account once
@@ -352,12 +374,17 @@ describe("the dashboard's consent screen", () => {
     await shoot(invited, "invite");
     await invited.getByRole("button", { name: "Accept invitation" }).click();
     await invited.waitForURL(`${web}/w/${workspace}`);
-    await invited.getByText("you are member").waitFor();
+    await invited
+      .locator("[data-sidebar] summary", { hasText: "Switch workspace: Acme" })
+      .getByText("pro · member")
+      .waitFor();
     await carol.close();
 
+    await nav.getByRole("link", { name: "Settings" }).click();
     await page.getByLabel("Workspace name").fill("Acme Corp");
     await page.getByRole("button", { name: "Rename" }).click();
-    await page.getByRole("heading", { name: "Acme Corp" }).waitFor();
+    await page.getByRole("navigation", { name: "Breadcrumbs" }).getByText("Acme Corp").waitFor();
+    await expect.poll(() => page.title()).toBe("Settings · Acme Corp · Prim");
     await pool.query("UPDATE workspaces SET name = 'Acme' WHERE id = $1", [workspace]);
     await page.close();
   });

@@ -38,40 +38,82 @@ export interface Dashboard {
 }
 
 /**
- * Screenshots at both widths, and axe-core's checks of the page: no serious or critical
- * violation (labels, names, contrast, landmarks). A page without JavaScript is not checked.
+ * Screenshots at both widths in both colour schemes (`page.emulateMedia`: the theme follows the
+ * system while the stored choice is "system", the default), and axe-core's checks of the page in
+ * each scheme: no serious or critical violation (labels, names, contrast, landmarks). A page
+ * without JavaScript is not checked. Files: `<name>-<light|dark>-<width>.png`.
  */
-export async function shoot(page: Page, name: string, options: { axe?: boolean } = {}): Promise<void> {
-  if (options.axe !== false) {
-    await page.addScriptTag({ path: AXE });
-    const found = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; help: string }[] }> } }
-      ).axe;
-      return (await axe.run()).violations;
-    });
-    const serious = found.filter((v) => v.impact === "serious" || v.impact === "critical");
-    expect(
-      serious.map((v) => `${v.id}: ${v.help}`),
-      `axe on ${name}`,
-    ).toEqual([]);
+export async function shoot(
+  page: Page,
+  name: string,
+  options: { axe?: boolean /** default 375 and 1440 */; widths?: number[] } = {},
+): Promise<void> {
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    if (options.axe !== false) {
+      // The theme script answers the media change before the next frame; wait for it.
+      await page.waitForFunction(
+        (dark) =>
+          document.documentElement.classList.contains("dark") === dark || localStorage.getItem("prim-theme") !== null,
+        scheme === "dark",
+      );
+      await axeCheck(page, `${name} (${scheme})`);
+    }
+    for (const width of options.widths ?? [375, 1440]) {
+      await page.setViewportSize({ width, height: 900 });
+      const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+      const wide = await page.evaluate(() => {
+        const w = document.documentElement.clientWidth;
+        return [...document.querySelectorAll("body *")]
+          .filter((e) => e.getBoundingClientRect().right > w + 1)
+          .slice(0, 3)
+          .map((e) => `${e.tagName.toLowerCase()} ${e.textContent?.slice(0, 40) ?? ""}`);
+      });
+      expect(scrollWidth, `${name} at ${width} px is wider than the screen: ${wide.join(" | ")}`).toBeLessThanOrEqual(
+        width,
+      );
+      await page.screenshot({ path: join(SHOTS, `${name}-${scheme}-${width}.png`), fullPage: true });
+    }
   }
-  for (const width of [375, 1440]) {
-    await page.setViewportSize({ width, height: 900 });
-    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-    const wide = await page.evaluate(() => {
-      const w = document.documentElement.clientWidth;
-      return [...document.querySelectorAll("body *")]
-        .filter((e) => e.getBoundingClientRect().right > w + 1)
-        .slice(0, 3)
-        .map((e) => `${e.tagName.toLowerCase()} ${e.textContent?.slice(0, 40) ?? ""}`);
-    });
-    expect(scrollWidth, `${name} at ${width} px is wider than the screen: ${wide.join(" | ")}`).toBeLessThanOrEqual(
-      width,
-    );
-    await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
-  }
+  await page.emulateMedia({ colorScheme: "light" });
   await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+async function axeCheck(page: Page, label: string): Promise<void> {
+  // Colours caught mid-transition (a toast stacking, a theme switch) are no contrast: let every
+  // finite animation and transition end first (a loading skeleton's pulse never does).
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => Number.isFinite(Number(a.effect?.getComputedTiming().endTime)))
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
+  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ path: AXE });
+  const found = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(): Promise<{
+            violations: { id: string; impact: string; help: string; nodes: { target: unknown[] }[] }[];
+          }>;
+        };
+      }
+    ).axe;
+    return (await axe.run()).violations;
+  });
+  const serious = found.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(
+    serious.map(
+      (v) =>
+        `${v.id}: ${v.help} (${v.nodes
+          .slice(0, 3)
+          .map((n) => JSON.stringify(n.target))
+          .join(", ")})`,
+    ),
+    `axe on ${label}`,
+  ).toEqual([]);
 }
 
 /** Starts the whole stack (label: the test file's database name). */

@@ -1,5 +1,6 @@
 import type { Metadata, Viewport } from "next";
 import type { ReactNode } from "react";
+import { ThemeSync } from "@/components/theme-sync";
 import { THEME_SCRIPT } from "@/lib/theme";
 import "./globals.css";
 
@@ -29,6 +30,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
       </head>
       <body className="min-h-screen bg-background text-foreground antialiased">
         <main className="mx-auto w-full max-w-3xl px-4 py-8">{children}</main>
+        <ThemeSync />
       </body>
     </html>
   );

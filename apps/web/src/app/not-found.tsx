@@ -7,8 +7,8 @@ export default function NotFound() {
       <h1 id="not-found-title" className="text-2xl font-semibold">
         Not found
       </h1>
-      <p className="text-sm text-zinc-700">There is nothing here, or it is not yours to see.</p>
-      <Link href="/" className="text-sm underline">
+      <p className="text-sm text-muted-foreground">There is nothing here, or it is not yours to see.</p>
+      <Link href="/" className="text-sm underline underline-offset-4">
         All workspaces
       </Link>
     </section>

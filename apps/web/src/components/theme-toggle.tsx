@@ -15,10 +15,9 @@ export function ThemeToggle({ className }: { className?: string }) {
   const [theme, setTheme] = useState<Theme | null>(null);
   useEffect(() => setTheme(readTheme()), []);
   return (
-    <div
-      role="radiogroup"
+    <fieldset
       aria-label="Theme"
-      className={cn("inline-flex rounded-md border bg-background p-0.5", className)}
+      className={cn("m-0 inline-flex min-w-0 rounded-md border bg-background p-0.5", className)}
     >
       {OPTIONS.map(({ value, label, Icon }) => (
         <button
@@ -39,6 +38,6 @@ export function ThemeToggle({ className }: { className?: string }) {
           <Icon className="size-4" aria-hidden />
         </button>
       ))}
-    </div>
+    </fieldset>
   );
 }

@@ -6,10 +6,41 @@ export type Theme = "system" | "light" | "dark";
 export const THEMES: readonly Theme[] = ["system", "light", "dark"];
 
 /**
- * Runs inline in <head> before the first paint (no flash), and keeps following the system's
- * scheme while the stored choice is "system" (or absent). Exposes `window.__primTheme()` to re-apply.
+ * Sets the `dark` class on <html> from the stored choice (else prefers-color-scheme) and keeps
+ * following the system's scheme while the choice is "system" (or absent); exposes
+ * `window.__primTheme()` to re-apply. A switch after load happens with transitions off (no
+ * colours caught half-way). Self-contained: it is also the inline script (THEME_SCRIPT).
  */
-export const THEME_SCRIPT = `(function(){var k=${JSON.stringify(THEME_KEY)},q=window.matchMedia("(prefers-color-scheme: dark)");function a(){var t=null;try{t=localStorage.getItem(k)}catch(e){}var d=t==="dark"||(t!=="light"&&q.matches);var r=document.documentElement;r.classList.toggle("dark",d);r.style.colorScheme=d?"dark":"light"}a();window.__primTheme=a;q.addEventListener("change",a)})()`;
+export function installTheme(): void {
+  var query = window.matchMedia("(prefers-color-scheme: dark)");
+  function apply() {
+    var stored = null;
+    try {
+      stored = localStorage.getItem("prim-theme");
+    } catch (_) {}
+    var dark = stored === "dark" || (stored !== "light" && query.matches);
+    var root = document.documentElement;
+    if (root.classList.contains("dark") === dark && root.style.colorScheme) return;
+    var style = null;
+    if (document.body) {
+      style = document.createElement("style");
+      style.textContent = "*,*::before,*::after{transition:none!important}";
+      document.head.appendChild(style);
+    }
+    root.classList.toggle("dark", dark);
+    root.style.colorScheme = dark ? "dark" : "light";
+    if (style) {
+      getComputedStyle(document.body).color;
+      style.remove();
+    }
+  }
+  apply();
+  (window as unknown as { __primTheme: () => void }).__primTheme = apply;
+  query.addEventListener("change", apply);
+}
+
+/** Inline in <head>, before the first paint (no flash); ThemeSync runs it where that did not. */
+export const THEME_SCRIPT = `(${installTheme.toString()})()`;
 
 export function readTheme(): Theme {
   try {

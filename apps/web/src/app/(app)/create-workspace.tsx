@@ -1,6 +1,10 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
 import { useTRPC } from "@/lib/trpc";
 
 /** A new workspace, owned by the signed-in user; the server's validation shown by the field. */
@@ -15,26 +19,36 @@ export function CreateWorkspace() {
     create.mutate({ name });
   }
   return (
-    <form onSubmit={submit} className="mt-6 flex flex-wrap items-end gap-2">
-      <label className="text-sm">
-        New workspace
-        <input
-          name="name"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          className="mt-1 block rounded border p-2"
-          aria-invalid={create.isError}
-          aria-describedby={create.isError ? "workspace-error" : undefined}
-        />
-      </label>
-      <button type="submit" disabled={create.isPending} className="rounded bg-zinc-900 px-4 py-2 text-white">
-        Create workspace
-      </button>
-      {create.isError && (
-        <p id="workspace-error" role="alert" className="w-full text-sm text-red-700">
-          {create.error.message}
-        </p>
-      )}
-    </form>
+    <Card>
+      <CardHeader>
+        <CardTitle>New workspace</CardTitle>
+      </CardHeader>
+      <CardContent>
+        <form onSubmit={submit} className="flex flex-wrap items-end gap-2">
+          <div className="grid min-w-0 flex-1 gap-1.5">
+            <Label htmlFor="workspace-name">Workspace name</Label>
+            <Input
+              id="workspace-name"
+              name="name"
+              value={name}
+              onChange={(e) => {
+                setName(e.target.value);
+                if (create.isError) create.reset();
+              }}
+              aria-invalid={create.isError}
+              aria-describedby={create.isError ? "workspace-error" : undefined}
+            />
+          </div>
+          <Button type="submit" disabled={create.isPending}>
+            Create workspace
+          </Button>
+          {create.isError && (
+            <p id="workspace-error" role="alert" className="w-full text-sm text-destructive">
+              {create.error.message}
+            </p>
+          )}
+        </form>
+      </CardContent>
+    </Card>
   );
 }

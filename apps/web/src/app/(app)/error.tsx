@@ -8,15 +8,15 @@ export default function PageError({ error, reset }: { error: Error & { digest?: 
       <h1 id="error-title" className="text-2xl font-semibold">
         Something went wrong
       </h1>
-      <p className="text-sm text-zinc-700">
+      <p className="text-sm text-muted-foreground">
         This page could not be shown{error.digest === undefined ? "." : ` (reference ${error.digest}).`} Nothing you
         stored was changed.
       </p>
       <div className="flex gap-2 text-sm">
-        <button type="button" onClick={reset} className="rounded border bg-white px-3 py-1">
+        <button type="button" onClick={reset} className="rounded-md border bg-background px-3 py-1 hover:bg-accent">
           Try again
         </button>
-        <Link href="/" className="rounded border bg-white px-3 py-1">
+        <Link href="/" className="rounded-md border bg-background px-3 py-1 hover:bg-accent">
           All workspaces
         </Link>
       </div>

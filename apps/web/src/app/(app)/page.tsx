@@ -1,8 +1,15 @@
+import type { Metadata } from "next";
 import Link from "next/link";
+import { ThemeToggle } from "@/components/theme-toggle";
+import { Badge } from "@/components/ui/badge";
+import { buttonVariants } from "@/components/ui/button";
+import { EmptyState } from "@/components/ui/empty-state";
 import { currentUser } from "@/server/auth";
 import { db } from "@/server/db";
 import { primDb } from "@/server/prim";
 import { CreateWorkspace } from "./create-workspace";
+
+export const metadata: Metadata = { title: "Workspaces" };
 
 export const dynamic = "force-dynamic";
 
@@ -11,16 +18,16 @@ export default async function Home() {
   const user = await currentUser();
   if (user === null) {
     return (
-      <section aria-labelledby="title" className="rounded-lg border bg-white p-6">
+      <section aria-labelledby="title" className="rounded-lg border bg-card p-6">
         <h1 id="title" className="text-2xl font-semibold">
           Prim
         </h1>
-        <p className="mt-2 text-zinc-600">Hosted data primitives for developers and AI agents.</p>
+        <p className="mt-2 text-muted-foreground">Hosted data primitives for developers and AI agents.</p>
         <div className="mt-4 flex gap-3">
-          <Link href="/sign-in" className="rounded bg-zinc-900 px-4 py-2 text-white">
+          <Link href="/sign-in" className={buttonVariants()}>
             Sign in
           </Link>
-          <Link href="/sign-up" className="rounded border px-4 py-2">
+          <Link href="/sign-up" className={buttonVariants({ variant: "outline" })}>
             Create account
           </Link>
         </div>
@@ -29,28 +36,37 @@ export default async function Home() {
   }
   const rows = await (await primDb()).workspacesOf(db(), user.id);
   return (
-    <section aria-labelledby="title">
-      <h1 id="title" className="text-2xl font-semibold">
-        Workspaces
-      </h1>
-      <p className="text-sm text-zinc-600">
-        Signed in as {user.email} ·{" "}
-        <Link href="/account" className="underline">
-          Account
-        </Link>
-      </p>
+    <section aria-labelledby="title" className="space-y-6">
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div>
+          <h1 id="title" className="text-2xl font-semibold tracking-tight">
+            Workspaces
+          </h1>
+          <p className="mt-1 text-sm text-muted-foreground">
+            Signed in as {user.email} ·{" "}
+            <Link href="/account" className="underline underline-offset-4">
+              Account
+            </Link>
+          </p>
+        </div>
+        <ThemeToggle />
+      </div>
       {rows.length === 0 ? (
-        <p className="mt-4 rounded border bg-white p-4">No workspaces yet.</p>
+        <EmptyState title="No workspaces yet" description="Create one below: it holds your groups, keys and members." />
       ) : (
-        <ul className="mt-4 divide-y rounded border bg-white">
+        <ul className="divide-y rounded-lg border bg-card">
           {rows.map((w) => (
-            <li key={w.id} className="flex justify-between p-3">
-              <Link href={`/w/${w.id}`} className="font-medium underline">
-                {w.name}
+            <li key={w.id}>
+              <Link
+                href={`/w/${w.id}`}
+                className="flex items-center justify-between gap-3 p-4 outline-none hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring"
+              >
+                <span className="min-w-0 truncate font-medium">{w.name}</span>
+                <span className="flex shrink-0 gap-1.5">
+                  <Badge variant="secondary">{w.plan}</Badge>
+                  <Badge variant="outline">{w.role}</Badge>
+                </span>
               </Link>
-              <span className="text-sm text-zinc-600">
-                {w.plan} · {w.role}
-              </span>
             </li>
           ))}
         </ul>

@@ -1,5 +1,8 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { ForgotPasswordForm } from "./forgot-password-form";
+
+export const metadata: Metadata = { title: "Forgot password" };
 
 /** Asks for a password reset link (mailed; the answer is the same whether the address has an account). */
 export default function ForgotPasswordPage() {

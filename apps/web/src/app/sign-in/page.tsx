@@ -1,4 +1,7 @@
+import type { Metadata } from "next";
 import { AuthPage } from "./auth-page";
+
+export const metadata: Metadata = { title: "Sign in" };
 
 type Props = { searchParams: Promise<{ next?: string }> };
 

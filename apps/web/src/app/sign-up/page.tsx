@@ -1,4 +1,7 @@
+import type { Metadata } from "next";
 import { AuthPage } from "../sign-in/auth-page";
+
+export const metadata: Metadata = { title: "Create account" };
 
 type Props = { searchParams: Promise<{ next?: string }> };
 

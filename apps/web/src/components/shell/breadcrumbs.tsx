@@ -27,7 +27,9 @@ export function Breadcrumbs({ workspace, name }: { workspace: string; name: stri
               key={c.href}
               className={`${i === 0 && crumbs.length > 1 ? "hidden sm:flex" : "flex"} min-w-0 items-center gap-1`}
             >
-              {i > 0 && <ChevronRightIcon className="size-3.5 shrink-0" aria-hidden />}
+              {i > 0 && (
+                <ChevronRightIcon className={`size-3.5 shrink-0 ${i === 1 ? "hidden sm:block" : ""}`} aria-hidden />
+              )}
               <Link
                 href={c.href}
                 aria-current={last ? "page" : undefined}

@@ -2,7 +2,6 @@
 import { LogOutIcon, UserIcon } from "lucide-react";
 import Link from "next/link";
 import { ThemeToggle } from "@/components/theme-toggle";
-import { authClient } from "@/lib/auth-client";
 import type { WorkspaceRole } from "@/lib/workspace-nav";
 import { NavLinks } from "./nav-links";
 import { type WorkspaceSummary, WorkspaceSwitcher } from "./workspace-switcher";
@@ -43,7 +42,12 @@ export function SidebarContent({
             type="button"
             className="inline-flex items-center gap-1.5 rounded-md px-2 py-1 text-sm outline-none hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring"
             onClick={async () => {
-              await authClient.signOut();
+              // The session library's own route (its browser client is 12 KiB this needs none of).
+              await fetch("/api/auth/sign-out", {
+                method: "POST",
+                headers: { "content-type": "application/json" },
+                body: "{}",
+              });
               window.location.assign("/sign-in");
             }}
           >

@@ -1,20 +1,10 @@
 "use client";
-import { type FormEvent, type ReactNode, useId, useState } from "react";
-import { Button } from "./button";
-import {
-  Dialog,
-  DialogClose,
-  DialogContent,
-  DialogDescription,
-  DialogFooter,
-  DialogHeader,
-  DialogTitle,
-  DialogTrigger,
-} from "./dialog";
-import { Input } from "./input";
+import { Slot } from "@radix-ui/react-slot";
+import dynamic from "next/dynamic";
+import { type ReactNode, useState } from "react";
 
 export interface ConfirmDialogProps {
-  /** The element that opens the dialog (omit when `open` is controlled). */
+  /** The element that opens the dialog (one element; omit when `open` is controlled). */
   trigger?: ReactNode;
   title: string;
   description?: ReactNode;
@@ -30,90 +20,31 @@ export interface ConfirmDialogProps {
   onOpenChange?: (open: boolean) => void;
 }
 
+const ConfirmDialogBody = dynamic(() => import("./confirm-dialog-body").then((m) => m.ConfirmDialogBody), {
+  ssr: false,
+});
+
 /**
  * THE confirmation for every destructive action (a Radix dialog: focus trapped and returned,
  * Escape closes): a plain confirm, or with `typedName` a name to type first. The dialog closes
  * once `onConfirm` settles without error; an error stays in the dialog until the next attempt.
+ * Only the trigger is in the page's first load; the dialog's code comes on the first opening.
  */
 export function ConfirmDialog(props: ConfirmDialogProps) {
   const [ownOpen, setOwnOpen] = useState(false);
   const open = props.open ?? ownOpen;
-  const [typed, setTyped] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const inputId = useId();
   function setOpen(next: boolean) {
-    if (pending && !next) return;
     if (props.open === undefined) setOwnOpen(next);
     props.onOpenChange?.(next);
-    if (!next) {
-      setTyped("");
-      setError(null);
-    }
-  }
-  const ready = props.typedName === undefined || typed === props.typedName;
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (!ready || pending) return;
-    setError(null);
-    setPending(true);
-    try {
-      await props.onConfirm(typed);
-      setPending(false);
-      if (props.open === undefined) setOwnOpen(false);
-      props.onOpenChange?.(false);
-      setTyped("");
-    } catch (cause) {
-      setPending(false);
-      setError(cause instanceof Error ? cause.message : String(cause));
-    }
   }
   return (
-    <Dialog open={open} onOpenChange={setOpen}>
-      {props.trigger !== undefined && <DialogTrigger asChild>{props.trigger}</DialogTrigger>}
-      <DialogContent>
-        <form onSubmit={submit} className="grid gap-4">
-          <DialogHeader>
-            <DialogTitle>{props.title}</DialogTitle>
-            {props.description !== undefined && <DialogDescription>{props.description}</DialogDescription>}
-          </DialogHeader>
-          {props.typedName !== undefined && (
-            <div className="grid gap-2">
-              <label htmlFor={inputId} className="text-sm">
-                Type <span className="font-mono font-semibold break-all">{props.typedName}</span> to confirm
-              </label>
-              <Input
-                id={inputId}
-                value={typed}
-                onChange={(e) => setTyped(e.target.value)}
-                autoComplete="off"
-                spellCheck={false}
-                className="font-mono"
-              />
-            </div>
-          )}
-          {error !== null && (
-            <p role="alert" className="text-sm text-destructive">
-              {error}
-            </p>
-          )}
-          <DialogFooter>
-            <DialogClose asChild>
-              <Button variant="outline" disabled={pending}>
-                Cancel
-              </Button>
-            </DialogClose>
-            <Button
-              type="submit"
-              variant={props.destructive === false ? "default" : "destructive"}
-              disabled={!ready || pending}
-              aria-busy={pending}
-            >
-              {pending ? `${props.confirmLabel}…` : props.confirmLabel}
-            </Button>
-          </DialogFooter>
-        </form>
-      </DialogContent>
-    </Dialog>
+    <>
+      {props.trigger !== undefined && (
+        <Slot aria-haspopup="dialog" onClick={() => setOpen(true)}>
+          {props.trigger}
+        </Slot>
+      )}
+      {open && <ConfirmDialogBody {...props} open onOpenChange={setOpen} />}
+    </>
   );
 }

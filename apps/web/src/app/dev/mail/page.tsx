@@ -1,7 +1,10 @@
 import type { CapturedMail } from "@prim/mail";
+import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { webEnv } from "@/server/env";
+
+export const metadata: Metadata = { title: "Development mail" };
 
 export const dynamic = "force-dynamic";
 

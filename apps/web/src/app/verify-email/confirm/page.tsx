@@ -1,7 +1,10 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { safeNext } from "@/lib/safe-next";
 import { CONFIRM_PATH, readConfirmationToken } from "@/server/email-confirmation";
 import { webEnv } from "@/server/env";
+
+export const metadata: Metadata = { title: "Confirm your email" };
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,11 @@
+import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentUser } from "@/server/auth";
 import { db } from "@/server/db";
 import { primDb } from "@/server/prim";
 import { AcceptInvitation } from "./accept";
+
+export const metadata: Metadata = { title: "Invitation" };
 
 export const dynamic = "force-dynamic";
 

@@ -3,7 +3,6 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { FolderIcon } from "lucide-react";
 import Link from "next/link";
 import { type FormEvent, useState } from "react";
-import { toast } from "sonner";
 import { ErrorText } from "@/components/status";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
@@ -11,6 +10,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Skeleton } from "@/components/ui/skeleton";
+import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 
 /** The groups as cards (each opens its page) and, for admins, "New group". */

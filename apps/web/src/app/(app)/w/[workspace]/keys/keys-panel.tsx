@@ -1,7 +1,6 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useRef, useState } from "react";
-import { toast } from "sonner";
 import { ConnectButton, ConnectDialog, type CreatedKey } from "@/components/connect/connect-dialog";
 import { ErrorText, QueryState } from "@/components/status";
 import { Badge } from "@/components/ui/badge";
@@ -13,6 +12,7 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
 import { formatDate, formatRelative } from "@/lib/format";
+import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 
 /** A date as "3 days ago", the full date on hover. */

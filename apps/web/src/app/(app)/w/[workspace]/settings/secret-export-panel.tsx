@@ -1,6 +1,9 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ErrorText } from "@/components/status";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { Switch } from "@/components/ui/switch";
+import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 
 /**
@@ -14,30 +17,38 @@ export function SecretExportPanel({ workspace }: { workspace: string }) {
   const setting = useQuery(trpc.settings.secretExport.queryOptions({ workspace }));
   const change = useMutation(
     trpc.settings.setSecretExport.mutationOptions({
-      onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.settings.secretExport.queryKey({ workspace }) }),
+      onSuccess: (_, input) => {
+        toast.success(input.enabled ? "Secret export allowed" : "Secret export off");
+        return queryClient.invalidateQueries({ queryKey: trpc.settings.secretExport.queryKey({ workspace }) });
+      },
+      onError: (error) => toast.error(`Not changed: ${error.message}`),
     }),
   );
   return (
-    <section aria-labelledby="secret-export-title" className="rounded-lg border bg-white p-4">
-      <h2 id="secret-export-title" className="text-lg font-semibold">
-        Secret export
-      </h2>
-      <ErrorText error={setting.error} prefix="Could not load the setting: " />
-      <label className="mt-2 flex items-center gap-2 text-sm">
-        <input
-          type="checkbox"
-          checked={setting.data?.enabled ?? false}
-          disabled={setting.data === undefined || change.isPending}
-          onChange={(event) => change.mutate({ workspace, enabled: event.target.checked })}
-        />
-        Allow group archives to carry vault values for another key
-      </label>
-      <p className="mt-1 text-sm text-zinc-600">
-        Off (the default): an export for another key keeps secret names, versions and grants, without values. On: a
-        workspace key or an owner may export values sealed for the recipient. Every switch and every export is in the
-        audit log.
-      </p>
-      <ErrorText error={change.error} />
-    </section>
+    <Card>
+      <CardHeader>
+        <CardTitle id="secret-export-title">Secret export</CardTitle>
+        <CardDescription>
+          Off (the default): an export for another key keeps secret names, versions and grants, without values. On: a
+          workspace key or an owner may export values sealed for the recipient. Every switch and every export is in the
+          audit log.
+        </CardDescription>
+      </CardHeader>
+      <CardContent className="space-y-2">
+        <ErrorText error={setting.error} prefix="Could not load the setting: " />
+        <div className="flex items-center gap-3">
+          <Switch
+            id="secret-export"
+            checked={setting.data?.enabled ?? false}
+            disabled={setting.data === undefined || change.isPending}
+            onCheckedChange={(enabled) => change.mutate({ workspace, enabled })}
+          />
+          <label htmlFor="secret-export" className="text-sm">
+            Allow group archives to carry vault values for another key
+          </label>
+        </div>
+        <ErrorText error={change.error} />
+      </CardContent>
+    </Card>
   );
 }

@@ -3,7 +3,6 @@ import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-q
 import { Trash2Icon } from "lucide-react";
 import Link from "next/link";
 import { type FormEvent, useState } from "react";
-import { toast } from "sonner";
 import { MoreButton } from "@/components/fields";
 import { ErrorText } from "@/components/status";
 import { Badge } from "@/components/ui/badge";
@@ -17,6 +16,7 @@ import { NativeSelect } from "@/components/ui/native-select";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { formatBytes, formatDate } from "@/lib/format";
+import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 
 const TYPES = ["kv", "db", "fs", "queue", "storage", "vault", "memory"] as const;

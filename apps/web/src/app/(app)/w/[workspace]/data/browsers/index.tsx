@@ -1,10 +1,19 @@
 "use client";
-import { FsBrowser } from "./fs";
-import { KvBrowser } from "./kv";
-import { MemoryBrowser } from "./memory";
-import { QueueBrowser } from "./queue";
-import { StorageBrowser } from "./storage";
-import { VaultBrowser } from "./vault";
+import dynamic from "next/dynamic";
+import { Skeleton } from "@/components/ui/skeleton";
+
+// Each type's browser is its own file and chunk: a primitive's page loads only its type's.
+const loading = () => <Skeleton className="h-32" />;
+const KvBrowser = dynamic(() => import("./kv").then((m) => m.KvBrowser), { loading });
+const QueueBrowser = dynamic(() => import("./queue").then((m) => m.QueueBrowser), { loading });
+const VaultBrowser = dynamic(() => import("./vault").then((m) => m.VaultBrowser), { loading });
+const MemoryBrowser = dynamic(() => import("./memory").then((m) => m.MemoryBrowser), { loading });
+const FsBrowser = dynamic(() => import("./fs").then((m) => m.FsBrowser), { loading });
+const StorageBrowser = dynamic(() => import("./storage").then((m) => m.StorageBrowser), { loading });
+/** The "SQL" tab (db primitives). */
+export const DbConsole = dynamic(() => import("./db").then((m) => m.DbConsole), { loading });
+/** The "Snapshots" tab. */
+export const SnapshotsTab = dynamic(() => import("./snapshots").then((m) => m.SnapshotsTab), { loading });
 
 /** The "Browse" tab: the type's own browser (one file per type in this folder). */
 export function TypeBrowser({

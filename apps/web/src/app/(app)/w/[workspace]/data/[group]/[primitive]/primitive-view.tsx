@@ -1,5 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { PageHeader } from "@/components/page-header";
@@ -9,10 +10,11 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { formatBytes } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { DbConsole } from "../../browsers/db";
-import { TypeBrowser } from "../../browsers/index";
-import { SnapshotsTab } from "../../browsers/snapshots";
-import { PrimitiveSettings } from "./primitive-settings";
+import { DbConsole, SnapshotsTab, TypeBrowser } from "../../browsers/index";
+
+const PrimitiveSettings = dynamic(() => import("./primitive-settings").then((m) => m.PrimitiveSettings), {
+  loading: () => <Skeleton className="h-40" />,
+});
 
 const TABS = ["browse", "sql", "snapshots", "settings"] as const;
 type Tab = (typeof TABS)[number];
