@@ -4,7 +4,8 @@
 // curl snippet, as the page shows it, runs in a shell against the real API; the Cursor config,
 // as shown, connects the official MCP SDK client (its URL and headers) which lists the tools and
 // calls primitive_list; the OAuth variant's URL is the resource the authorization server issues
-// tokens for. Screenshots (light and dark, 375 and 1440 px) of the Overview and the dialog.
+// tokens for. Screenshots (light and dark, 375 and 1440 px) of the Overview and the dialog (the
+// Keys page's: layout.e2e.test.ts).
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -121,7 +122,6 @@ describe("connecting from the dashboard", () => {
     await page.reload();
     const row = page.getByRole("listitem").filter({ hasText: "agent" });
     await row.getByText(`By ${email}`).waitFor();
-    await shoot(page, "keys");
   });
 
   it("checks off every step once an agent has used a key", { timeout: 20_000 }, async () => {
