@@ -1,51 +1,24 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { PlugIcon } from "lucide-react";
-import dynamic from "next/dynamic";
 import Link from "next/link";
 import { useId, useState } from "react";
 import { ErrorText } from "@/components/status";
-import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from "@/components/ui/dialog";
 import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Skeleton } from "@/components/ui/skeleton";
 import { useTRPC } from "@/lib/trpc";
-import { KEY_PLACEHOLDER } from "./snippets";
-
-/** The snippets load when the dialog first opens (they are not part of a page's first load). */
-const ConnectTabs = dynamic(() => import("./connect-tabs").then((m) => m.ConnectTabs), {
-  ssr: false,
-  loading: () => <Skeleton className="h-48 w-full" />,
-});
-
-/** A key just created (shown once): its secret and the group it is scoped to (null: every group). */
-export interface CreatedKey {
-  key: string;
-  group: string | null;
-}
-
-/** One address of this deployment: its name and a copy button, then the address in full. */
-export function Endpoint({ label, value, hint }: { label: string; value: string; hint?: string }) {
-  return (
-    <div className="grid min-w-0 gap-1.5">
-      <div className="flex min-w-0 flex-wrap items-center justify-between gap-2">
-        <span className="text-sm font-medium">{label}</span>
-        <CopyButton value={value} label={`Copy ${label}`} />
-      </div>
-      <code className="rounded-md border bg-muted/50 px-2 py-1.5 font-mono text-xs break-all">{value}</code>
-      {hint !== undefined && <span className="text-xs text-muted-foreground">{hint}</span>}
-    </div>
-  );
-}
+import { ConnectTabs } from "./connect-tabs";
+import { Endpoint } from "./endpoint";
+import { type CreatedKey, KEY_PLACEHOLDER } from "./snippets";
 
 /**
  * The Connect dialog (issue 39 item 2): this deployment's REST base URL and MCP URL, and
  * copy-ready snippets for curl, the TypeScript SDK, `.env` and MCP clients, filled with
  * `createdKey` (right after it was made) or a placeholder with a hint to create a key.
  */
-export function ConnectDialog({
+export function ConnectDialogBody({
   workspace,
   open,
   onOpenChange,
@@ -170,27 +143,5 @@ export function ConnectDialog({
         )}
       </DialogContent>
     </Dialog>
-  );
-}
-
-/** A "Connect" button that opens the dialog (with the placeholder key). */
-export function ConnectButton({
-  workspace,
-  canCreateKeys,
-  variant = "default",
-}: {
-  workspace: string;
-  canCreateKeys: boolean;
-  variant?: "default" | "outline";
-}) {
-  const [open, setOpen] = useState(false);
-  return (
-    <>
-      <Button variant={variant} onClick={() => setOpen(true)}>
-        <PlugIcon aria-hidden />
-        Connect
-      </Button>
-      <ConnectDialog workspace={workspace} open={open} onOpenChange={setOpen} canCreateKeys={canCreateKeys} />
-    </>
   );
 }

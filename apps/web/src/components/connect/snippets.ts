@@ -11,6 +11,12 @@ export const KEY_PLACEHOLDER = "pk_…";
 /** The name each MCP config gives the server. */
 export const SERVER_NAME = "prim";
 
+/** A key just created (shown once): its secret and the group it is scoped to (null: every group). */
+export interface CreatedKey {
+  key: string;
+  group: string | null;
+}
+
 export interface ConnectTarget {
   /** The REST base URL (routes under `/v1`). */
   apiUrl: string;

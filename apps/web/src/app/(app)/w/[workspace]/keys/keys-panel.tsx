@@ -1,7 +1,7 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useRef, useState } from "react";
-import { ConnectButton, ConnectDialog, type CreatedKey } from "@/components/connect/connect-dialog";
+import { ConnectButton, ConnectDialog, type CreatedKey } from "@/components/connect/connect";
 import { ErrorText, QueryState } from "@/components/status";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
