@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createKey, createWorkspace, hashKey, revokeKey } from "@prim/db";
+import { runPrimCommand } from "@prim/testkit";
 import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -73,6 +77,30 @@ describe("scoped keys", () => {
     expect((await call(cloud.url, reader.key, "GET", `/v1/primitives/${inOther.body.id}/keys/k`)).status).toBe(404);
     const listed = await call(cloud.url, reader.key, "GET", "/v1/primitives");
     expect(listed.body.data.map((p: { group: string }) => p.group)).toEqual(["app"]);
+  });
+});
+
+describe("prim whoami", () => {
+  it("prints the key's workspace by name, with its id; --json has workspace_name", async () => {
+    const config = mkdtempSync(join(tmpdir(), "prim-whoami-"));
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PRIM_")));
+    const whoami = (key: string, ...args: string[]) =>
+      runPrimCommand(["whoami", "--api", cloud.url, ...args], { ...clean, PRIM_CONFIG_DIR: config, PRIM_API_KEY: key });
+    try {
+      const text = await whoami(keyA);
+      expect(text).toMatchObject({ code: 0, stderr: "" });
+      expect(text.stdout.trim()).toBe(
+        `${cloud.url}: workspace Acme (${wsA}), every group and tool (key from PRIM_API_KEY)`,
+      );
+      const reader = await createKey(cloud.api.hub.pool, { workspace: wsB, group: "app", tools: ["kv_get"] });
+      expect((await whoami(reader.key)).stdout.trim()).toBe(
+        `${cloud.url}: workspace Beta (${wsB}), group app, tools kv_get (key from PRIM_API_KEY)`,
+      );
+      const json = JSON.parse((await whoami(keyA, "--json")).stdout);
+      expect(json).toMatchObject({ workspace: wsA, workspace_name: "Acme", kind: "workspace" });
+    } finally {
+      rmSync(config, { recursive: true, force: true });
+    }
   });
 });
 

@@ -300,4 +300,57 @@ describe("metering", () => {
       { day: "2026-12-15", operations: "1" },
     ]);
   });
+
+  it("counts operations per primitive in this process (no Redis command beyond the call's one script) and adds them to usage_primitive_daily", async () => {
+    now = Date.UTC(2026, 11, 20, 12, 0, 0);
+    const w = await workspace("pro");
+    const other = (
+      await call(cloud.url, w.key, "POST", "/v1/primitives", { name: "jobs", type: "queue", group: "app" })
+    ).body.id as string;
+    await cloud.api.metering?.rollUp(); // what came before (the creates count nowhere)
+    // Every command the limiter's Redis client sends while the calls run.
+    const client = (cloud.api.limiter as unknown as { redis: { sendCommand(cmd: { name: string }): unknown } }).redis;
+    const sent: string[] = [];
+    const original = client.sendCommand.bind(client);
+    client.sendCommand = (cmd) => {
+      sent.push(cmd.name);
+      return original(cmd);
+    };
+    try {
+      for (let i = 0; i < 4; i++)
+        await call(cloud.url, w.key, "PUT", `/v1/primitives/${w.kv}/keys/k${i}`, { value: i });
+      // A batch counts each entry, per primitive too; a missing primitive counts for none.
+      const batch = { messages: [{ body: { n: 1 } }, { body: { n: 2 } }, { body: { n: 3 } }] };
+      expect(
+        (await call(cloud.url, w.key, "POST", `/v1/primitives/${other}/queues/q/messages/batch`, batch)).status,
+      ).toBe(200);
+      expect((await call(cloud.url, w.key, "GET", "/v1/primitives/01jzzzzzzzzzzzzzzzzzzzzzzz/keys/a")).status).toBe(
+        404,
+      );
+    } finally {
+      client.sendCommand = original;
+    }
+    expect(sent).toEqual(Array(6).fill("evalsha"));
+    await cloud.api.metering?.rollUp();
+    const rows = async () =>
+      (
+        await cloud.api.hub.pool.query(
+          "SELECT to_char(day, 'YYYY-MM-DD') AS day, primitive_id, operations FROM usage_primitive_daily WHERE workspace_id = $1 ORDER BY operations DESC",
+          [w.id],
+        )
+      ).rows;
+    expect(await rows()).toEqual([
+      { day: "2026-12-20", primitive_id: w.kv, operations: "4" },
+      { day: "2026-12-20", primitive_id: other, operations: "3" },
+    ]);
+    // The next roll-up adds only what came since.
+    await call(cloud.url, w.key, "GET", `/v1/primitives/${other}/stats`);
+    await cloud.api.metering?.rollUp();
+    expect((await rows()).find((r) => r.primitive_id === other)?.operations).toBe("4");
+    const { rows: day } = await cloud.api.hub.pool.query(
+      "SELECT operations FROM usage_daily WHERE workspace_id = $1 AND day = '2026-12-20'",
+      [w.id],
+    );
+    expect(day).toEqual([{ operations: "9" }]); // the 404 counts in the month, not for a primitive
+  });
 });

@@ -89,7 +89,9 @@ describe("the dashboard's consent screen", () => {
     await expect(page.getByRole("heading", { name: "Connect Test Agent" }).isVisible()).resolves.toBe(true);
     await expect(page.getByText("127.0.0.1:9").isVisible()).resolves.toBe(true);
     await shoot(page, "consent");
-    await page.getByLabel("Group").selectOption("app");
+    await page.getByLabel("Group", { exact: true }).selectOption("app");
+    // Tools are in a collapsible section per type.
+    await page.getByText("Key-value", { exact: true }).click();
     await page.getByLabel("kv_get").check();
     await page.getByRole("button", { name: "Allow" }).click();
     const back = await landed;
@@ -119,8 +121,10 @@ describe("the dashboard's consent screen", () => {
     await page.waitForURL(/error=/);
     await expect(page.locator("#consent-error").textContent()).resolves.toMatch(/at least one tool/);
     await shoot(page, "consent-error", { axe: false });
-    await page.getByLabel("Group").selectOption("ops");
-    await page.getByLabel("every kv tool (kv_*)").check();
+    await page.getByLabel("Group", { exact: true }).selectOption("ops");
+    // The type's section opens without JavaScript too (<details>); its select-all posts `kv_*`.
+    await page.getByText("Key-value", { exact: true }).click();
+    await page.getByLabel("All key-value tools").check();
     await page.getByRole("button", { name: "Allow" }).click();
     const back = await landed;
     expect(back.searchParams.get("code")).toBeTruthy();
@@ -157,7 +161,7 @@ describe("the dashboard's consent screen", () => {
       expect(to.searchParams.get("error")).toMatch(reason);
     }
     // The screen's own choice, on the same interaction.
-    await page.getByLabel("Group").selectOption("app");
+    await page.getByLabel("Group", { exact: true }).selectOption("app");
     await page.getByLabel("Every tool, including tools added later").check();
     await page.getByRole("button", { name: "Allow" }).click();
     const back = await landed;

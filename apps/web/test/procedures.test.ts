@@ -481,6 +481,34 @@ describe("what the procedures do", () => {
     ).toBeTruthy();
   });
 
+  it("sets secrets as an admin (a member is refused), pages their names by cursor, never a value", async () => {
+    const admin = callerFor("admin");
+    const member = callerFor("member");
+    const vault = await invoker.invoke<{ id: string }>(
+      userPrincipal(users.owner, workspace, "owner"),
+      "primitive.create",
+      null,
+      { name: `v${++seq}`, type: "vault", group: "app" },
+    );
+    const target = { workspace, primitive: vault.id };
+    for (const name of ["A_ONE", "B_TWO", "C_THREE"]) {
+      await admin.primitive.act({ ...target, op: "vault.put", args: { name, value: `value-of-${name}` } });
+    }
+    await expect(
+      member.primitive.act({ ...target, op: "vault.put", args: { name: "D_FOUR", value: "value-of-D" } }),
+    ).rejects.toMatchObject({ code: "FORBIDDEN" });
+    type Listing = { data: { name: string; version: number }[]; next_cursor: string | null };
+    const first = (await member.primitive.browse({ ...target, view: "vault.list", args: { limit: 2 } })) as Listing;
+    expect(first.data.map((s) => s.name)).toEqual(["A_ONE", "B_TWO"]);
+    const second = (await member.primitive.browse({
+      ...target,
+      view: "vault.list",
+      args: { limit: 2, cursor: first.next_cursor },
+    })) as Listing;
+    expect([second.data.map((s) => s.name), second.next_cursor]).toEqual([["C_THREE"], null]);
+    expect(JSON.stringify([first, second])).not.toContain("value-of-");
+  });
+
   it("writes an fs file from text or base64 through act (no stream on the wire), and refuses neither or both", async () => {
     const member = callerFor("member");
     const write = (args: Record<string, unknown>) =>

@@ -109,11 +109,11 @@ export async function adminCommand(args: string[]): Promise<void> {
         break;
       }
       case "usage": {
-        const month = new Date().toISOString().slice(0, 7);
+        const month = db.usageMonth();
         const revocations = new db.Revocations(redisUrl());
         try {
           const workspace = required("workspace");
-          const live = await revocations.operations(workspace, month.replace("-", ""));
+          const live = await revocations.operations(workspace, month);
           out = await db.readUsage(pool, workspace, { month, liveOperations: live });
         } finally {
           await revocations.close();

@@ -18,6 +18,8 @@ import { API_KEY_FLAG_WARNING, forgetEnvSecrets, readEnv } from "./env.js";
 
 const whoAmISchema = z.object({
   workspace: z.string(),
+  /** The workspace's name (cloud keys); null locally, absent from a server older than this prim. */
+  workspace_name: z.string().nullable().default(null),
   actor: z.string(),
   kind: z.enum(["workspace", "scoped", "local"]),
   group: z.object({ id: z.string(), name: z.string() }).nullable(),
@@ -88,6 +90,13 @@ async function askWhoAmI(api: string, key: string): Promise<Answer> {
 
 function failure(api: string, answer: Extract<Answer, { ok: false }>): Error {
   return new Error(`${api} answered ${answer.status} ${answer.code}: ${answer.message}`);
+}
+
+/** `workspace <name> (<id>)` where the server names it, else `workspace <id>` (the local engine: `local`). */
+export function describeWorkspace(who: Pick<WhoAmI, "workspace" | "workspace_name">): string {
+  return who.workspace_name === null
+    ? `workspace ${who.workspace}`
+    : `workspace ${who.workspace_name} (${who.workspace})`;
 }
 
 /** `every group and tool`, or the group and tools a scoped key is limited to. */
@@ -178,7 +187,7 @@ export async function login(args: string[]): Promise<void> {
       tools: who.tools,
     });
     if (values.json) console.log(JSON.stringify({ api, ...who, file }));
-    else console.log(`logged in to ${api}: workspace ${who.workspace}, ${describeScope(who)}`);
+    else console.log(`logged in to ${api}: ${describeWorkspace(who)}, ${describeScope(who)}`);
   });
 }
 
@@ -234,6 +243,6 @@ export async function whoami(args: string[]): Promise<void> {
     }
     const who = answer.who;
     if (values.json) console.log(JSON.stringify({ api, ...who, source }));
-    else console.log(`${api}: workspace ${who.workspace}, ${describeScope(who)} (key from ${source})`);
+    else console.log(`${api}: ${describeWorkspace(who)}, ${describeScope(who)} (key from ${source})`);
   });
 }

@@ -111,6 +111,8 @@ describe("prim admin", { timeout: 60_000 }, () => {
       operations: 42,
       storage_bytes: 1000,
       days: [{ day: today, operations: 42, storage_bytes: 1000 }],
+      primitives: 0,
+      top_primitives: [],
     });
     expect((await admin("usage", "--workspace", "ws_nope")).stderr).toContain("workspace 'ws_nope' not found");
   });

@@ -77,6 +77,7 @@ describe("prim login (happy)", { timeout: 60_000 }, () => {
     expect(JSON.parse(out.stdout)).toEqual({
       api,
       workspace: "local",
+      workspace_name: null,
       actor: "key:root",
       kind: "workspace",
       group: null,
@@ -101,6 +102,7 @@ describe("prim login (happy)", { timeout: 60_000 }, () => {
     expect(JSON.parse(json.stdout)).toEqual({
       api,
       workspace: "local",
+      workspace_name: null,
       actor: "key:root",
       kind: "workspace",
       group: null,

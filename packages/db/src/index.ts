@@ -28,6 +28,7 @@ export {
 export { createPrismaClient, type PrismaClient, prismaOf } from "./client.js";
 export { configurationError, controlPlaneEnv, portNumber, urlString } from "./config.js";
 export { connectionError, inTransaction, openPool, redact } from "./connect.js";
+export { type ActorName, resolveActors } from "./control/actors.js";
 export { base58, hashKey, isBase58, looksLikeApiKey, type NewApiKey, newApiKey } from "./control/api-key.js";
 export {
   type BillingState,
@@ -91,7 +92,19 @@ export { checkPlan, expireGrace, PLANS, type Plan, setBillingPlan, setPlan } fro
 export { operationsKeyPrefix, planCacheKey, REVOKED_CHANNEL, Revocations } from "./control/revocation.js";
 export { readSecretExport, type SecretExportSetting, setSecretExport } from "./control/secret-export.js";
 export { type AttemptRule, type AttemptVerdict, SignInAttempts } from "./control/sign-in-attempts.js";
-export { type DayUsage, readUsage, rollUpUsage, STARTER_CAPS, type UsageReport } from "./control/usage.js";
+export {
+  addPrimitiveUsage,
+  counterMonth,
+  type DayUsage,
+  type PrimitiveDayUsage,
+  type PrimitiveUsage,
+  readUsage,
+  rollUpUsage,
+  STARTER_CAPS,
+  type UsageMonth,
+  type UsageReport,
+  usageMonth,
+} from "./control/usage.js";
 export { createUser, hashPassword, type UserCreated, verifyPassword } from "./control/users.js";
 export {
   type Actor,
@@ -135,6 +148,7 @@ export {
   signConsent,
 } from "./oauth/consent.js";
 export { consentDecisionFromForm, consentTools, EVERY_TOOL_FIELD, EVERY_TOOL_VALUE } from "./oauth/consent-form.js";
+export { OAUTH_LIFETIMES } from "./oauth/lifetimes.js";
 export { oauthSigningKey } from "./oauth/signing-key.js";
 export { hashId, postgresOidcAdapter, purgeExpiredOAuth } from "./oauth/store.js";
 export { looksLikeAccessToken, OAuthTokenResolver } from "./oauth/tokens.js";

@@ -138,8 +138,9 @@ export class Engine implements Invoker {
     }
     // Limits come first: a refused call touches nothing, and every call of a credential (a
     // 404 too) takes from its bucket.
-    if (this.limiter !== undefined) {
-      const headers = await this.limiter.admit({ principal, op, target, input, clientIp: meta.clientIp });
+    const limited = this.limiter === undefined ? undefined : { principal, op, target, input, clientIp: meta.clientIp };
+    if (limited !== undefined) {
+      const headers = await this.limiter?.admit(limited);
       if (headers !== undefined) meta.onLimits?.(headers);
     }
     const ctx: OpContext = {
@@ -163,6 +164,7 @@ export class Engine implements Invoker {
             ? resolvePrimitiveRef(this.services, principal, target)
             : resolvePrimitive(this.services, principal, target);
         primitive = resolved instanceof Promise ? await resolved : resolved;
+        if (limited !== undefined) this.limiter?.resolved?.(limited, primitive.id);
         this.checkPolicy(principal, op, primitive);
         const parsed = parseInput(op.input, input);
         if (op.type === undefined) out = op.run({ ...ctx, primitive }, parsed);

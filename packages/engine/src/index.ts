@@ -54,13 +54,16 @@ export {
   type RecalledMemory,
 } from "./primitives/memory/index.js";
 export {
+  type Access,
   type AnyOperation,
+  accessOf,
   type DataContext,
   type DataOperation,
   dataOp,
   type GroupContext,
   type GroupOperation,
   groupOp,
+  mayWrite,
   type OpContext,
   type Operation,
   type PrimitiveContext,

@@ -22,4 +22,9 @@ export interface LimitCall {
  */
 export interface Limiter {
   admit(call: LimitCall): Promise<Record<string, string> | undefined>;
+  /**
+   * An admitted call's primitive, once resolved (by id or reference): the cloud counts the
+   * call's operations per primitive here, in memory, off the Redis round trip. Synchronous.
+   */
+  resolved?(call: LimitCall, primitiveId: string): void;
 }

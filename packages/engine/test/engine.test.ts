@@ -153,6 +153,7 @@ describe("engine.invoke policy", () => {
       name: "x",
       audited: false,
       metered: false,
+      access: "read",
       writesStorage: false,
       input: z.object({}),
       run: () => null,
@@ -162,6 +163,7 @@ describe("engine.invoke policy", () => {
       name: "group.find",
       audited: false,
       metered: false,
+      access: "read",
       writesStorage: false,
       input: z.object({}),
       // @ts-expect-error group.find answers a Manifest or null, not a number

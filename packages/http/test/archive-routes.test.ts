@@ -253,7 +253,14 @@ describe("access", () => {
     const a = await startServer();
     const res = await a.api("GET", "/v1/whoami");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ workspace: "local", actor: "local", kind: "local", group: null, tools: null });
+    expect(res.body).toEqual({
+      workspace: "local",
+      workspace_name: null,
+      actor: "local",
+      kind: "local",
+      group: null,
+      tools: null,
+    });
   });
 
   it("refuses the archive routes to a scoped credential with 403 forbidden; whoami names its scope", async () => {
@@ -272,6 +279,7 @@ describe("access", () => {
     expectError(await post(a, `/v1/groups/app/import?sha256=${sha}`, archive.bytes, key), 403, "forbidden");
     expect((await a.api("GET", "/v1/whoami", undefined, key)).body).toEqual({
       workspace: "local",
+      workspace_name: null,
       actor: "key:k",
       kind: "scoped",
       group: { id: group.id, name: "app" },

@@ -2,4 +2,5 @@ export { MAX_INLINE_BYTES } from "./context.js";
 export { type McpMountOptions, mountMcp, parseToolPatterns } from "./http.js";
 export { createMcpServer, type McpServerOptions, visibleTools } from "./server.js";
 export { proxyStdio, serveStdio } from "./stdio.js";
+export { checkToolAccess, type DeclaredAccess, derivedAccess } from "./tools/access.js";
 export { checkTools, TOOLS, type ToolSpec } from "./tools/index.js";

@@ -108,8 +108,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   for (const tool of visibleTools(options.principal)) {
     // Registered for tools/list (names, descriptions, JSON schemas); calls go through the
     // handler below, so that invalid arguments are errors in the service's own shape too.
-    server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.shape }, () =>
-      result(null),
+    // readOnlyHint from the catalog's access (what the tool's operations declare; tools-access test).
+    const annotations = { readOnlyHint: tool.access === "read" };
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: tool.shape, annotations },
+      () => result(null),
     );
     tools.set(tool.name, { spec: tool, schema: z.strictObject(tool.shape) });
   }

@@ -27,6 +27,7 @@ const probe = (name: string, run: (ctx: OpContext) => unknown): AnyOperation => 
   name,
   audited: false,
   metered: false,
+  access: "read",
   writesStorage: false,
   input: z.object({}),
   run,

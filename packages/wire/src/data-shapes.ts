@@ -253,6 +253,8 @@ export interface ImportStatus {
 /** `GET /v1/whoami`: who the credential is, without anything secret. */
 export interface WhoAmI {
   workspace: string;
+  /** The workspace's name (cloud keys); null where there is none (the local engine). */
+  workspace_name: string | null;
   actor: string;
   /** `workspace`: every group and tool; `scoped`: narrower; `local`: tokenless local access. */
   kind: "workspace" | "scoped" | "local";

@@ -16,6 +16,12 @@ export interface Principal {
   groupId: string | null;
   /** Tool allowlist patterns (`kv_*`, `db_query`); null means every tool. */
   tools: readonly string[] | null;
+  /**
+   * The workspace's display name when the edge that resolved the credential knows it (cloud
+   * keys: read with the key, so a rename shows once the key's cache entry expires). For what
+   * `GET /v1/whoami` shows only; nothing decides by it.
+   */
+  workspaceName?: string;
   /** Further allowlists that must each match too (MCP `tools=` narrowing a key). */
   narrowed?: readonly (readonly string[])[];
 }

@@ -42,6 +42,54 @@ export class PendingCounts {
   }
 }
 
+/**
+ * Operations per primitive per UTC day counted in this process since the last roll-up (the usage
+ * page's busiest primitives): Map updates on the call's path (the day's name is made once a
+ * day), no Redis command; the minute's roll-up takes them out and adds them to Postgres
+ * (`usage_primitive_daily`).
+ */
+export class PrimitiveCounts {
+  /** day (`YYYYMMDD`) → workspace → primitive → operations. */
+  private readonly counts = new Map<string, Map<string, Map<string, number>>>();
+  private day = { from: 0, until: 0, name: "" };
+
+  /** Counts `n` operations on `primitive` at `now` (ms), or on the day named (`YYYYMMDD`). */
+  add(workspace: string, primitive: string, n: number, at: number | string): void {
+    let day: string;
+    if (typeof at === "string") day = at;
+    else {
+      if (at < this.day.from || at >= this.day.until) {
+        const from = at - (at % 86_400_000);
+        this.day = { from, until: from + 86_400_000, name: utcPeriods(at).day };
+      }
+      day = this.day.name;
+    }
+    let byWorkspace = this.counts.get(day);
+    if (byWorkspace === undefined) {
+      byWorkspace = new Map();
+      this.counts.set(day, byWorkspace);
+    }
+    let byPrimitive = byWorkspace.get(workspace);
+    if (byPrimitive === undefined) {
+      byPrimitive = new Map();
+      byWorkspace.set(workspace, byPrimitive);
+    }
+    byPrimitive.set(primitive, (byPrimitive.get(primitive) ?? 0) + n);
+  }
+
+  /** Takes every count out as rows (`day` as `YYYYMMDD`); the caller puts back what it could not write. */
+  drain(): { workspace: string; day: string; primitive: string; operations: number }[] {
+    const rows: { workspace: string; day: string; primitive: string; operations: number }[] = [];
+    for (const [day, byWorkspace] of this.counts) {
+      for (const [workspace, byPrimitive] of byWorkspace) {
+        for (const [primitive, operations] of byPrimitive) rows.push({ workspace, day, primitive, operations });
+      }
+    }
+    this.counts.clear();
+    return rows;
+  }
+}
+
 /** A credential's bucket shared by `processes` api processes: each may take its part at once. */
 export function bucketShare(rate: number, burst: number, processes: number): { rate: number; burst: number } {
   const n = Math.max(1, processes);

@@ -9,7 +9,7 @@ import {
 import { type LimitCall, type Limiter, ServiceError, writesStorage } from "@prim/engine";
 import { Redis } from "ioredis";
 import type pg from "pg";
-import { bucketShare, LocalBuckets, PendingCounts, Refreshed, utcPeriods } from "./fallback.js";
+import { bucketShare, LocalBuckets, PendingCounts, PrimitiveCounts, Refreshed, utcPeriods } from "./fallback.js";
 import { LIMIT_SCRIPT } from "./script.js";
 
 /** The plans' figures (spec: Plans); Enterprise may carry its own rate (`--rps`/`--burst`). */
@@ -65,6 +65,8 @@ export class RedisLimiter implements Limiter {
   private readonly monthOps = new Map<string, number>();
   /** Workspaces that made metered calls here (the roll-up reads their counters). */
   readonly active = new Set<string>();
+  /** Operations per primitive counted here since the last roll-up (in memory: no Redis command). */
+  readonly perPrimitive = new PrimitiveCounts();
   private down = false;
   private probe: NodeJS.Timeout | null = null;
 
@@ -134,6 +136,13 @@ export class RedisLimiter implements Limiter {
       }
     }
     return this.admitLocally(ws, who, units, storageWrite, feature);
+  }
+
+  /** An admitted call's resolved primitive: its operations counted here, per UTC day. */
+  resolved(call: LimitCall, primitiveId: string): void {
+    if (call.op.lookup === true) return; // neither limited nor counted (admit)
+    const units = call.op.metered ? (call.op.units?.(call.input) ?? 1) : 0;
+    if (units > 0) this.perPrimitive.add(call.principal.workspace, primitiveId, units, this.now());
   }
 
   /** Runs Redis commands; any failure of theirs (down, refused, slower than the timeout) is an outage. */

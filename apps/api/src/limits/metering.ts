@@ -1,5 +1,5 @@
 import type { WorkspaceEngines } from "@prim/cells";
-import { type DayUsage, rollUpUsage } from "@prim/db";
+import { addPrimitiveUsage, type DayUsage, rollUpUsage } from "@prim/db";
 import type pg from "pg";
 import { utcPeriods } from "./fallback.js";
 import type { RedisLimiter } from "./limiter.js";
@@ -53,6 +53,8 @@ export class Metering {
    */
   async rollUp(): Promise<void> {
     const now = this.options.now?.() ?? Date.now();
+    // Counted in this process, not in Redis: written whether Redis answers or not.
+    await this.addPrimitiveCounts().catch((err) => console.warn("metering: per-primitive counts kept:", err));
     const previous = this.lastRollUp;
     const days = [now];
     if (previous !== null && now - previous < 86_400_000 && utcPeriods(previous).day !== utcPeriods(now).day) {
@@ -71,6 +73,24 @@ export class Metering {
     await rollUpUsage(this.pool, rows);
     this.limiter.active.clear();
     this.lastRollUp = now;
+  }
+
+  /**
+   * Adds the operations per primitive counted here since the last roll-up (they do not depend on
+   * Redis); what Postgres does not take is counted again and written next minute.
+   */
+  private async addPrimitiveCounts(): Promise<void> {
+    const counted = this.limiter.perPrimitive.drain();
+    const iso = (day: string) => `${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6, 8)}`;
+    try {
+      await addPrimitiveUsage(
+        this.pool,
+        counted.map((r) => ({ ...r, day: iso(r.day) })),
+      );
+    } catch (err) {
+      for (const r of counted) this.limiter.perPrimitive.add(r.workspace, r.primitive, r.operations, r.day);
+      throw err;
+    }
   }
 
   stop(): void {

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { oauthSigningKey, postgresOidcAdapter } from "@prim/db";
+import { OAUTH_LIFETIMES, oauthSigningKey, postgresOidcAdapter } from "@prim/db";
 import { guardedGet } from "@prim/engine";
 import type { Configuration, default as Provider } from "oidc-provider";
 import type pg from "pg";
@@ -145,7 +145,12 @@ export async function createAuthProvider(options: AuthServerOptions): Promise<Pr
           if (indicator !== resource) {
             throw new errors.InvalidTarget(`the only resource served here is ${resource}`);
           }
-          return { scope: MCP_SCOPE, audience: resource, accessTokenTTL: HOUR, accessTokenFormat: "opaque" };
+          return {
+            scope: MCP_SCOPE,
+            audience: resource,
+            accessTokenTTL: OAUTH_LIFETIMES.accessToken,
+            accessTokenFormat: "opaque",
+          };
         },
       },
     },
@@ -154,9 +159,9 @@ export async function createAuthProvider(options: AuthServerOptions): Promise<Pr
     rotateRefreshToken: true,
     expiresWithSession: async () => false,
     ttl: {
-      AccessToken: HOUR,
+      AccessToken: OAUTH_LIFETIMES.accessToken,
       AuthorizationCode: 60,
-      RefreshToken: 30 * DAY,
+      RefreshToken: OAUTH_LIFETIMES.refreshToken,
       // A grant lives until it is disconnected; its refresh tokens bound each 30-day stretch.
       Grant: 5 * 365 * DAY,
       Interaction: 10 * 60,

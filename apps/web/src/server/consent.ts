@@ -9,20 +9,52 @@ export interface ConsentChoices {
   /** Where the client will send the user back (its redirect URI's host), shown to the user. */
   redirectHost: string;
   workspaces: { id: string; name: string; role: string; groups: string[] }[];
-  /** Tool names by primitive type, and the always-allowed ones. */
-  tools: { type: string; names: string[] }[];
+  /** The tools by type, in the catalog's order (`primitive_list`, always allowed, apart). */
+  sections: ToolSection[];
+  /** How long the app's tokens last (seconds; apps/api's authorization server issues them so). */
+  lifetimes: { accessToken: number; refreshToken: number };
 }
 
-/** Tool names of the allowlist (@prim/wire's catalog) grouped for the form (`primitive_list` is always allowed). */
-function toolCatalog(): { type: string; names: string[] }[] {
-  const byType = new Map<string, string[]>();
+/** One tool as the screen shows it. */
+export interface ConsentTool {
+  name: string;
+  title: string;
+  summary: string;
+  access: "read" | "write";
+}
+
+/** The tools of one type: its select-all posts `<type>_*`. */
+export interface ToolSection {
+  type: string;
+  label: string;
+  tools: ConsentTool[];
+}
+
+/** The tool every grant includes (the server adds it; the screen says so instead of offering it). */
+export const ALWAYS_ALLOWED = "primitive_list";
+
+const TYPE_LABELS: Record<string, string> = {
+  primitive: "Data stores",
+  db: "SQL databases",
+  fs: "Files",
+  queue: "Queues",
+  memory: "Memory",
+  vault: "Vault (secrets)",
+  kv: "Key-value",
+  storage: "Object storage",
+};
+
+/** The allowlist (@prim/wire's catalog) grouped by type for the form, each tool with its access. */
+export function toolSections(): ToolSection[] {
+  const byType = new Map<string, ConsentTool[]>();
   for (const tool of TOOL_CATALOG as readonly ToolInfo[]) {
-    if (tool.name === "primitive_list") continue;
+    if (tool.name === ALWAYS_ALLOWED) continue;
     // Tools of no one type (primitive_create, …) go under `primitive` (pattern `primitive_*`).
     const type = tool.type ?? "primitive";
-    byType.set(type, [...(byType.get(type) ?? []), tool.name]);
+    const { name, title, summary, access } = tool;
+    byType.set(type, [...(byType.get(type) ?? []), { name, title, summary, access }]);
   }
-  return [...byType].map(([type, names]) => ({ type, names: names.sort() }));
+  return [...byType].map(([type, tools]) => ({ type, label: TYPE_LABELS[type] ?? type, tools }));
 }
 
 /** What the consent screen offers `user` for authorization `uid` (its workspaces with a data role). */
@@ -40,7 +72,8 @@ export async function consentChoices(uid: string, user: string): Promise<Consent
     pending,
     redirectHost,
     workspaces,
-    tools: toolCatalog(),
+    sections: toolSections(),
+    lifetimes: prim.OAUTH_LIFETIMES,
   };
 }
 

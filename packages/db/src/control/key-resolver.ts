@@ -8,6 +8,7 @@ interface KeyRow {
   workspace_id: string;
   group_id: string | null;
   tools: string[] | null;
+  workspace_name: string;
 }
 
 interface Cached {
@@ -52,7 +53,9 @@ export class ApiKeyResolver {
       return cached.principal;
     }
     const { rows } = await this.pool.query<KeyRow>(
-      "SELECT id, workspace_id, group_id, tools FROM api_keys WHERE hash = $1 AND revoked_at IS NULL",
+      `SELECT k.id, k.workspace_id, k.group_id, k.tools, w.name AS workspace_name
+         FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+        WHERE k.hash = $1 AND k.revoked_at IS NULL`,
       [hash],
     );
     const row = rows[0];
@@ -67,6 +70,7 @@ export class ApiKeyResolver {
       actor: `key:${row.id}`,
       groupId: row.group_id,
       tools: row.tools,
+      workspaceName: row.workspace_name,
     };
     if (this.cache.size >= (this.options.maxEntries ?? 10_000)) this.cache.clear();
     this.cache.set(hash, { principal, at: now });

@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import { counterMonth, type UsageMonth } from "./usage.js";
 
 /** The Redis channel every process listens on for revoked credentials (CLOUD.md). */
 export const REVOKED_CHANNEL = "prim:revoked";
@@ -39,11 +40,12 @@ export class Revocations {
     await this.publisher.publish(REVOKED_CHANNEL, hash);
   }
 
-  /** The live operation count of a UTC month (`YYYYMM`), or null when Redis does not answer. */
-  async operations(workspace: string, month: string): Promise<number | null> {
+  /** The live operation count of a UTC month, or null when Redis does not answer. */
+  async operations(workspace: string, month: UsageMonth): Promise<number | null> {
+    const key = operationsKeyPrefix(workspace) + counterMonth(month);
     try {
       if (this.publisher.status === "wait") await this.publisher.connect();
-      return Number((await this.publisher.get(operationsKeyPrefix(workspace) + month)) ?? 0);
+      return Number((await this.publisher.get(key)) ?? 0);
     } catch {
       return null;
     }

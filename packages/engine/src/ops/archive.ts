@@ -44,6 +44,7 @@ function sweep(dir: string, before: number): void {
 
 export const groupExport = groupOp({
   name: "group.export",
+  access: "read",
   accountOnly: true,
   audited: true,
   metered: true,
@@ -117,6 +118,7 @@ async function mayExportValues(ctx: OpContext, recipient: string): Promise<boole
 
 export const groupImportStatus = untargetedOp({
   name: "group.import_status",
+  access: "read",
   accountOnly: true,
   audited: false,
   metered: false,
@@ -137,6 +139,7 @@ export const groupImportStatus = untargetedOp({
 
 export const groupImport = untargetedOp({
   name: "group.import",
+  access: "write",
   accountOnly: true,
   audited: true,
   metered: true,

@@ -48,6 +48,7 @@ function narrowed(scoped: string, given: string | undefined): string {
 /** `GET /audit`: the whole trail (account only). Audit reads are neither audited nor metered. */
 export const auditList = untargetedOp({
   name: "audit.list",
+  access: "read",
   accountOnly: true,
   audited: false,
   metered: false,
@@ -63,6 +64,7 @@ export const auditList = untargetedOp({
 
 export const auditGroup = groupOp({
   name: "audit.group",
+  access: "read",
   accountOnly: true,
   audited: false,
   metered: false,
@@ -78,6 +80,7 @@ export const auditGroup = groupOp({
 /** Works while the primitive is paused (a lifecycle route, not a data route). */
 export const auditPrimitive = primitiveOp({
   name: "audit.primitive",
+  access: "read",
   accountOnly: true,
   audited: false,
   metered: false,

@@ -45,6 +45,7 @@ async function inlineBlobs(path: string, blobs: BlobStore): Promise<void> {
  */
 export const primitiveExport = primitiveOp({
   name: "primitive.export",
+  access: "read",
   // Other types have no export tool: no allowlist check, the handler answers wrong_type.
   tool: (p) => EXPORT_TOOL[p.type],
   refusedWhilePaused: true,

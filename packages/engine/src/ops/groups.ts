@@ -27,6 +27,7 @@ export function newGroupRecord(services: EngineServices, name: string): GroupRec
 
 export const groupCreate = untargetedOp({
   name: "group.create",
+  access: "write",
   accountOnly: true,
   audited: true,
   metered: false,
@@ -44,6 +45,7 @@ export const groupCreate = untargetedOp({
 
 export const groupList = untargetedOp({
   name: "group.list",
+  access: "read",
   accountOnly: true,
   audited: false,
   metered: false,
@@ -58,6 +60,7 @@ export const groupList = untargetedOp({
 
 export const groupGet = groupOp({
   name: "group.get",
+  access: "read",
   audited: false,
   metered: false,
   writesStorage: false,
@@ -67,6 +70,7 @@ export const groupGet = groupOp({
 
 export const groupDelete = groupOp({
   name: "group.delete",
+  access: "write",
   accountOnly: true,
   audited: true,
   metered: false,

@@ -36,6 +36,7 @@ const labelSchema = nameSchema.refine((n) => !n.startsWith("snap_"), { message: 
 
 export const snapshotCreate = primitiveOp({
   name: "primitive.snapshot",
+  access: "write",
   tool: "primitive_snapshot",
   audited: true,
   metered: true,
@@ -81,6 +82,7 @@ export async function takeSnapshot(
 
 export const snapshotList = primitiveOp({
   name: "primitive.snapshots",
+  access: "read",
   audited: false,
   metered: true,
   writesStorage: false,
@@ -94,6 +96,7 @@ export const snapshotList = primitiveOp({
 
 export const snapshotRestore = primitiveOp({
   name: "primitive.restore",
+  access: "write",
   tool: "primitive_snapshot",
   audited: true,
   metered: true,
@@ -123,6 +126,7 @@ function forkName(name: string): string {
 
 export const primitiveFork = primitiveOp({
   name: "primitive.fork",
+  access: "write",
   tool: "primitive_fork",
   audited: true,
   metered: true,
@@ -181,6 +185,7 @@ export const primitiveFork = primitiveOp({
 function pauseOp(name: "primitive.pause" | "primitive.resume", paused: boolean) {
   return primitiveOp({
     name,
+    access: "write",
     accountOnly: true,
     audited: true,
     metered: true,

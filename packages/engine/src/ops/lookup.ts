@@ -18,6 +18,7 @@ import { findInGroup } from "./scope.js";
  */
 export const groupFind = untargetedOp({
   name: "group.find",
+  access: "read",
   audited: false,
   metered: false,
   writesStorage: false,
@@ -40,6 +41,7 @@ export const groupFind = untargetedOp({
  */
 export const primitiveResolve = groupOp({
   name: "primitive.resolve",
+  access: "read",
   audited: false,
   metered: false,
   writesStorage: false,

@@ -12,6 +12,7 @@ const typeSchema = z.enum(PRIMITIVE_TYPES, { error: `must be one of ${PRIMITIVE_
 
 export const primitiveCreate = untargetedOp({
   name: "primitive.create",
+  access: "write",
   tool: "primitive_create",
   audited: true,
   metered: false,
@@ -40,6 +41,7 @@ export const primitiveCreate = untargetedOp({
 
 export const primitiveList = untargetedOp({
   name: "primitive.list",
+  access: "read",
   audited: false,
   metered: false,
   writesStorage: false,
@@ -68,6 +70,7 @@ export const primitiveList = untargetedOp({
 
 export const primitiveGet = primitiveOp({
   name: "primitive.get",
+  access: "read",
   audited: false,
   metered: false,
   writesStorage: false,
@@ -77,6 +80,7 @@ export const primitiveGet = primitiveOp({
 
 export const primitiveUpdate = primitiveOp({
   name: "primitive.update",
+  access: "write",
   accountOnly: true,
   audited: true,
   metered: false,
@@ -133,6 +137,7 @@ export async function removePrimitive(services: EngineServices, id: string): Pro
 
 export const primitiveDelete = primitiveOp({
   name: "primitive.delete",
+  access: "write",
   accountOnly: true,
   audited: true,
   metered: false,
@@ -145,6 +150,7 @@ export const primitiveDelete = primitiveOp({
 
 export const primitiveStats = primitiveOp({
   name: "primitive.stats",
+  access: "read",
   tool: (p) => READ_TOOL[p.type],
   audited: true,
   metered: true,

@@ -8,6 +8,7 @@ import { untargetedOp } from "../primitives/operation.js";
  */
 export const whoAmI = untargetedOp({
   name: "auth.whoami",
+  access: "read",
   audited: false,
   metered: false,
   writesStorage: false,
@@ -18,6 +19,7 @@ export const whoAmI = untargetedOp({
     const everything = principal.groupId === null && principal.tools === null;
     return {
       workspace: principal.workspace,
+      workspace_name: principal.workspaceName ?? null,
       actor: principal.actor,
       kind: principal.kind === "local" ? "local" : everything ? "workspace" : "scoped",
       group: group === null ? null : { id: group.id, name: group.name },

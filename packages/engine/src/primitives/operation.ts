@@ -41,10 +41,23 @@ export interface DataContext<S> extends PrimitiveContext {
   store: S;
 }
 
+/** Whether an operation only reads, or may change something (data, settings, a lease, the world outside). */
+export type Access = "read" | "write";
+
 /** What every operation declares besides its target and handler. */
 interface OperationBase<I> {
   /** Also the audit action: `kv.set`, `group.create`. */
   name: string;
+  /**
+   * Whether the call only reads or may change something: data, a primitive's settings, a job's
+   * lease, a signed URL's epoch, or the world outside (a vault request). A function decides from
+   * the input as sent (a signed URL writes only for PUT). Declared on every operation, the one
+   * source for what reads: the tool catalog's Read/Write (each tool is "write" when any of its
+   * operations may write; @prim/mcp's tools-access test), the consent screen's read-only preset,
+   * and read-only credentials (refused in `engine.invoke` from `accessOf`). `db.query` is "read":
+   * whether a statement there may write is the credential's `db_exec` grant, itself a write tool.
+   */
+  access: Access | ((input: unknown) => Access);
   /**
    * Allowlist tool required of a scoped principal: one name, any of several (`db_query` or
    * `db_exec`), or a function of the target primitive (stats, export: the type's read tool);
@@ -84,6 +97,16 @@ interface OperationBase<I> {
    */
   lookup?: boolean;
   input: z.ZodType<I>;
+}
+
+/** What this call of `op` does (its `access`, decided for `input`). */
+export function accessOf(op: AnyOperation, input: unknown): Access {
+  return typeof op.access === "function" ? op.access(input) : op.access;
+}
+
+/** Whether some call of `op` may write: "write", or decided by the input (which may ask to write). */
+export function mayWrite(op: AnyOperation): boolean {
+  return op.access !== "read";
 }
 
 /** Whether this call of `op` can add stored bytes (its `writesStorage`, decided for `input`). */

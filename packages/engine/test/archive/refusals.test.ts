@@ -189,6 +189,7 @@ describe("group archives: access", () => {
     // whoami answers either, naming what it is.
     expect(await call(engine, "auth.whoami", null)).toEqual({
       workspace: "local",
+      workspace_name: null,
       actor: "local",
       kind: "local",
       group: null,
@@ -196,6 +197,7 @@ describe("group archives: access", () => {
     });
     expect(await engine.invoke(scoped, "auth.whoami", null, {})).toEqual({
       workspace: "local",
+      workspace_name: null,
       actor: "key:k",
       kind: "scoped",
       group: { id: group.id, name: "app" },

@@ -306,6 +306,7 @@ export const whoAmI = same<W.WhoAmI>()(
   z
     .object({
       workspace: z.string(),
+      workspace_name: z.string().nullable(),
       actor: z.string(),
       kind: z.enum(["workspace", "scoped", "local"]),
       group: z.object({ id: z.string(), name: z.string() }).nullable(),

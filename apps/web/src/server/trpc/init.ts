@@ -25,8 +25,8 @@ export interface Context {
   apiUrl: string;
   /** The MCP endpoint of this deployment (`PRIM_PUBLIC_MCP_URL` + `/mcp`): the Connect dialog's. */
   mcpUrl: string;
-  /** The live operation count of a UTC month (`YYYYMM`) from Redis, or null when it does not answer. */
-  operations: (workspace: string, month: string) => Promise<number | null>;
+  /** The live operation count of a UTC month from Redis, or null when it does not answer. */
+  operations: (workspace: string, month: PrimDb.UsageMonth) => Promise<number | null>;
   /** Stripe billing (with `STRIPE_SECRET_KEY`), else null: the billing page says it is off. */
   billing: { stripe: PrimBilling.Stripe; lib: typeof PrimBilling } | null;
 }

@@ -33,6 +33,8 @@ function checkAll(statements: { sql: string }[], prefix: (i: number) => string):
 
 export const dbQuery = dbOp({
   name: "db.query",
+  // A statement here writes only with the `db_exec` grant (a write tool); db.exec is the write door.
+  access: "read",
   // A credential with `db_exec` writes through /query too, so a writing statement is refused at
   // Starter's storage cap like /exec; reads keep working there.
   writesStorage: (input) => {
@@ -55,10 +57,11 @@ export const dbQuery = dbOp({
  * is always the credential's `db_exec` grant (`readOnly` above), so `/exec` with a read-only
  * key stays read-only, as the spec's alias must.
  */
-export const dbExec = dbOp({ ...dbQuery, name: "db.exec", writesStorage: true });
+export const dbExec = dbOp({ ...dbQuery, name: "db.exec", access: "write", writesStorage: true });
 
 export const dbBatch = dbOp({
   name: "db.batch",
+  access: "write",
   writesStorage: true,
   tool: DB_TOOLS,
   input: z.strictObject({
@@ -78,6 +81,7 @@ export const dbBatch = dbOp({
 
 export const dbTables = dbOp({
   name: "db.tables",
+  access: "read",
   writesStorage: false,
   tool: DB_TOOLS,
   input: z.strictObject({ branch: branchSchema }),
@@ -88,6 +92,7 @@ export const dbTables = dbOp({
 
 export const dbTable = dbOp({
   name: "db.table",
+  access: "read",
   writesStorage: false,
   tool: DB_TOOLS,
   input: z.strictObject({ table: z.string().min(1), branch: branchSchema }),
@@ -99,6 +104,7 @@ export const dbTable = dbOp({
 
 export const dbBranchCreate = dbOp({
   name: "db.branch.create",
+  access: "write",
   writesStorage: true,
   tool: "db_branch",
   input: z.strictObject({ name: nameSchema }),
@@ -110,6 +116,7 @@ export const dbBranchCreate = dbOp({
 
 export const dbBranchList = dbOp({
   name: "db.branch.list",
+  access: "read",
   writesStorage: false,
   tool: "db_branch",
   input: z.strictObject({}),
@@ -120,6 +127,7 @@ export const dbBranchList = dbOp({
 
 export const dbBranchPromote = dbOp({
   name: "db.branch.promote",
+  access: "write",
   writesStorage: false,
   tool: "db_branch",
   input: z.strictObject({ branch: nameSchema, force: z.union([z.boolean(), queryBoolean]).default(false) }),
@@ -132,6 +140,7 @@ export const dbBranchPromote = dbOp({
 
 export const dbBranchDelete = dbOp({
   name: "db.branch.delete",
+  access: "write",
   writesStorage: false,
   tool: "db_branch",
   input: z.strictObject({ branch: nameSchema }),

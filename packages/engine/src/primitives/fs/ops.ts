@@ -26,6 +26,7 @@ function entryOf(row: EntryRow, created: boolean): MaybeCreated {
 
 export const fsRead = fsOp({
   name: "fs.read",
+  access: "read",
   writesStorage: false,
   tool: "fs_read",
   input: z.strictObject({
@@ -44,6 +45,7 @@ export const fsRead = fsOp({
 
 export const fsWrite = fsOp({
   name: "fs.write",
+  access: "write",
   writesStorage: true,
   tool: "fs_write",
   input: z.strictObject({
@@ -74,6 +76,7 @@ export const fsWrite = fsOp({
 
 export const fsDelete = fsOp({
   name: "fs.delete",
+  access: "write",
   writesStorage: false,
   tool: "fs_write",
   input: z.strictObject({ path: pathSchema, recursive: queryBoolean.default(false) }),
@@ -89,6 +92,7 @@ export const fsDelete = fsOp({
 
 export const fsMkdir = fsOp({
   name: "fs.mkdir",
+  access: "write",
   writesStorage: true,
   tool: "fs_write",
   input: z.strictObject({ path: pathSchema }),
@@ -103,6 +107,7 @@ export const fsMkdir = fsOp({
 
 export const fsMove = fsOp({
   name: "fs.move",
+  access: "write",
   writesStorage: false,
   tool: "fs_write",
   input: z.strictObject({ from: pathSchema, to: pathSchema, overwrite: z.boolean().default(false) }),
@@ -119,6 +124,7 @@ export const fsMove = fsOp({
 
 export const fsGlob = fsOp({
   name: "fs.glob",
+  access: "read",
   writesStorage: false,
   tool: "fs_search",
   input: z.strictObject({ pattern: z.string(), limit: limitSchema(GLOB_PAGE) }),
@@ -137,6 +143,7 @@ export const fsGlob = fsOp({
 
 export const fsSearch = fsOp({
   name: "fs.search",
+  access: "read",
   writesStorage: false,
   tool: "fs_search",
   input: z.strictObject({
@@ -153,6 +160,7 @@ export const fsSearch = fsOp({
 
 export const fsFork = fsOp({
   name: "fs.fork",
+  access: "write",
   writesStorage: true,
   tool: "fs_fork",
   input: z.strictObject({ from: pathSchema, to: pathSchema.optional() }),

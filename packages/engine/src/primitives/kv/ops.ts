@@ -38,6 +38,7 @@ const cursorSchema = z.object({ k: z.string() });
 
 export const kvList = kvOp({
   name: "kv.list",
+  access: "read",
   writesStorage: false,
   tool: "kv_list",
   input: z.strictObject({
@@ -65,6 +66,7 @@ export const kvList = kvOp({
 
 export const kvGet = kvOp({
   name: "kv.get",
+  access: "read",
   writesStorage: false,
   tool: "kv_get",
   input: z.strictObject({ key: keySchema }),
@@ -78,6 +80,7 @@ export const kvGet = kvOp({
 
 export const kvSet = kvOp({
   name: "kv.set",
+  access: "write",
   writesStorage: true,
   tool: "kv_set",
   input: setItemSchema,
@@ -91,6 +94,7 @@ export const kvSet = kvOp({
 
 export const kvDelete = kvOp({
   name: "kv.delete",
+  access: "write",
   writesStorage: false,
   tool: "kv_delete",
   input: z.strictObject({ key: keySchema, if_version: ifVersionSchema.optional() }),
@@ -104,6 +108,7 @@ export const kvDelete = kvOp({
 
 export const kvMget = kvOp({
   name: "kv.mget",
+  access: "read",
   writesStorage: false,
   tool: "kv_get",
   input: z.strictObject({ keys: keysSchema }),
@@ -123,6 +128,7 @@ export const kvMget = kvOp({
 
 export const kvMset = kvOp({
   name: "kv.mset",
+  access: "write",
   writesStorage: true,
   tool: "kv_set",
   input: z.strictObject({
@@ -153,6 +159,7 @@ export const kvMset = kvOp({
 
 export const kvMdelete = kvOp({
   name: "kv.mdelete",
+  access: "write",
   writesStorage: false,
   tool: "kv_delete",
   input: z.strictObject({ keys: keysSchema }),
@@ -165,6 +172,7 @@ export const kvMdelete = kvOp({
 
 export const kvIncr = kvOp({
   name: "kv.incr",
+  access: "write",
   writesStorage: true,
   tool: "kv_set",
   input: z.strictObject({

@@ -32,6 +32,7 @@ const cursorSchema = z.object({ s: z.number().int() });
 
 export const memoryRemember = memoryOp({
   name: "memory.remember",
+  access: "write",
   writesStorage: true,
   tool: "memory_remember",
   input: z.strictObject({
@@ -60,6 +61,7 @@ export const memoryRemember = memoryOp({
 
 export const memoryList = memoryOp({
   name: "memory.list",
+  access: "read",
   writesStorage: false,
   tool: "memory_recall",
   input: z.strictObject({
@@ -80,6 +82,7 @@ export const memoryList = memoryOp({
 
 export const memoryGet = memoryOp({
   name: "memory.get",
+  access: "read",
   writesStorage: false,
   tool: "memory_recall",
   input: z.strictObject({ id: idSchema }),
@@ -93,6 +96,7 @@ export const memoryGet = memoryOp({
 
 export const memoryForget = memoryOp({
   name: "memory.forget",
+  access: "write",
   writesStorage: false,
   tool: "memory_forget",
   input: z.strictObject({ id: idSchema }),
@@ -105,6 +109,7 @@ export const memoryForget = memoryOp({
 
 export const memorySupersede = memoryOp({
   name: "memory.supersede",
+  access: "write",
   writesStorage: true,
   tool: "memory_forget",
   input: z.strictObject({
@@ -131,6 +136,7 @@ export const memorySupersede = memoryOp({
 
 export const memoryRecall = memoryOp({
   name: "memory.recall",
+  access: "read",
   writesStorage: false,
   tool: "memory_recall",
   input: z.strictObject({
@@ -173,6 +179,7 @@ export const memoryRecall = memoryOp({
 
 export const memoryConsolidate = memoryOp({
   name: "memory.consolidate",
+  access: "write",
   writesStorage: false,
   tool: "memory_forget",
   input: z.strictObject({

@@ -92,6 +92,7 @@ const publishEntry = z.strictObject({ body: bodySchema });
 
 export const queueSendBatch = queueOp({
   name: "queue.send_batch",
+  access: "write",
   writesStorage: true,
   tool: "queue_send",
   units: unitsOf("messages"),
@@ -113,6 +114,7 @@ export const queueSendBatch = queueOp({
 
 export const queueAckBatch = queueOp({
   name: "queue.ack_batch",
+  access: "write",
   writesStorage: false,
   tool: "queue_ack",
   units: unitsOf("acks"),
@@ -132,6 +134,7 @@ export const queueAckBatch = queueOp({
 
 export const queuePublishBatch = queueOp({
   name: "queue.publish_batch",
+  access: "write",
   writesStorage: true,
   tool: "queue_send",
   units: unitsOf("messages"),

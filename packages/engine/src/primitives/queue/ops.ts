@@ -67,6 +67,7 @@ export function settleRequest(input: SettleFields): SettleRequest {
 
 export const queueSend = queueOp({
   name: "queue.send",
+  access: "write",
   writesStorage: true,
   tool: "queue_send",
   input: z.strictObject({ queue: queueNameSchema, ...sendFields }),
@@ -81,6 +82,8 @@ export const queueSend = queueOp({
 
 export const queueReceive = queueOp({
   name: "queue.receive",
+  // Leases jobs: they are not ready for anyone else until settled or the lease runs out.
+  access: "write",
   writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({
@@ -103,6 +106,7 @@ export const queueReceive = queueOp({
 
 export const queueSettle = queueOp({
   name: "queue.ack",
+  access: "write",
   writesStorage: false,
   tool: "queue_ack",
   input: z.strictObject({ queue: queueNameSchema, ...settleFields }),
@@ -115,6 +119,7 @@ export const queueSettle = queueOp({
 
 export const queueHeartbeat = queueOp({
   name: "queue.heartbeat",
+  access: "write",
   writesStorage: false,
   tool: "queue_ack",
   input: z.strictObject({
@@ -131,6 +136,7 @@ export const queueHeartbeat = queueOp({
 
 export const queueRequeue = queueOp({
   name: "queue.requeue",
+  access: "write",
   writesStorage: false,
   tool: "queue_ack",
   input: z.strictObject({ queue: queueNameSchema, job: jobIdSchema }),
@@ -142,6 +148,7 @@ export const queueRequeue = queueOp({
 
 export const queuePurge = queueOp({
   name: "queue.purge",
+  access: "write",
   writesStorage: false,
   tool: "queue_ack",
   input: z.strictObject({
@@ -159,6 +166,7 @@ export const queuePurge = queueOp({
 
 export const queueList = queueOp({
   name: "queue.queues",
+  access: "read",
   writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({}),
@@ -171,6 +179,7 @@ const cursorSchema = z.object({ s: z.number().int() });
 
 export const queueMessages = queueOp({
   name: "queue.messages",
+  access: "read",
   writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({
@@ -197,6 +206,7 @@ export const queueMessages = queueOp({
 
 export const queueGetJob = queueOp({
   name: "queue.get",
+  access: "read",
   writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({ queue: queueNameSchema, job: jobIdSchema }),
@@ -208,6 +218,7 @@ export const queueGetJob = queueOp({
 
 export const queueSubscribe = queueOp({
   name: "queue.subscribe",
+  access: "write",
   writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({ topic: queueNameSchema, queue: queueNameSchema }),
@@ -220,6 +231,7 @@ export const queueSubscribe = queueOp({
 
 export const queueUnsubscribe = queueOp({
   name: "queue.unsubscribe",
+  access: "write",
   writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({ topic: queueNameSchema, queue: queueNameSchema }),
@@ -231,6 +243,7 @@ export const queueUnsubscribe = queueOp({
 
 export const queuePublish = queueOp({
   name: "queue.publish",
+  access: "write",
   writesStorage: true,
   tool: "queue_send",
   input: z.strictObject({ topic: queueNameSchema, body: bodySchema }),

@@ -26,6 +26,7 @@ const ifNoneMatchAny = z.literal("*", { error: "only '*' is supported" });
 
 export const storageList = storageOp({
   name: "storage.list",
+  access: "read",
   writesStorage: false,
   tool: "storage_list",
   input: z.strictObject({
@@ -42,6 +43,7 @@ export const storageList = storageOp({
 
 export const storageRead = storageOp({
   name: "storage.read",
+  access: "read",
   writesStorage: false,
   tool: "storage_read",
   input: z.strictObject({
@@ -63,6 +65,7 @@ export const storageRead = storageOp({
 
 export const storagePut = storageOp({
   name: "storage.put",
+  access: "write",
   writesStorage: true,
   tool: "storage_write",
   input: z.strictObject({
@@ -102,6 +105,7 @@ function tooLarge(size: number): ServiceError {
 
 export const storageDelete = storageOp({
   name: "storage.delete",
+  access: "write",
   writesStorage: false,
   tool: "storage_write",
   input: z.strictObject({ key: objectKeySchema, if_match: z.string().optional() }),
@@ -113,6 +117,7 @@ export const storageDelete = storageOp({
 
 export const storageCopy = storageOp({
   name: "storage.copy",
+  access: "write",
   writesStorage: true,
   tool: "storage_write",
   input: z.strictObject({ from: objectKeySchema, to: objectKeySchema, if_none_match: ifNoneMatchAny.optional() }),
@@ -130,6 +135,8 @@ export const storageCopy = storageOp({
 
 export const storagePresign = storageOp({
   name: "storage.presign",
+  // A PUT URL lets its holder upload; a GET URL only reads.
+  access: (input) => ((input as { method?: unknown } | null)?.method === "PUT" ? "write" : "read"),
   writesStorage: false,
   tool: "storage_sign",
   input: z
@@ -176,6 +183,7 @@ export const storagePresign = storageOp({
 
 export const storageRevoke = storageOp({
   name: "storage.revoke",
+  access: "write",
   writesStorage: false,
   tool: "storage_sign",
   input: z.strictObject({}),

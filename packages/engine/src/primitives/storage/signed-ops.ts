@@ -26,6 +26,7 @@ const denied = () => new ServiceError("forbidden", "this signed URL is not valid
  */
 export const storageSigned = untargetedOp({
   name: "storage.signed",
+  access: (input) => ((input as { method?: unknown } | null)?.method === "PUT" ? "write" : "read"),
   audited: true,
   metered: true,
   // An upload is a write; downloads are reads.

@@ -53,6 +53,8 @@ function redactedError(err: unknown, redactor: Redactor): ServiceError {
 
 export const vaultFetch = vaultOp({
   name: "vault.fetch",
+  // It acts outside with a secret, and any method may change something there.
+  access: "write",
   writesStorage: false,
   tool: "vault_use",
   input: z.strictObject({

@@ -28,6 +28,7 @@ function pageByName<R extends { name: string }>(
 
 export const vaultPut = vaultOp({
   name: "vault.put",
+  access: "write",
   writesStorage: true,
   accountOnly: true,
   input: z.strictObject({ name: secretNameSchema, value: z.string().min(1, "must not be empty") }),
@@ -42,6 +43,7 @@ export const vaultPut = vaultOp({
 
 export const vaultDelete = vaultOp({
   name: "vault.delete",
+  access: "write",
   writesStorage: false,
   accountOnly: true,
   input: z.strictObject({ name: secretNameSchema }),
@@ -53,6 +55,7 @@ export const vaultDelete = vaultOp({
 
 export const vaultList = vaultOp({
   name: "vault.list",
+  access: "read",
   writesStorage: false,
   tool: "vault_list",
   input: z.strictObject(pageInput),
@@ -79,6 +82,7 @@ function normalizeHosts(hosts: string[]): string[] {
 
 export const vaultGrant = vaultOp({
   name: "vault.grant",
+  access: "write",
   writesStorage: false,
   accountOnly: true,
   input: z.strictObject({
@@ -103,6 +107,7 @@ export const vaultGrant = vaultOp({
 
 export const vaultGrants = vaultOp({
   name: "vault.grants",
+  access: "read",
   writesStorage: false,
   tool: "vault_list",
   input: z.strictObject(pageInput),
@@ -113,6 +118,7 @@ export const vaultGrants = vaultOp({
 
 export const vaultRevoke = vaultOp({
   name: "vault.revoke",
+  access: "write",
   writesStorage: false,
   accountOnly: true,
   input: z.strictObject({ name: secretNameSchema }),

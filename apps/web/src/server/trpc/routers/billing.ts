@@ -16,8 +16,8 @@ function configured<T>(billing: T | null): T {
  */
 export const billingRouter = router({
   summary: workspaceProcedure("billing.summary").query(async ({ ctx, input }) => {
-    const month = new Date().toISOString().slice(0, 7);
-    const live = await ctx.operations(input.workspace, month.replace("-", ""));
+    const month = ctx.db.usageMonth();
+    const live = await ctx.operations(input.workspace, month);
     const usage = await ctx.db.readUsage(ctx.pool, input.workspace, { month, liveOperations: live });
     const { subscription, customer } = await ctx.db.billingState(ctx.pool, input.workspace);
     const billing = ctx.billing;

@@ -17,10 +17,11 @@ export const overviewProcedures = {
   })),
   /** Counts (groups, primitives, live keys, keys used, connected apps) and this month's operations. */
   overview: workspaceProcedure("workspace.overview").query(async ({ ctx, input }) => {
-    const month = new Date().toISOString().slice(0, 7);
+    // The usage page's figure for the month (`readUsage` with the live Redis count).
+    const month = ctx.db.usageMonth();
     const [counts, live] = await Promise.all([
       ctx.db.workspaceCounts(ctx.pool, input.workspace),
-      ctx.operations(input.workspace, month.replace("-", "")),
+      ctx.operations(input.workspace, month),
     ]);
     const usage = await ctx.db.readUsage(ctx.pool, input.workspace, { month, liveOperations: live });
     return { ...counts, plan: usage.workspace.plan, month, operations: usage.operations };

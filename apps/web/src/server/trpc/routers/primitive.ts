@@ -14,6 +14,9 @@ import { router, workspaceProcedure } from "../init";
 
 const target = z.object({ primitive: z.string().min(1) });
 
+/** A paged view's page: the engine checks `limit` against the list's own maximum. */
+const pageArgs = z.object({ limit: z.number().int().min(1).optional(), cursor: z.string().min(1).optional() });
+
 /**
  * The read-only views of the type browsers: each a name, the engine operation it calls and the
  * arguments it takes (validated here, then again by the operation).
@@ -29,8 +32,8 @@ const VIEWS = {
       limit: z.number().int().positive().optional(),
     }),
   },
-  "vault.list": { op: "vault.list", args: z.object({}) },
-  "vault.grants": { op: "vault.grants", args: z.object({}) },
+  "vault.list": { op: "vault.list", args: pageArgs },
+  "vault.grants": { op: "vault.grants", args: pageArgs },
   "memory.recall": { op: "memory.recall", args: z.object({ query: z.string().min(1).max(2000) }) },
   "fs.list": {
     op: "fs.read",

@@ -1,76 +1,277 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import dynamic from "next/dynamic";
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Progress } from "@/components/ui/progress";
+import { Skeleton } from "@/components/ui/skeleton";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { formatBytes, formatNumber } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
+import { CapBehaviour } from "./cap-behaviour";
+import type { DayPoint } from "./usage-charts";
 
-const bytes = (n: number) =>
-  n >= 1024 ** 3
-    ? `${(n / 1024 ** 3).toFixed(2)} GiB`
-    : n >= 1024 ** 2
-      ? `${(n / 1024 ** 2).toFixed(1)} MiB`
-      : `${Math.ceil(n / 1024)} KiB`;
+// The charting library loads after the page, on its own (first-load JS stays small).
+const chartSkeleton = () => <Skeleton className="h-[220px] w-full" />;
+const OperationsChart = dynamic(() => import("./usage-charts").then((m) => m.OperationsChart), {
+  ssr: false,
+  loading: chartSkeleton,
+});
+const StorageChart = dynamic(() => import("./usage-charts").then((m) => m.StorageChart), {
+  ssr: false,
+  loading: chartSkeleton,
+});
 
-/** This month's operations, storage and primitives against the plan, with a bar per day. */
+/** Every day of `month` (`YYYY-MM`) up to today (UTC), with the figures rolled up for it. */
+export function monthDays(
+  month: string,
+  rows: { day: string; operations: number; storage_bytes: number }[],
+  now = new Date(),
+): DayPoint[] {
+  const [year, m] = month.split("-").map(Number) as [number, number];
+  const inMonth = new Date(Date.UTC(year, m, 0)).getUTCDate();
+  const current = now.toISOString().slice(0, 7) === month;
+  const last = current ? now.getUTCDate() : inMonth;
+  const byDay = new Map(rows.map((r) => [r.day, r]));
+  return Array.from({ length: last }, (_, i) => {
+    const day = `${month}-${String(i + 1).padStart(2, "0")}`;
+    const row = byDay.get(day);
+    return { day, operations: row?.operations ?? 0, storage: row?.storage_bytes ?? null };
+  });
+}
+
+const monthName = (month: string) =>
+  new Date(`${month}-01T00:00:00Z`).toLocaleDateString("en", { month: "long", year: "numeric", timeZone: "UTC" });
+
+/** A figure against its limit: the number, "of <limit>" and a bar (no bar without a limit). */
+function Figure(props: {
+  id: string;
+  title: string;
+  value: string;
+  limit?: { of: string; used: number; cap: number; what: string };
+  note: ReactNode;
+}) {
+  const percent = props.limit === undefined ? 0 : Math.min(100, (100 * props.limit.used) / props.limit.cap);
+  return (
+    <Card role="group" aria-labelledby={`${props.id}-title`} data-figure={props.id}>
+      <CardHeader className="pb-2 sm:pb-2">
+        <CardDescription id={`${props.id}-title`}>{props.title}</CardDescription>
+        <CardTitle className="text-2xl tabular-nums">
+          <span data-figure-value>{props.value}</span>
+          {props.limit !== undefined && (
+            <span className="text-base font-normal text-muted-foreground"> of {props.limit.of}</span>
+          )}
+        </CardTitle>
+      </CardHeader>
+      <CardContent className="space-y-2">
+        {props.limit !== undefined && (
+          <Progress value={percent} aria-label={`${props.title}: ${percent.toFixed(1)}% of ${props.limit.what}`} />
+        )}
+        <p className="text-xs text-muted-foreground">{props.note}</p>
+      </CardContent>
+    </Card>
+  );
+}
+
+/**
+ * This month's usage (the same figures `prim admin usage` prints): operations, storage and
+ * primitives against the plan, operations per day, storage over the month, the busiest
+ * primitives, and what happens at a cap.
+ */
 export function UsagePanel({ workspace }: { workspace: string }) {
   const trpc = useTRPC();
   const usage = useQuery(trpc.usage.summary.queryOptions({ workspace }));
-  if (usage.isPending) return <p className="text-sm text-zinc-600">Loading usage…</p>;
-  if (usage.isError)
+  if (usage.isPending) {
     return (
-      <p role="alert" className="text-sm text-red-700">
+      <div className="grid gap-4 md:grid-cols-3" aria-busy="true">
+        <Skeleton className="h-36" />
+        <Skeleton className="h-36" />
+        <Skeleton className="h-36" />
+        <Skeleton className="h-64 md:col-span-3" />
+      </div>
+    );
+  }
+  if (usage.isError) {
+    return (
+      <p role="alert" className="text-sm text-destructive">
         Could not load usage: {usage.error.message}
       </p>
     );
+  }
   const u = usage.data;
-  const peak = Math.max(1, ...u.days.map((d) => d.operations));
-  const of = (value: number, cap: number | undefined) =>
-    cap === undefined ? value.toLocaleString("en") : `${value.toLocaleString("en")} of ${cap.toLocaleString("en")}`;
+  const caps = u.caps;
+  const limitOps = caps?.operations ?? u.included?.operations;
+  const limitBytes = caps?.storageBytes ?? u.included?.storageBytes;
+  const days = monthDays(u.month, u.days);
+  const capWord = caps !== null ? "the cap" : "the included amount";
   return (
-    <section aria-labelledby="usage-title" className="rounded-lg border bg-white p-4">
-      <h2 id="usage-title" className="text-lg font-semibold">
-        {u.workspace.name}: {u.workspace.plan} plan, {u.month.slice(0, 4)}-{u.month.slice(4)}
-      </h2>
-      <dl className="mt-2 grid grid-cols-1 gap-2 text-sm sm:grid-cols-3">
-        <div>
-          <dt className="text-zinc-600">Operations this month</dt>
-          <dd className="font-medium">{of(u.operations, u.caps?.operations)}</dd>
-        </div>
-        <div>
-          <dt className="text-zinc-600">Storage</dt>
-          <dd className="font-medium">
-            {bytes(u.storage_bytes)}
-            {u.caps === null ? "" : ` of ${bytes(u.caps.storageBytes)}`}
-          </dd>
-        </div>
-        <div>
-          <dt className="text-zinc-600">Primitives</dt>
-          <dd className="font-medium">{of(u.primitives, u.caps?.primitives)}</dd>
-        </div>
-      </dl>
-      <p className="mt-2 text-xs text-zinc-600">
-        {u.caps === null
-          ? "This plan is never cut off."
-          : "At a cap, calls answer 429 plan_limit until the 1st (UTC) or until you upgrade; reads and deletes keep working at the storage cap."}
-        {u.live ? "" : " (live counts unavailable: figures are the last minute's roll-up)"}
-      </p>
-      <h3 className="mt-4 text-sm font-medium">Operations by day</h3>
-      {u.days.length === 0 ? (
-        <p className="text-sm text-zinc-600">No operations yet this month.</p>
-      ) : (
-        <ol className="mt-2 flex h-32 items-end gap-1" aria-label="operations by day">
-          {u.days.map((d) => (
-            <li
-              key={d.day}
-              className="flex-1 bg-zinc-700"
-              style={{ height: `${Math.max(2, (100 * d.operations) / peak)}%` }}
-              title={`${d.day}: ${d.operations.toLocaleString("en")} operations`}
-            >
-              <span className="sr-only">
-                {d.day}: {d.operations} operations
-              </span>
-            </li>
-          ))}
-        </ol>
-      )}
-    </section>
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-center gap-2 text-sm text-muted-foreground">
+        <span>{monthName(u.month)} (UTC)</span>
+        <Badge variant="secondary">
+          {u.workspace.plan.slice(0, 1).toUpperCase()}
+          {u.workspace.plan.slice(1)} plan
+        </Badge>
+        {!u.live && <Badge variant="warning">Live count unavailable: last minute's roll-up</Badge>}
+      </div>
+      <div className="grid gap-4 md:grid-cols-3">
+        <Figure
+          id="operations"
+          title="Operations this month"
+          value={formatNumber(u.operations)}
+          limit={
+            limitOps === undefined
+              ? undefined
+              : { of: formatNumber(limitOps), used: u.operations, cap: limitOps, what: capWord }
+          }
+          note={
+            caps !== null
+              ? "Resets on the 1st (UTC). Live: counted as calls are admitted."
+              : u.included !== null
+                ? "Included in Pro; more is billed as overage."
+                : "No cap on this plan. Live: counted as calls are admitted."
+          }
+        />
+        <Figure
+          id="storage"
+          title="Storage (this month's peak)"
+          value={formatBytes(u.storage_bytes)}
+          limit={
+            limitBytes === undefined
+              ? undefined
+              : { of: formatBytes(limitBytes), used: u.storage_bytes, cap: limitBytes, what: capWord }
+          }
+          note={<span data-exact>{formatNumber(u.storage_bytes)} bytes</span>}
+        />
+        <Figure
+          id="primitives"
+          title="Primitives"
+          value={formatNumber(u.primitives)}
+          limit={
+            caps === null
+              ? undefined
+              : { of: formatNumber(caps.primitives), used: u.primitives, cap: caps.primitives, what: "the cap" }
+          }
+          note={caps === null ? "Unlimited on this plan." : "Deleting a primitive frees its place."}
+        />
+      </div>
+
+      <div className="grid gap-4 xl:grid-cols-2">
+        <Card role="group" aria-labelledby="ops-chart-title">
+          <CardHeader>
+            <CardTitle id="ops-chart-title">Operations per day</CardTitle>
+            <CardDescription>Each day's calls, updated every minute.</CardDescription>
+          </CardHeader>
+          {/* A chart keeps its last width until it is measured again: never wider than its card. */}
+          <CardContent className="overflow-hidden">
+            <OperationsChart days={days} />
+          </CardContent>
+        </Card>
+        <Card role="group" aria-labelledby="storage-chart-title">
+          <CardHeader>
+            <CardTitle id="storage-chart-title">Storage over the month</CardTitle>
+            <CardDescription>Each day's peak, measured every few seconds while in use.</CardDescription>
+          </CardHeader>
+          {/* A chart keeps its last width until it is measured again: never wider than its card. */}
+          <CardContent className="overflow-hidden">
+            <StorageChart days={days} />
+          </CardContent>
+        </Card>
+      </div>
+
+      <div className="grid gap-4 xl:grid-cols-2">
+        <TopPrimitives workspace={workspace} rows={u.top_primitives} />
+        <CapBehaviour workspace={workspace} plan={u.workspace.plan} caps={caps} included={u.included} />
+      </div>
+
+      <details className="rounded-lg border p-4 text-sm">
+        <summary className="cursor-pointer font-medium">Figures by day</summary>
+        <Table aria-label="Figures by day" className="mt-2">
+          <TableHeader>
+            <TableRow>
+              <TableHead className="whitespace-normal">Day (UTC)</TableHead>
+              <TableHead className="whitespace-normal text-right">Operations</TableHead>
+              <TableHead className="whitespace-normal text-right">Storage peak (bytes)</TableHead>
+            </TableRow>
+          </TableHeader>
+          <TableBody>
+            {days.map((d) => (
+              <TableRow key={d.day}>
+                <TableCell className="font-mono">{d.day}</TableCell>
+                <TableCell className="text-right tabular-nums">{formatNumber(d.operations)}</TableCell>
+                <TableCell className="text-right tabular-nums">
+                  {d.storage === null ? "—" : formatNumber(d.storage)}
+                </TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      </details>
+    </div>
   );
 }
+
+/** The month's busiest primitives, each linking to its page (a deleted one says so). */
+function TopPrimitives({ workspace, rows }: { workspace: string; rows: UsageTop[] }) {
+  const peak = Math.max(1, ...rows.map((r) => r.operations));
+  return (
+    <Card role="group" aria-labelledby="top-title">
+      <CardHeader>
+        <CardTitle id="top-title">Top primitives by operations</CardTitle>
+        <CardDescription>This month, updated every minute.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        {rows.length === 0 ? (
+          <EmptyState
+            title="No calls on a primitive yet this month"
+            description="Figures appear a minute after the first calls."
+          />
+        ) : (
+          <Table aria-label="Top primitives by operations">
+            <TableHeader>
+              <TableRow>
+                <TableHead>Primitive</TableHead>
+                <TableHead className="text-right">Operations</TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {rows.map((r) => (
+                <TableRow key={r.id} data-primitive={r.id}>
+                  <TableCell className="max-w-0 w-full">
+                    <div className="flex min-w-0 items-center gap-2">
+                      {r.name === null || r.group === null ? (
+                        <span className="truncate text-muted-foreground">
+                          Deleted primitive <span className="font-mono text-xs">{r.id}</span>
+                        </span>
+                      ) : (
+                        <Link
+                          href={`/w/${workspace}/data/${encodeURIComponent(r.group)}/${r.id}`}
+                          className="truncate font-medium underline-offset-4 hover:underline"
+                        >
+                          {r.group}/{r.name}
+                        </Link>
+                      )}
+                      {r.type !== null && <Badge variant="outline">{r.type}</Badge>}
+                    </div>
+                    <div className="mt-1 h-1.5 rounded-full bg-muted" aria-hidden="true">
+                      <div
+                        className="h-full rounded-full bg-primary"
+                        style={{ width: `${(100 * r.operations) / peak}%` }}
+                      />
+                    </div>
+                  </TableCell>
+                  <TableCell className="text-right align-top tabular-nums">{formatNumber(r.operations)}</TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+type UsageTop = { id: string; name: string | null; type: string | null; group: string | null; operations: number };

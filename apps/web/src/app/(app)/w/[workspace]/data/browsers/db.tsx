@@ -1,66 +1,74 @@
 "use client";
-import { useMutation } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
-import { ErrorText } from "@/components/status";
-import { useTRPC } from "@/lib/trpc";
+import type { QueryResult } from "@prim/wire";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Button } from "@/components/ui/button";
+import { actKey, useAct } from "./act";
+import { DbConsole } from "./db-console/console";
+import { ResultView } from "./db-console/results";
+import { blobColumns, quoteIdent, tablesQuery } from "./db-console/schema";
+import { ListState } from "./view-states";
 
-/** A db primitive's SQL console (read-only for members: their principal is narrowed to `db_query`). */
-export function DbConsole({ workspace, primitive }: { workspace: string; primitive: string }) {
-  const trpc = useTRPC();
-  const [sql, setSql] = useState("SELECT name FROM sqlite_master WHERE type = 'table'");
-  const run = useMutation(trpc.primitive.dbQuery.mutationOptions());
-  function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    run.mutate({ workspace, primitive, sql });
-  }
+export { DbConsole };
+
+/** Rows a table's preview shows. */
+const PREVIEW_ROWS = 50;
+
+/**
+ * A db primitive's "Browse" tab: its tables and views; one picked shows its first rows (the SQL
+ * tab's console does everything else).
+ */
+export function DbBrowser({ workspace, primitive }: { workspace: string; primitive: string }) {
+  const act = useAct(workspace, primitive);
+  const queryClient = useQueryClient();
+  const tables = useQuery(tablesQuery(act, primitive));
+  const [picked, setPicked] = useState<string | null>(null);
+  const rows = useQuery({
+    queryKey: actKey(primitive, "db", "preview", picked),
+    enabled: picked !== null,
+    queryFn: async () => {
+      const sql = `SELECT * FROM ${quoteIdent(picked ?? "")} LIMIT ${PREVIEW_ROWS}`;
+      const result = await act<QueryResult>("db.query", { sql });
+      return { sql, result, blobs: await blobColumns(queryClient, act, primitive, sql) };
+    },
+  });
+  const list = tables.data;
   return (
-    <div className="mt-4">
-      <form onSubmit={submit}>
-        <label htmlFor="sql" className="font-medium">
-          SQL
-        </label>
-        <textarea
-          id="sql"
-          value={sql}
-          onChange={(e) => setSql(e.target.value)}
-          rows={3}
-          className="mt-1 block w-full rounded border p-2 font-mono text-sm"
+    <div className="grid gap-4">
+      <section aria-labelledby="db-tables-title" className="grid gap-2">
+        <h3 id="db-tables-title" className="font-semibold">
+          Tables and views
+        </h3>
+        <ListState
+          query={tables}
+          count={list?.length}
+          label="tables"
+          empty={{ title: "No tables yet", description: "Create one in the SQL tab." }}
         />
-        <button type="submit" className="mt-2 rounded bg-zinc-900 px-3 py-1 text-sm text-white">
-          Run
-        </button>
-      </form>
-      <ErrorText error={run.error} className="mt-2" />
-      {run.data !== undefined && (
-        <div className="mt-2 overflow-x-auto">
-          <table className="w-full text-left font-mono text-sm">
-            <thead>
-              <tr>
-                {run.data.columns.map((c) => (
-                  <th key={c} className="border-b pr-4">
-                    {c}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {run.data.rows.map((row, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: result rows have no identity
-                <tr key={i}>
-                  {run.data.columns.map((c) => (
-                    <td key={c} className="border-b pr-4">
-                      {JSON.stringify(row[c])}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <p className="text-xs text-zinc-600">
-            {run.data.rows.length} rows{run.data.truncated ? " (truncated)" : ""}
-            {run.data.rows_affected > 0 ? ` · ${run.data.rows_affected} changed` : ""}
-          </p>
-        </div>
+        {list !== undefined && list.length > 0 && (
+          <ul aria-label="Tables" className="flex flex-wrap gap-2">
+            {list.map((t) => (
+              <li key={t.name}>
+                <Button
+                  size="sm"
+                  variant={t.name === picked ? "default" : "outline"}
+                  aria-pressed={t.name === picked}
+                  onClick={() => setPicked(t.name)}
+                  className="font-mono"
+                >
+                  {t.name}
+                  {t.type === "view" ? " (view)" : ""}
+                </Button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      {picked !== null && (
+        <section aria-label={`Rows of ${picked}`} className="grid gap-2">
+          <ListState query={rows} count={undefined} label={`the rows of ${picked}`} empty={{ title: "" }} />
+          {rows.data !== undefined && <ResultView item={rows.data} index={0} total={1} />}
+        </section>
       )}
     </div>
   );

@@ -10,6 +10,7 @@ const VaultBrowser = dynamic(() => import("./vault").then((m) => m.VaultBrowser)
 const MemoryBrowser = dynamic(() => import("./memory").then((m) => m.MemoryBrowser), { loading });
 const FsBrowser = dynamic(() => import("./fs").then((m) => m.FsBrowser), { loading });
 const StorageBrowser = dynamic(() => import("./storage").then((m) => m.StorageBrowser), { loading });
+const DbBrowser = dynamic(() => import("./db").then((m) => m.DbBrowser), { loading });
 /** The "SQL" tab (db primitives). */
 export const DbConsole = dynamic(() => import("./db").then((m) => m.DbConsole), { loading });
 /** The "Snapshots" tab. */
@@ -36,6 +37,8 @@ export function TypeBrowser({
       return <FsBrowser workspace={workspace} primitive={primitive.id} />;
     case "storage":
       return <StorageBrowser workspace={workspace} primitive={primitive.id} />;
+    case "db":
+      return <DbBrowser workspace={workspace} primitive={primitive.id} />;
     default:
       return <p className="text-sm text-muted-foreground">Use the SQL tab to query this database.</p>;
   }
