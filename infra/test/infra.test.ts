@@ -280,6 +280,7 @@ describe("infra/compose.yaml", () => {
     expect(config.mcp.urls.mcpResource).toBe(config.api.urls.mcpResource);
     expect(config.web.urls.dashboardUrl).toBe(config.api.urls.dashboardUrl);
     expect(config.web.urls.publicApiUrl).toBe(config.api.urls.publicApiUrl);
+    expect(config.web.urls.mcpResource).toBe(config.api.urls.mcpResource);
     for (const app of ["mcp", "web"] as const)
       expect(config[app].urls.internalUrl).toBe(`http://api:${config.api.ports.internal}`);
     expect(config.api.env.PRIM_INTERNAL_HOST).toBe("0.0.0.0");
@@ -358,6 +359,7 @@ describe("Kubernetes manifests (infra/k8s)", () => {
       expect(mcp.urls.mcpResource).toBe(api.urls.mcpResource);
       expect(web.urls.dashboardUrl).toBe(api.urls.dashboardUrl);
       expect(web.urls.publicApiUrl).toBe(api.urls.publicApiUrl);
+      expect(web.urls.mcpResource).toBe(api.urls.mcpResource);
       for (const internalUrl of [url(mcp, "internalUrl"), url(web, "internalUrl")]) {
         const { hostname, port: internalPort } = new URL(internalUrl);
         const service = byKind(objects, "Service").find((s) => s.metadata.name === hostname);

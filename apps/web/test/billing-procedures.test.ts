@@ -50,6 +50,7 @@ beforeAll(async () => {
       throw new Error("the billing procedures send no mail");
     },
     apiUrl: cloud.url,
+    mcpUrl: "https://mcp.prim.test/mcp",
     operations: async () => null,
     billing: { stripe, lib: PrimBilling },
   };

@@ -196,13 +196,18 @@ describe("the dashboard's consent screen", () => {
     await nav.getByRole("link", { name: "Keys" }).click();
     await page.waitForURL(`${web}/w/${workspace}/keys`);
 
-    // A key for group app with kv_get: shown once, then it works on REST, then revoked it fails.
+    // A key for group app with kv_get: shown once — the Connect dialog opens with it —, then it
+    // works on REST, then revoked (confirmed) it fails.
     await page.getByLabel("Name", { exact: true }).fill("ci key");
-    await page.getByLabel(/^Group/).fill("app");
-    await page.getByLabel(/^Tools/).fill("kv_get");
+    await page.getByLabel("Group", { exact: true }).selectOption("app");
+    await page.getByLabel("Tools", { exact: true }).fill("kv_get");
     await page.getByRole("button", { name: "Create key" }).click();
     const key = (await page.getByTestId("new-key").textContent()) as string;
     expect(key).toMatch(/^pk_/);
+    const connect = page.getByRole("dialog", { name: "Connect" });
+    await expect(connect.getByTestId("connect-key").textContent()).resolves.toBe(key);
+    await page.keyboard.press("Escape");
+    await connect.waitFor({ state: "detached" });
     const listed = await call(stack.cloud.url, key, "GET", "/v1/primitives");
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((p: { name: string }) => p.name)).toEqual(["cache"]);

@@ -41,6 +41,7 @@ function callerFor(user: { id: string; email: string }) {
     dashboardUrl: "https://dash.prim.test",
     mail: async () => {},
     apiUrl: cloud.url,
+    mcpUrl: "https://mcp.prim.test/mcp",
     operations: async () => null,
     billing: null,
   };

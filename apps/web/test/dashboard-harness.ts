@@ -143,6 +143,8 @@ export async function startDashboard(label: string): Promise<Dashboard> {
       PRIM_AUTH_URL: stack.issuer,
       PRIM_INTERNAL_URL: stack.internalUrl,
       PRIM_PUBLIC_API_URL: stack.cloud.url,
+      // The MCP origin apps/mcp and the authorization server know (the Connect dialog shows it + /mcp).
+      PRIM_PUBLIC_MCP_URL: new URL(stack.mcpUrl).origin,
       SMTP_URL: mail.smtpUrl,
       PRIM_MAIL_CAPTURE_URL: mail.url,
       ...stripeEnv,

@@ -154,6 +154,10 @@ describe("the dashboard's shell", () => {
     await page.getByRole("button", { name: "Create key" }).click();
     const made = (await page.getByTestId("new-key").textContent()) as string;
     expect(made).toMatch(/^pk_/);
+    // The Connect dialog opens with the new key (connect.e2e.test.ts); closed here.
+    await page.getByRole("dialog", { name: "Connect" }).waitFor();
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog", { name: "Connect" }).waitFor({ state: "detached" });
     expect((await call(api, made, "GET", "/v1/primitives")).status).toBe(200);
     const revoke = page.getByRole("button", { name: `Revoke key ${made.slice(0, 8)}` });
     await revoke.click();

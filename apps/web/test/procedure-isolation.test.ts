@@ -177,6 +177,7 @@ function callerAs(user: { id: string; email: string }) {
     dashboardUrl: "https://dash.prim.test",
     mail: async () => {},
     apiUrl: cells.cells[0]?.url as string,
+    mcpUrl: "https://mcp.prim.test/mcp",
     operations: (workspace, month) => revocations.operations(workspace, month),
     billing: null,
   };
@@ -265,6 +266,28 @@ describe("another workspace's ids, on every procedure that takes one", () => {
     );
     expect(unclassified).toEqual([]);
     expect(ID_TAKING.sort()).toEqual(Object.keys(SAMPLES).sort());
+  });
+
+  it("tells each workspace's member only its own groups and counts (Connect, Overview)", async () => {
+    for (const [mine, theirs] of [
+      [ws.a, ws.b],
+      [ws.b, ws.a],
+    ] as const) {
+      const as = callerAs(mine.users.member);
+      const connect = await as.workspace.connect({ workspace: mine.objects.workspace });
+      expect(connect.groups.sort()).toEqual([mine.objects.groupName, mine.objects.otherName].sort());
+      const overview = await as.workspace.overview({ workspace: mine.objects.workspace });
+      expect(overview).toMatchObject({
+        groups: 2,
+        primitives: await PrimDb.countPrimitives(pool, mine.objects.workspace),
+      });
+      await expect(as.workspace.connect({ workspace: theirs.objects.workspace })).rejects.toMatchObject({
+        code: "NOT_FOUND",
+      });
+      await expect(as.workspace.overview({ workspace: theirs.objects.workspace })).rejects.toMatchObject({
+        code: "NOT_FOUND",
+      });
+    }
   });
 
   it("answers NOT_FOUND and nothing of B to each of A's roles; B's member succeeds on the same object", async () => {

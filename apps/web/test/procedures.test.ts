@@ -49,6 +49,7 @@ function callerFor(who: Role | "outsider" | null) {
     dashboardUrl: "https://dash.prim.test",
     mail,
     apiUrl: cloud.url,
+    mcpUrl: "https://mcp.prim.test/mcp",
     operations: (ws, month) => revocations.operations(ws, month),
     billing: null, // Stripe is apps/api's billing test and the e2e's (with the stand-in)
   };
@@ -148,6 +149,8 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
   "workspace.rename": (c) => c.workspace.rename({ workspace, name: "Acme" }),
   // A workspace of its own to delete, where each user has the same role as in Acme.
   "workspace.delete": async (c) => c.workspace.delete({ workspace: await doomedWorkspace(), name: "Doomed" }),
+  "workspace.connect": (c) => c.workspace.connect({ workspace }),
+  "workspace.overview": (c) => c.workspace.overview({ workspace }),
   "members.list": (c) => c.members.list({ workspace }),
   "members.remove": async (c) => c.members.remove({ workspace, user: await extraMember() }),
   "members.setRole": async (c) => c.members.setRole({ workspace, user: await extraMember(), role: "billing" }),
@@ -323,6 +326,7 @@ async function standIn(role: Role): Promise<Caller> {
     dashboardUrl: "https://dash.prim.test",
     mail,
     apiUrl: cloud.url,
+    mcpUrl: "https://mcp.prim.test/mcp",
     operations: async () => null,
     billing: null,
   });
@@ -376,6 +380,8 @@ describe("what the procedures do", () => {
     const listed = (await callerFor("member").keys.list({ workspace })).find((k) => k.id === made.id);
     expect(listed).toMatchObject({ start: made.key.slice(0, 8), name: "deploy", group: "app", tools: ["kv_*"] });
     expect(listed?.created_by).toBe(`user:${users.admin.id}`);
+    // The creator by name (the user's email, resolved in the same query), for the keys page.
+    expect(listed?.created_by_email).toBe(users.admin.email);
     expect(JSON.stringify(listed)).not.toContain(made.key);
     await callerFor("owner").keys.revoke({ workspace, id: made.id });
     expect(published).toContain(PrimDb.hashKey(made.key));
@@ -384,6 +390,29 @@ describe("what the procedures do", () => {
     await expect(callerFor("owner").keys.revoke({ workspace, id: other.key_id })).rejects.toMatchObject({
       code: "NOT_FOUND",
     });
+  });
+
+  it("tells how to connect (this deployment's REST and MCP URLs, the groups) and counts the workspace", async () => {
+    const connect = await callerFor("member").workspace.connect({ workspace });
+    const groups = (await PrimDb.listGroups(pool, workspace)).map((g) => g.name);
+    expect(groups).toContain("app");
+    expect(connect).toEqual({ apiUrl: cloud.url, mcpUrl: "https://mcp.prim.test/mcp", groups });
+    const before = await callerFor("member").workspace.overview({ workspace });
+    const made = await callerFor("admin").keys.create({ workspace, group: "app", name: "overview" });
+    await callerFor("owner").data.createPrimitive({ workspace, group: "app", name: `ov${++seq}`, type: "kv" });
+    const after = await callerFor("member").workspace.overview({ workspace });
+    expect(after).toMatchObject({ groups: groups.length, plan: "pro", month: new Date().toISOString().slice(0, 7) });
+    expect(after.keys).toBe(before.keys + 1);
+    expect(after.primitives).toBe(before.primitives + 1);
+    expect(after.primitives).toBe(await PrimDb.countPrimitives(pool, workspace));
+    const live = (await PrimDb.listKeys(pool, workspace)).filter((k) => k.revoked_at === null);
+    expect(after.keys).toBe(live.length);
+    expect(after.keys_used).toBe(live.filter((k) => k.last_used_at !== null).length);
+    expect(after.connections).toBe((await PrimDb.listConnections(pool, workspace)).length);
+    // Operations: what the usage figures say for the month (the roll-up or Redis's live count).
+    expect(after.operations).toBeGreaterThanOrEqual(before.operations);
+    await callerFor("owner").keys.revoke({ workspace, id: made.id });
+    expect((await callerFor("member").workspace.overview({ workspace })).keys).toBe(before.keys);
   });
 
   it("runs SQL in the console: read-only for a member, writes for an admin", async () => {
@@ -617,6 +646,7 @@ describe("what the procedures do", () => {
       dashboardUrl: "https://dash.prim.test",
       mail,
       apiUrl: cloud.url,
+      mcpUrl: "https://mcp.prim.test/mcp",
       operations: async () => null,
       billing: null,
     });

@@ -47,6 +47,7 @@ function caller() {
     dashboardUrl: "https://dash.prim.test",
     mail: async () => {},
     apiUrl: "https://api.prim.test",
+    mcpUrl: "https://mcp.prim.test/mcp",
     operations: (ws, month) => revocations.operations(ws, month),
     billing: null,
   };

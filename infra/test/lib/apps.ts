@@ -78,6 +78,8 @@ export function readApp(app: AppName, env: Record<string, string>): AppConfig {
     dashboardUrl: e.dashboardUrl,
     authUrl: e.authUrl,
     publicApiUrl: e.apiUrl,
+    /** The Connect dialog's MCP URL: the resource OAuth tokens are issued for. */
+    mcpResource: e.mcpUrl,
     internalUrl: e.PRIM_INTERNAL_URL,
   };
   return { known: keys(e), ports: { public: e.PRIM_WEB_PORT }, urls, env: e };

@@ -87,6 +87,7 @@ export {
   outboxSent,
   planOutbox,
 } from "./control/meter-outbox.js";
+export { type WorkspaceCounts, workspaceCounts } from "./control/overview.js";
 export { checkPlan, expireGrace, PLANS, type Plan, setBillingPlan, setPlan } from "./control/plans.js";
 export { operationsKeyPrefix, planCacheKey, REVOKED_CHANNEL, Revocations } from "./control/revocation.js";
 export { readSecretExport, type SecretExportSetting, setSecretExport } from "./control/secret-export.js";

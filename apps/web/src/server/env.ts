@@ -13,12 +13,15 @@ const schema = z.object({
   REDIS_URL: z.string().min(1).default("redis://localhost:6379"),
   PRIM_WEB_PORT: port.default(3000),
   PRIM_API_PORT: port.default(8787),
+  PRIM_MCP_PORT: port.default(8788),
   PRIM_DASHBOARD_URL: url("PRIM_DASHBOARD_URL").optional(),
   PRIM_AUTH_URL: url("PRIM_AUTH_URL").optional(),
   /** The cell's internal listener: the dashboard reaches data through it (CLOUD.md, Invoker). */
   PRIM_INTERNAL_URL: url("PRIM_INTERNAL_URL").default("http://127.0.0.1:8789"),
   /** The REST API's public origin: signed URLs point there. */
   PRIM_PUBLIC_API_URL: url("PRIM_PUBLIC_API_URL").optional(),
+  /** apps/mcp's public origin: the Connect dialog's MCP URL is it + `/mcp` (the OAuth resource). */
+  PRIM_PUBLIC_MCP_URL: url("PRIM_PUBLIC_MCP_URL").optional(),
   PRIM_INTERNAL_SECRET: z
     .string({ error: "PRIM_INTERNAL_SECRET is required" })
     .min(32, "PRIM_INTERNAL_SECRET must be at least 32 characters"),
@@ -46,6 +49,8 @@ const schema = z.object({
 export type WebEnv = z.infer<typeof schema> & {
   dashboardUrl: string;
   apiUrl: string;
+  /** The MCP endpoint clients connect to (`PRIM_PUBLIC_MCP_URL` + `/mcp`, as apps/mcp and apps/api say). */
+  mcpUrl: string;
   authUrl: string;
   /** The session library's secret, derived from the shared secret. */
   authSecret: string;
@@ -79,6 +84,7 @@ export function webEnv(source: NodeJS.ProcessEnv = process.env): WebEnv {
     dashboardUrl,
     authUrl: trimmed(env.PRIM_AUTH_URL ?? `http://localhost:${env.PRIM_API_PORT}/oauth`),
     apiUrl: trimmed(env.PRIM_PUBLIC_API_URL ?? `http://localhost:${env.PRIM_API_PORT}`),
+    mcpUrl: `${trimmed(env.PRIM_PUBLIC_MCP_URL ?? `http://localhost:${env.PRIM_MCP_PORT}`)}/mcp`,
     authSecret: createHmac("sha256", env.PRIM_INTERNAL_SECRET).update("prim dashboard sessions v1").digest("hex"),
     devMailPage: env.PRIM_MAIL_CAPTURE_URL !== undefined && isLoopback(dashboardUrl),
   };

@@ -118,16 +118,23 @@ export interface KeyListed {
   group: string | null;
   tools: string[] | null;
   created_by: string | null;
+  /** The creator's email when `created_by` is a user (`user:<id>`) who still exists, else null. */
+  created_by_email: string | null;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
 }
 
-/** A workspace's keys (never their hashes), newest first. */
+/**
+ * A workspace's keys (never their hashes), newest first, each with its creator's email when a
+ * user made it (one query: the dashboard shows names, not `user:<id>`).
+ */
 export async function listKeys(pool: pg.Pool, workspace: string): Promise<KeyListed[]> {
   const { rows } = await pool.query<KeyListed>(
-    `SELECT k.id, k.start, k.name, g.name AS group, k.tools, k.created_by, k.created_at, k.last_used_at, k.revoked_at
+    `SELECT k.id, k.start, k.name, g.name AS group, k.tools, k.created_by, u.email AS created_by_email,
+            k.created_at, k.last_used_at, k.revoked_at
        FROM api_keys k LEFT JOIN groups g ON g.id = k.group_id
+       LEFT JOIN users u ON k.created_by LIKE 'user:%' AND u.id = substr(k.created_by, 6)
       WHERE k.workspace_id = $1 ORDER BY k.created_at DESC, k.id DESC`,
     [workspace],
   );

@@ -35,6 +35,7 @@ export async function createContext(): Promise<Context> {
     dashboardUrl: env.dashboardUrl,
     mail: sendMail,
     apiUrl: env.apiUrl,
+    mcpUrl: env.mcpUrl,
     operations: (workspace, month) => publisher.operations(workspace, month),
     billing: await billingOf(env),
   };

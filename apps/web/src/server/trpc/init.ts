@@ -23,6 +23,8 @@ export interface Context {
   mail: (mail: { to: string; subject: string; text: string }) => Promise<void>;
   /** The REST API's public origin (signed URLs are paths under it). */
   apiUrl: string;
+  /** The MCP endpoint of this deployment (`PRIM_PUBLIC_MCP_URL` + `/mcp`): the Connect dialog's. */
+  mcpUrl: string;
   /** The live operation count of a UTC month from Redis, or null when it does not answer. */
   operations: (workspace: string, month: PrimDb.UsageMonth) => Promise<number | null>;
   /** Stripe billing (with `STRIPE_SECRET_KEY`), else null: the billing page says it is off. */

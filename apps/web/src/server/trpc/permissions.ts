@@ -14,6 +14,8 @@ const OWNERS: readonly Role[] = ["owner"];
 export const PERMISSIONS = {
   "workspace.rename": ADMINS,
   "workspace.delete": OWNERS,
+  "workspace.connect": DATA,
+  "workspace.overview": DATA,
   "members.list": ALL,
   "members.remove": ADMINS,
   "members.setRole": ADMINS,

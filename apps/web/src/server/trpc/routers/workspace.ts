@@ -1,6 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { authed, router, workspaceProcedure } from "../init";
+import { overviewProcedures } from "./overview";
 import { deleteWorkspace } from "./workspace-delete";
 
 export const workspaceName = z.string().trim().min(1, "a name is required").max(80, "at most 80 characters");
@@ -23,6 +24,7 @@ export const workspaceRouter = router({
       ctx.db.renameWorkspace(ctx.pool, { workspace: input.workspace, name: input.name, actor: ctx.actor }),
     ),
   delete: deleteWorkspace,
+  ...overviewProcedures,
 });
 
 /**

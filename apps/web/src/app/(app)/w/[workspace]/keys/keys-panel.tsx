@@ -1,38 +1,45 @@
 "use client";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
-import { ErrorText } from "@/components/status";
+import { type FormEvent, useId, useRef, useState } from "react";
+import { ConnectButton, ConnectDialog, type CreatedKey } from "@/components/connect/connect";
+import { ErrorText, QueryState } from "@/components/status";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CopyButton } from "@/components/ui/copy-button";
-import { EmptyState } from "@/components/ui/empty-state";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
-import { Skeleton } from "@/components/ui/skeleton";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { NativeSelect } from "@/components/ui/native-select";
 import { formatDate, formatRelative } from "@/lib/format";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 
-/** API keys: the list (start, scope, creator, last use), a new key shown exactly once, revoke (confirmed). */
-export function KeysPanel({ workspace, canManage }: { workspace: string; canManage: boolean }) {
+/** A date as "3 days ago", the full date on hover. */
+function When({ at, never = "never" }: { at: Date | null; never?: string }) {
+  if (at === null) return <span>{never}</span>;
+  return (
+    <time dateTime={new Date(at).toISOString()} title={formatDate(at)}>
+      {formatRelative(at)}
+    </time>
+  );
+}
+
+/** The form of a new key: name, group (or every group), tools (or every tool). */
+function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (made: CreatedKey) => void }) {
   const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const keys = useQuery(trpc.keys.list.queryOptions({ workspace }));
-  const [shown, setShown] = useState<string | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.keys.list.queryKey({ workspace }) });
+  const groups = useQuery(trpc.data.groups.queryOptions({ workspace }));
+  const ids = { name: useId(), group: useId(), tools: useId() };
+  const formRef = useRef<HTMLFormElement>(null);
   const create = useMutation(
     trpc.keys.create.mutationOptions({
       onSuccess: (made) => {
-        setShown(made.key);
-        toast.success("Key created: copy it now, it is shown once");
-        void refresh();
+        formRef.current?.reset();
+        toast.success("Key created");
+        onCreated({ key: made.key, group: made.group });
       },
     }),
   );
-  const revoke = useMutation(trpc.keys.revoke.mutationOptions());
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -40,143 +47,154 @@ export function KeysPanel({ workspace, canManage }: { workspace: string; canMana
       .split(",")
       .map((t) => t.trim())
       .filter((t) => t !== "");
-    const group = String(form.get("group") ?? "").trim();
+    const group = String(form.get("group") ?? "");
     create.reset();
     create.mutate({
       workspace,
-      name: String(form.get("name") ?? "") || undefined,
+      name: String(form.get("name") ?? "").trim() || undefined,
       group: group === "" ? undefined : group,
       tools: tools.length === 0 ? undefined : tools,
     });
   }
   return (
-    <div className="space-y-6">
-      {shown !== null && (
-        <Card role="status" className="border-warning/60">
-          <CardHeader>
-            <CardTitle>Your new key</CardTitle>
-            <CardDescription>This key is shown once. Copy it now and keep it secret.</CardDescription>
-          </CardHeader>
-          <CardContent className="flex flex-wrap items-center gap-2">
-            <code
-              className="min-w-0 flex-1 rounded-md bg-muted px-3 py-2 font-mono text-sm break-all"
-              data-testid="new-key"
-            >
-              {shown}
-            </code>
-            <CopyButton value={shown} label="Copy key" />
-            {/* H2: the Connect dialog, filled with this key, opens here. */}
-          </CardContent>
-        </Card>
-      )}
-      {keys.isPending && <Skeleton className="h-32" />}
-      <ErrorText error={keys.error} prefix="Could not load keys: " />
-      {keys.data?.length === 0 && (
-        <EmptyState
-          title="No keys yet"
-          description={
-            canManage ? "Create a key below to call the API or connect an agent." : "An owner or admin creates keys."
-          }
+    <Card>
+      <CardHeader>
+        <CardTitle>Create a key</CardTitle>
+        <CardDescription>
+          For curl, the SDK and MCP clients. Narrow it to one group and a few tools where you can.
+        </CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form ref={formRef} onSubmit={submit} className="grid gap-4 md:grid-cols-[1fr_1fr_2fr_auto] md:items-end">
+          <div className="grid gap-1.5">
+            <Label htmlFor={ids.name}>Name</Label>
+            <Input id={ids.name} name="name" maxLength={80} placeholder="e.g. ci" />
+          </div>
+          <div className="grid gap-1.5">
+            <Label htmlFor={ids.group}>Group</Label>
+            <NativeSelect id={ids.group} name="group" defaultValue="">
+              <option value="">Every group</option>
+              {groups.data?.map((g) => (
+                <option key={g.id} value={g.name}>
+                  {g.name}
+                </option>
+              ))}
+            </NativeSelect>
+          </div>
+          <div className="grid gap-1.5">
+            <Label htmlFor={ids.tools}>Tools</Label>
+            <Input id={ids.tools} name="tools" placeholder="Every tool, or e.g. kv_*, db_query" />
+          </div>
+          <Button type="submit" disabled={create.isPending}>
+            {create.isPending ? "Creating…" : "Create key"}
+          </Button>
+          <ErrorText error={create.error} className="md:col-span-4" />
+          <ErrorText error={groups.error} prefix="Could not load the groups: " className="md:col-span-4" />
+        </form>
+      </CardContent>
+    </Card>
+  );
+}
+
+/**
+ * API keys: a new key shown exactly once (copy, and the Connect dialog opens with it), the list
+ * (name, start, scope, creator by email, created and last used relative), revoke after a confirm.
+ */
+export function KeysPanel({ workspace, canManage }: { workspace: string; canManage: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const keys = useQuery(trpc.keys.list.queryOptions({ workspace }));
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [connecting, setConnecting] = useState(false);
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: trpc.keys.list.queryKey({ workspace }) });
+    void queryClient.invalidateQueries({ queryKey: trpc.workspace.overview.queryKey({ workspace }) });
+  };
+  const revoke = useMutation(trpc.keys.revoke.mutationOptions({ onSuccess: refresh }));
+  return (
+    <div className="grid gap-6">
+      {canManage && (
+        <CreateKey
+          workspace={workspace}
+          onCreated={(made) => {
+            setCreated(made);
+            setConnecting(true);
+            refresh();
+          }}
         />
       )}
-      {keys.data !== undefined && keys.data.length > 0 && (
-        <Card>
-          <Table>
-            <TableHeader>
-              <TableRow>
-                <TableHead>Key</TableHead>
-                <TableHead>Scope</TableHead>
-                <TableHead className="hidden lg:table-cell">Created by</TableHead>
-                <TableHead className="hidden md:table-cell">Last used</TableHead>
-                <TableHead className="w-24">
-                  <span className="sr-only">Status</span>
-                </TableHead>
-              </TableRow>
-            </TableHeader>
-            <TableBody>
+      {created !== null && (
+        <div role="status" className="grid min-w-0 gap-2 rounded-lg border border-warning/50 bg-warning/10 p-4 text-sm">
+          <p className="font-medium">Copy your new key now: it is shown only once.</p>
+          <div className="flex min-w-0 flex-wrap items-center gap-2">
+            <code data-testid="new-key" className="min-w-0 flex-1 break-all font-mono text-xs">
+              {created.key}
+            </code>
+            <CopyButton value={created.key} label="Copy key" />
+            <Button variant="outline" size="sm" onClick={() => setConnecting(true)}>
+              Connect with this key
+            </Button>
+          </div>
+        </div>
+      )}
+      <Card>
+        <CardHeader className="flex-row flex-wrap items-start justify-between gap-3">
+          <div className="grid gap-1.5">
+            <CardTitle>API keys</CardTitle>
+            <CardDescription>Each key's scope, who made it and when it was last used.</CardDescription>
+          </div>
+          <ConnectButton workspace={workspace} canCreateKeys={canManage} variant="outline" />
+        </CardHeader>
+        <CardContent>
+          <QueryState query={keys} empty="No keys yet." loading="Loading keys…" />
+          {keys.data !== undefined && keys.data.length > 0 && (
+            <ul className="divide-y">
               {keys.data.map((k) => (
-                <TableRow key={k.id}>
-                  <TableCell>
-                    <span className="block font-medium">{k.name ?? "Unnamed key"}</span>
-                    <span className="font-mono text-xs text-muted-foreground">{k.start}…</span>
-                  </TableCell>
-                  <TableCell className="max-w-64 text-muted-foreground">
-                    <span className="block truncate">{k.group ?? "every group"}</span>
-                    <span className="block truncate text-xs">
+                <li key={k.id} className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2 py-3">
+                  <div className="grid min-w-0 flex-1 gap-1 text-sm">
+                    <p className="flex min-w-0 flex-wrap items-center gap-2">
+                      <span className="font-medium break-all">{k.name ?? "Unnamed key"}</span>
+                      <code className="rounded bg-muted px-1.5 py-0.5 font-mono text-xs">{k.start}…</code>
+                      {k.revoked_at !== null && <Badge variant="secondary">revoked</Badge>}
+                    </p>
+                    <p className="text-muted-foreground break-words">
+                      {k.group === null ? "Every group" : `Group ${k.group}`} ·{" "}
                       {k.tools === null ? "every tool" : k.tools.join(", ")}
-                    </span>
-                  </TableCell>
-                  <TableCell className="hidden max-w-48 truncate text-muted-foreground lg:table-cell">
-                    {k.created_by ?? "—"}
-                  </TableCell>
-                  <TableCell className="hidden text-muted-foreground md:table-cell">
-                    {k.last_used_at === null ? (
-                      "never"
-                    ) : (
-                      <time dateTime={new Date(k.last_used_at).toISOString()} title={formatDate(k.last_used_at)}>
-                        {formatRelative(k.last_used_at)}
-                      </time>
-                    )}
-                  </TableCell>
-                  <TableCell className="text-right">
-                    {k.revoked_at !== null ? (
-                      <Badge variant="outline">revoked</Badge>
-                    ) : (
-                      canManage && (
-                        <ConfirmDialog
-                          trigger={
-                            <Button variant="outline" size="sm" aria-label={`Revoke key ${k.start}`}>
-                              Revoke
-                            </Button>
-                          }
-                          title={`Revoke ${k.name ?? `key ${k.start}…`}?`}
-                          description="Every call made with this key fails from now on (401). This cannot be undone."
-                          confirmLabel="Revoke key"
-                          onConfirm={async () => {
-                            await revoke.mutateAsync({ workspace, id: k.id });
-                            toast.success(`Key ${k.start}… revoked`);
-                            await refresh();
-                          }}
-                        />
-                      )
-                    )}
-                  </TableCell>
-                </TableRow>
+                    </p>
+                    <p className="text-muted-foreground break-words">
+                      By {k.created_by_email ?? k.created_by ?? "unknown"} · created <When at={k.created_at} /> · last
+                      used <When at={k.last_used_at} />
+                    </p>
+                  </div>
+                  {k.revoked_at === null && canManage && (
+                    <ConfirmDialog
+                      trigger={
+                        <Button variant="outline" size="sm" aria-label={`Revoke key ${k.start}`}>
+                          Revoke
+                        </Button>
+                      }
+                      title={`Revoke ${k.name ?? `key ${k.start}…`}?`}
+                      description={`Every call made with ${k.start}… fails from now on (401). This cannot be undone.`}
+                      confirmLabel="Revoke key"
+                      onConfirm={async () => {
+                        await revoke.mutateAsync({ workspace, id: k.id });
+                        toast.success(`Key ${k.start}… revoked`);
+                      }}
+                    />
+                  )}
+                </li>
               ))}
-            </TableBody>
-          </Table>
-        </Card>
-      )}
-      {canManage && (
-        <Card>
-          <CardHeader>
-            <CardTitle>New key</CardTitle>
-            <CardDescription>
-              Scope it to one group and a few tools for an agent; leave both empty for full access.
-            </CardDescription>
-          </CardHeader>
-          <CardContent>
-            <form onSubmit={submit} className="grid gap-3 md:grid-cols-[1fr_1fr_1.5fr_auto] md:items-end">
-              <div className="grid gap-1.5">
-                <Label htmlFor="key-name">Name</Label>
-                <Input id="key-name" name="name" placeholder="e.g. ci" />
-              </div>
-              <div className="grid gap-1.5">
-                <Label htmlFor="key-group">Group (empty: every group)</Label>
-                <Input id="key-group" name="group" />
-              </div>
-              <div className="grid gap-1.5">
-                <Label htmlFor="key-tools">Tools (comma-separated, e.g. kv_*, db_query; empty: every tool)</Label>
-                <Input id="key-tools" name="tools" />
-              </div>
-              <Button type="submit" disabled={create.isPending}>
-                Create key
-              </Button>
-              <ErrorText error={create.error} className="md:col-span-4" />
-            </form>
-          </CardContent>
-        </Card>
-      )}
+            </ul>
+          )}
+        </CardContent>
+      </Card>
+      <ConnectDialog
+        workspace={workspace}
+        open={connecting}
+        onOpenChange={setConnecting}
+        createdKey={created}
+        canCreateKeys={canManage}
+      />
     </div>
   );
 }
