@@ -140,6 +140,7 @@ beforeAll(async () => {
     dashboardUrl: stack.dashboard,
     mail: async () => {},
     apiUrl: stack.cloud.url,
+    mcpUrl: `${stack.cloud.url}/mcp`,
     operations: async () => null,
     billing: { stripe, lib: PrimBilling },
   };
