@@ -6,8 +6,7 @@ import type { Action } from "@/server/trpc/routers/primitive";
 
 /**
  * What the vault, memory and db browsers share: calling an engine operation of `primitive.act`
- * (its answer typed by the caller), the spec's error code with a failure's message, and the
- * caller's role in the workspace (to offer only what it may do; the engine decides anyway).
+ * (its answer typed by the caller) and the caller's role in the workspace (to offer only what it may do; the engine decides anyway).
  */
 export function useAct(workspace: string, primitive: string) {
   const client = useTRPCClient();
@@ -20,19 +19,6 @@ export function useAct(workspace: string, primitive: string) {
 
 /** The query key under which a browser caches its act reads (invalidated after its changes). */
 export const actKey = (primitive: string, ...rest: unknown[]) => ["prim-act", primitive, ...rest];
-
-/** The spec's error code of a failed call, if the engine gave one (`wrong_type`, `forbidden`, …). */
-export function errorCode(error: unknown): string | null {
-  const code = (error as { data?: { error?: unknown } } | null)?.data?.error;
-  return typeof code === "string" ? code : null;
-}
-
-/** "forbidden: the message" (or the message alone), for a toast or an alert. */
-export function describeError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const code = errorCode(error);
-  return code === null ? message : `${code}: ${message}`;
-}
 
 export type Role = "owner" | "admin" | "member" | "billing";
 

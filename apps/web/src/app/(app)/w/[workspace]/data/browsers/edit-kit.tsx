@@ -5,6 +5,7 @@ import { toast } from "sonner";
 import { Button } from "@/components/ui/button";
 import { Label } from "@/components/ui/label";
 import { Textarea } from "@/components/ui/textarea";
+import { errorText } from "@/lib/errors";
 import { useTRPC } from "@/lib/trpc";
 import { cn } from "@/lib/utils";
 import type { Action, BrowseView } from "@/server/trpc/routers/primitive";
@@ -12,19 +13,6 @@ import { type Parsed, parseJson, pretty } from "./json-text";
 
 // What the kv, fs, queue and storage browsers share to change data: one `primitive.act` call
 // with its toasts and refreshes, the JSON editor, and a selection kept in the address.
-
-/** An error as the browsers show it: the spec code (from the server's `data.error`) and message. */
-export function errorText(error: unknown): string {
-  const e = error as { message?: string; data?: { error?: string } | null } | null;
-  const message = e?.message ?? String(error);
-  const code = e?.data?.error;
-  return code === undefined ? message : `${code}: ${message}`;
-}
-
-/** The spec code of an error (`fs_conflict`, …), when the server kept one. */
-export function errorCode(error: unknown): string | undefined {
-  return (error as { data?: { error?: string } | null } | null)?.data?.error;
-}
 
 /** The browsers' target: a workspace and a primitive's id. */
 export type Target = { workspace: string; primitive: string };

@@ -15,7 +15,8 @@ import {
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Textarea } from "@/components/ui/textarea";
-import { errorCode, Field, type useAct } from "./edit-kit";
+import { errorCode } from "@/lib/errors";
+import { Field, type useAct } from "./edit-kit";
 
 type Act = ReturnType<typeof useAct>;
 

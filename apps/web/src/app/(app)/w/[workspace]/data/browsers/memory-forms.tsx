@@ -17,8 +17,9 @@ import {
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Textarea } from "@/components/ui/textarea";
+import { errorText } from "@/lib/errors";
 import { toast } from "@/lib/toast";
-import { describeError, MONO_FIELD, type useAct } from "./act";
+import { MONO_FIELD, type useAct } from "./act";
 
 type Act = ReturnType<typeof useAct>;
 
@@ -61,7 +62,7 @@ export function AddMemory(props: { act: Act; onDone: () => unknown }) {
       setMeta("");
       void props.onDone();
     },
-    onError: (error) => toast.error(`Could not add the memory: ${describeError(error)}`),
+    onError: (error) => toast.error(`Could not add the memory: ${errorText(error)}`),
   });
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -143,7 +144,7 @@ export function SupersedeDialog(props: { act: Act; memory: MemoryRecord; onDone:
       setOpen(false);
       void props.onDone();
     },
-    onError: (error) => toast.error(`Could not supersede: ${describeError(error)}`),
+    onError: (error) => toast.error(`Could not supersede: ${errorText(error)}`),
   });
   return (
     <Dialog
@@ -185,7 +186,7 @@ export function SupersedeDialog(props: { act: Act; memory: MemoryRecord; onDone:
           </div>
           {supersede.error !== null && (
             <p role="alert" className="text-sm text-destructive">
-              {describeError(supersede.error)}
+              {errorText(supersede.error)}
             </p>
           )}
           <DialogFooter>

@@ -6,10 +6,11 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Input } from "@/components/ui/input";
+import { errorText } from "@/lib/errors";
 import { formatDate, formatRelative } from "@/lib/format";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
-import { actKey, describeError, useAct } from "./act";
+import { actKey, useAct } from "./act";
 import { AddMemory, SupersedeDialog } from "./memory-forms";
 import { ListState, Pager, useCursorPages } from "./view-states";
 
@@ -149,8 +150,8 @@ function MemoryItem(props: {
     try {
       await props.act("memory.forget", { id: m.id });
     } catch (error) {
-      toast.error(`Could not forget: ${describeError(error)}`);
-      throw new Error(describeError(error));
+      toast.error(`Could not forget: ${errorText(error)}`);
+      throw new Error(errorText(error));
     }
     toast.success("Memory forgotten");
     await props.refresh();

@@ -9,10 +9,11 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { errorCode, errorText } from "@/lib/errors";
 import { formatDate, formatRelative } from "@/lib/format";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
-import { describeError, errorCode, MONO_FIELD, useWorkspaceRole } from "./act";
+import { MONO_FIELD, useWorkspaceRole } from "./act";
 import { ListState } from "./view-states";
 
 /** The spec's names (NAME_RE in @prim/wire); a snapshot's may not start with `snap_` (ids do). */
@@ -65,7 +66,7 @@ export function SnapshotsTab(props: { workspace: string; primitive: string }) {
         setName(timestampName());
         void refresh();
       },
-      onError: (error) => toast.error(`Could not take the snapshot: ${describeError(error)}`),
+      onError: (error) => toast.error(`Could not take the snapshot: ${errorText(error)}`),
     }),
   );
   const restore = useMutation(trpc.primitive.restore.mutationOptions());
@@ -78,8 +79,8 @@ export function SnapshotsTab(props: { workspace: string; primitive: string }) {
     try {
       await restore.mutateAsync({ ...target, snapshot: s.id });
     } catch (error) {
-      toast.error(`Could not restore: ${describeError(error)}`);
-      throw new Error(describeError(error));
+      toast.error(`Could not restore: ${errorText(error)}`);
+      throw new Error(errorText(error));
     }
     toast.success(`Restored ${s.name ?? s.id}`);
     // Every view of the primitive's data is stale now.

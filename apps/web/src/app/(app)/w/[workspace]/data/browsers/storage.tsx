@@ -19,9 +19,10 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Skeleton } from "@/components/ui/skeleton";
+import { errorText } from "@/lib/errors";
 import { formatBytes, formatDate, formatNumber, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
-import { errorText, type Target, useAct, useBrowsePages, useUrlState } from "./edit-kit";
+import { type Target, useAct, useBrowsePages, useUrlState } from "./edit-kit";
 import { StorageUpload } from "./storage-upload";
 
 type ObjectInfo = {

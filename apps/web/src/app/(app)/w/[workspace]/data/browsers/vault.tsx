@@ -8,10 +8,11 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { errorText } from "@/lib/errors";
 import { formatDate, formatRelative } from "@/lib/format";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
-import { describeError, isAdmin, MONO_FIELD, useAct, useWorkspaceRole } from "./act";
+import { isAdmin, MONO_FIELD, useAct, useWorkspaceRole } from "./act";
 import { ListState, Pager, useCursorPages } from "./view-states";
 
 type Props = { workspace: string; primitive: string };
@@ -97,8 +98,8 @@ export function VaultBrowser(props: Props) {
                   try {
                     await act("vault.delete", { name: s.name });
                   } catch (error) {
-                    toast.error(`Could not delete ${s.name}: ${describeError(error)}`);
-                    throw new Error(describeError(error));
+                    toast.error(`Could not delete ${s.name}: ${errorText(error)}`);
+                    throw new Error(errorText(error));
                   }
                   toast.success(`Deleted secret ${s.name}`);
                   await refresh();
@@ -187,7 +188,7 @@ function SecretForm(props: {
       props.setName("");
       void props.onSaved();
     },
-    onError: (error) => toast.error(`Could not save the secret: ${describeError(error)}`),
+    onError: (error) => toast.error(`Could not save the secret: ${errorText(error)}`),
   });
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

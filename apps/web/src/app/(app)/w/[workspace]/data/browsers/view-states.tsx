@@ -3,7 +3,7 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Skeleton } from "@/components/ui/skeleton";
-import { describeError } from "./act";
+import { errorText } from "@/lib/errors";
 
 /**
  * A list's loading (skeleton rows), error (the spec code and message, with a retry) and empty
@@ -29,7 +29,7 @@ export function ListState(props: {
     return (
       <div role="alert" className="flex flex-wrap items-center gap-2 text-sm text-destructive">
         <span className="min-w-0 break-words">
-          Could not load {props.label}: {describeError(query.error)}
+          Could not load {props.label}: {errorText(query.error)}
         </span>
         {query.refetch !== undefined && (
           <Button size="sm" variant="outline" onClick={() => void query.refetch?.()}>

@@ -4,8 +4,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type KeyboardEvent, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Textarea } from "@/components/ui/textarea";
+import { errorCode, errorText } from "@/lib/errors";
 import { toast } from "@/lib/toast";
-import { describeError, errorCode, isAdmin, useAct, useWorkspaceRole } from "../act";
+import { isAdmin, useAct, useWorkspaceRole } from "../act";
 import { useSqlHistory } from "./history";
 import { ResultView, type StatementResult } from "./results";
 import { blobColumns, SchemaSidebar, schemaKey } from "./schema";
@@ -61,7 +62,7 @@ export function DbConsole({ workspace, primitive }: { workspace: string; primiti
     onSuccess: ({ count, ms }) => {
       if (count > 1) toast.success(`${count} statements run in one transaction (${ms} ms)`);
     },
-    onError: (error) => toast.error(`The statement failed: ${describeError(error)}`),
+    onError: (error) => toast.error(`The statement failed: ${errorText(error)}`),
     // Whatever ran may have changed tables: the sidebar reads them again.
     onSettled: () => queryClient.invalidateQueries({ queryKey: schemaKey(primitive) }),
   });
@@ -135,7 +136,7 @@ export function DbConsole({ workspace, primitive }: { workspace: string; primiti
         {run.error !== null && (
           <div role="alert" className="grid gap-1 rounded-md border border-destructive/50 p-3 text-sm">
             <p className="font-medium text-destructive">
-              {code === null ? "The statement failed" : `The statement failed: ${code}`}
+              {code === undefined ? "The statement failed" : `The statement failed: ${code}`}
             </p>
             <p className="whitespace-pre-wrap break-words">{run.error.message}</p>
             {code === "forbidden" && readOnly && (

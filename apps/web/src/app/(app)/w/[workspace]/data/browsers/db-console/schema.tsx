@@ -5,7 +5,8 @@ import { useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Skeleton } from "@/components/ui/skeleton";
-import { actKey, describeError, type useAct } from "../act";
+import { errorText } from "@/lib/errors";
+import { actKey, type useAct } from "../act";
 
 type Act = ReturnType<typeof useAct>;
 
@@ -82,7 +83,7 @@ export function SchemaSidebar(props: { act: Act; primitive: string; onPick: (tex
       )}
       {tables.error !== null && (
         <p role="alert" className="break-words text-sm text-destructive">
-          {describeError(tables.error)}
+          {errorText(tables.error)}
         </p>
       )}
       {list?.length === 0 && (
@@ -141,7 +142,7 @@ function SchemaTable(props: {
       {open && (
         <ul aria-label={`Columns of ${name}`} className="ml-5 grid gap-0.5 border-l pl-2 text-xs">
           {detail.isPending && <li className="text-muted-foreground">Loading…</li>}
-          {detail.error !== null && <li className="text-destructive">{describeError(detail.error)}</li>}
+          {detail.error !== null && <li className="text-destructive">{errorText(detail.error)}</li>}
           {detail.data?.columns.map((c) => (
             <li key={c.name} className="flex min-w-0 items-baseline gap-1.5">
               <span className="truncate font-mono">{c.name}</span>
