@@ -6,22 +6,19 @@
 import { randomBytes } from "node:crypto";
 import * as PrimBilling from "@prim/billing";
 import { type StripeStandIn, startStripeStandIn } from "@prim/billing/standin";
-import * as PrimDb from "@prim/db";
 import { createUser, createWorkspace } from "@prim/db";
 import { startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Context, createCallerFactory } from "../src/server/trpc/init";
-import { appRouter } from "../src/server/trpc/router";
+import { callerWith, type TestContext, testContext } from "./trpc-caller";
 
 const SECRET = randomBytes(24).toString("hex");
 const WEBHOOK_SECRET = "whsec_procedures";
 let standin: StripeStandIn;
 let cloud: TestCloud;
 let pool: pg.Pool;
-let context: Omit<Context, "user">;
-const createCaller = createCallerFactory(appRouter);
+let context: TestContext;
 
 beforeAll(async () => {
   standin = await startStripeStandIn({ webhookSecret: WEBHOOK_SECRET });
@@ -40,20 +37,15 @@ beforeAll(async () => {
   await PrimBilling.syncStripe(stripe);
   pool = cloud.api.hub.pool as pg.Pool;
   const internal = cloud.internalUrl;
-  context = {
+  context = testContext({
     pool,
-    db: PrimDb,
-    publish: async () => {},
     invoker: new RemoteInvoker({ url: internal, secret: SECRET }),
-    dashboardUrl: "https://dash.prim.test",
     mail: async () => {
       throw new Error("the billing procedures send no mail");
     },
     apiUrl: cloud.url,
-    mcpUrl: "https://mcp.prim.test/mcp",
-    operations: async () => null,
     billing: { stripe, lib: PrimBilling },
-  };
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -65,7 +57,7 @@ async function billingAdmin(name: string, plan: "starter" | "enterprise" = "star
   const ws = (await createWorkspace(pool, { name, plan })).workspace.id;
   const email = `billing-${randomBytes(3).toString("hex")}@${name.toLowerCase()}.test`;
   const user = await createUser(pool, { email, password: "password123", workspace: ws, role: "billing" });
-  return { ws, caller: createCaller({ ...context, user: { id: user.id, email } }) };
+  return { ws, caller: callerWith(context, { id: user.id, email }) };
 }
 
 describe("billing procedures with Stripe", () => {

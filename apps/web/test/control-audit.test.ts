@@ -12,8 +12,8 @@ import type { AuditEntry } from "@prim/wire";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Context, createCallerFactory, userPrincipal } from "../src/server/trpc/init";
-import { appRouter } from "../src/server/trpc/router";
+import { userPrincipal } from "../src/server/trpc/init";
+import { callerWith, testContext } from "./trpc-caller";
 
 const SECRET = randomBytes(24).toString("hex");
 const PASSWORD = "password-never-logged";
@@ -27,25 +27,12 @@ let readKey: string;
 const users: Record<"owner" | "invitee" | "leaver", { id: string; email: string }> = {} as never;
 /** Every secret handed out during the run: none may appear in an audit entry. */
 const secrets: string[] = [PASSWORD, SECRET];
-const createCaller = createCallerFactory(appRouter);
 /** The OAuth connection the leaver makes and ends. */
 let connection: string;
 
 function callerFor(user: { id: string; email: string }) {
-  const ctx: Context = {
-    user,
-    pool,
-    db: PrimDb,
-    publish: (message) => revocations.publish(message),
-    invoker,
-    dashboardUrl: "https://dash.prim.test",
-    mail: async () => {},
-    apiUrl: cloud.url,
-    mcpUrl: "https://mcp.prim.test/mcp",
-    operations: async () => null,
-    billing: null,
-  };
-  return createCaller(ctx);
+  const context = testContext({ pool, publish: (message) => revocations.publish(message), invoker, apiUrl: cloud.url });
+  return callerWith(context, user);
 }
 
 beforeAll(async () => {

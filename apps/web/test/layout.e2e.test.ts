@@ -105,21 +105,24 @@ describe("the dashboard's shell", () => {
     await page.emulateMedia({ colorScheme: "light" });
     const dark = () => page.evaluate(() => document.documentElement.classList.contains("dark"));
     const theme = page.getByRole("group", { name: "Theme" }).first();
-    await expect(dark()).resolves.toBe(false);
+    await expect.poll(dark).toBe(false);
     await theme.getByRole("button", { name: "Dark" }).click();
-    await expect(dark()).resolves.toBe(true);
+    await expect.poll(dark).toBe(true);
     await page.reload();
+    // Dark before paint (the inline script); the toggle shows the choice once hydrated.
     await expect(dark()).resolves.toBe(true);
-    await expect(
-      page
-        .getByRole("group", { name: "Theme" })
-        .first()
-        .getByRole("button", { name: "Dark" })
-        .getAttribute("aria-pressed"),
-    ).resolves.toBe("true");
+    await expect
+      .poll(() =>
+        page
+          .getByRole("group", { name: "Theme" })
+          .first()
+          .getByRole("button", { name: "Dark" })
+          .getAttribute("aria-pressed"),
+      )
+      .toBe("true");
     await page.getByRole("group", { name: "Theme" }).first().getByRole("button", { name: "Light" }).click();
     await page.emulateMedia({ colorScheme: "dark" });
-    await expect(dark()).resolves.toBe(false);
+    await expect.poll(dark).toBe(false);
     // "System" follows the system's scheme, also when it changes.
     await page.getByRole("group", { name: "Theme" }).first().getByRole("button", { name: "System" }).click();
     await expect.poll(dark).toBe(true);

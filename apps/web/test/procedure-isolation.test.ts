@@ -17,8 +17,9 @@ import { startCells, type TestCells } from "@prim/testkit/cloud";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Context, createCallerFactory, type Role, userPrincipal } from "../src/server/trpc/init";
+import { type Role, userPrincipal } from "../src/server/trpc/init";
 import { appRouter, PERMISSIONS } from "../src/server/trpc/router";
+import { callerWith, testContext } from "./trpc-caller";
 
 const ID_FIELDS = new Set(["primitive", "group", "id", "job", "snapshot", "user"]);
 const OTHER_FIELDS = new Set([
@@ -72,7 +73,6 @@ let pool: pg.Pool;
 let invoker: RemoteInvoker;
 let revocations: Revocations;
 const ws: Record<"a" | "b", Workspace> = {} as never;
-const createCaller = createCallerFactory(appRouter);
 let seq = 0;
 
 async function freshKv(w: Workspace): Promise<Partial<Objects>> {
@@ -168,20 +168,14 @@ const fieldsOf = (path: string) => (PROCEDURES[path]?._def.inputs ?? []).flatMap
 const ID_TAKING = Object.keys(PROCEDURES).filter((p) => fieldsOf(p).some((f) => ID_FIELDS.has(f)));
 
 function callerAs(user: { id: string; email: string }) {
-  const ctx: Context = {
-    user,
+  const context = testContext({
     pool,
-    db: PrimDb,
     publish: (message) => revocations.publish(message),
     invoker,
-    dashboardUrl: "https://dash.prim.test",
-    mail: async () => {},
     apiUrl: cells.cells[0]?.url as string,
-    mcpUrl: "https://mcp.prim.test/mcp",
     operations: (workspace, month) => revocations.operations(workspace, month),
-    billing: null,
-  };
-  return createCaller(ctx);
+  });
+  return callerWith(context, user);
 }
 
 /** Calls procedure `path` (e.g. "primitive.get") as `user`. */

@@ -12,8 +12,9 @@ import { startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Context, createCallerFactory, type Role, userPrincipal } from "../src/server/trpc/init";
+import { type Role, userPrincipal } from "../src/server/trpc/init";
 import { appRouter, PERMISSIONS } from "../src/server/trpc/router";
+import { callerWith, testContext } from "./trpc-caller";
 
 const SECRET = randomBytes(24).toString("hex");
 let cloud: TestCloud;
@@ -34,26 +35,20 @@ const mail = (message: Parameters<Mailer["send"]>[0]) => mailer.send(message);
 const users: Record<Role | "outsider", { id: string; email: string }> = {} as never;
 let workspace: string;
 const published: string[] = [];
-const createCaller = createCallerFactory(appRouter);
-
 function callerFor(who: Role | "outsider" | null) {
-  const ctx: Context = {
-    user: who === null ? null : users[who],
+  const context = testContext({
     pool,
-    db: PrimDb,
     publish: async (message) => {
       published.push(message);
       await revocations.publish(message);
     },
     invoker,
-    dashboardUrl: "https://dash.prim.test",
     mail,
     apiUrl: cloud.url,
-    mcpUrl: "https://mcp.prim.test/mcp",
     operations: (ws, month) => revocations.operations(ws, month),
-    billing: null, // Stripe is apps/api's billing test and the e2e's (with the stand-in)
-  };
-  return createCaller(ctx);
+    // billing: Stripe is apps/api's billing test and the e2e's (with the stand-in)
+  });
+  return callerWith(context, who === null ? null : users[who]);
 }
 
 let seq = 0;
@@ -315,21 +310,16 @@ describe("permissions (table-driven)", () => {
 async function standIn(role: Role): Promise<Caller> {
   const id = await extraMember(role);
   const email = (await pool.query<{ email: string }>("SELECT email FROM users WHERE id = $1", [id])).rows[0]?.email;
-  return createCaller({
-    user: { id, email: email as string },
+  const context = testContext({
     pool,
-    db: PrimDb,
     publish: async (m) => {
       published.push(m);
     },
     invoker,
-    dashboardUrl: "https://dash.prim.test",
     mail,
     apiUrl: cloud.url,
-    mcpUrl: "https://mcp.prim.test/mcp",
-    operations: async () => null,
-    billing: null,
   });
+  return callerWith(context, { id, email: email as string });
 }
 
 describe("what the procedures do", () => {
@@ -637,18 +627,9 @@ describe("what the procedures do", () => {
     // As a sign-up whose mailed link was not opened yet (the library's flag; the dashboard's
     // own flow is email-verification.test.ts): the link alone does not let it in.
     await pool.query("UPDATE users SET email_verified = false WHERE id = $1", [invitee.id]);
-    const as = createCaller({
-      user: { id: invitee.id, email: "new.person@acme.test" },
-      pool,
-      db: PrimDb,
-      publish: async () => {},
-      invoker,
-      dashboardUrl: "https://dash.prim.test",
-      mail,
-      apiUrl: cloud.url,
-      mcpUrl: "https://mcp.prim.test/mcp",
-      operations: async () => null,
-      billing: null,
+    const as = callerWith(testContext({ pool, invoker, mail, apiUrl: cloud.url }), {
+      id: invitee.id,
+      email: "new.person@acme.test",
     });
     await expect(as.invitation.accept({ token })).rejects.toMatchObject({
       code: "FORBIDDEN",

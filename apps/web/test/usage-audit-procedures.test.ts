@@ -22,8 +22,7 @@ import { freshDatabase } from "@prim/testkit";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Context, createCallerFactory } from "../src/server/trpc/init";
-import { appRouter } from "../src/server/trpc/router";
+import { callerWith, testContext } from "./trpc-caller";
 
 const REDIS = "redis://127.0.0.1:6379";
 const db = freshDatabase("webusage");
@@ -31,27 +30,19 @@ let pool: pg.Pool;
 let revocations: Revocations;
 let redis: Redis;
 let owner: { id: string; email: string };
-const createCaller = createCallerFactory(appRouter);
 
 function caller() {
-  const ctx: Context = {
-    user: owner,
+  const context = testContext({
     pool,
-    db: PrimDb,
-    publish: async () => {},
     invoker: {
       invoke: () => {
         throw new Error("usage.summary reaches no data");
       },
     },
-    dashboardUrl: "https://dash.prim.test",
-    mail: async () => {},
     apiUrl: "https://api.prim.test",
-    mcpUrl: "https://mcp.prim.test/mcp",
     operations: (ws, month) => revocations.operations(ws, month),
-    billing: null,
-  };
-  return createCaller(ctx);
+  });
+  return callerWith(context, owner);
 }
 
 /** Today in UTC, and a day of this month before it when there is one. */

@@ -19,16 +19,14 @@ import { Browser, call, consent, MemoryProvider, type OAuthStack, startOAuthStac
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Context, createCallerFactory } from "../src/server/trpc/init";
-import { appRouter } from "../src/server/trpc/router";
+import { callerWith, type TestContext, testContext } from "./trpc-caller";
 
 const WEBHOOK_SECRET = "whsec_delete";
 let standin: StripeStandIn;
 let stack: OAuthStack;
 let pool: pg.Pool;
 let revocations: Revocations;
-let context: Omit<Context, "user">;
-const createCaller = createCallerFactory(appRouter);
+let context: TestContext;
 const users: Record<"alice" | "adam" | "mallory", { id: string; email: string }> = {} as never;
 
 interface Made {
@@ -42,7 +40,7 @@ let doomed: Made;
 let kept: Made;
 let mallorys: string;
 
-const caller = (who: keyof typeof users) => createCaller({ ...context, user: users[who] });
+const caller = (who: keyof typeof users) => callerWith(context, users[who]);
 
 /** An MCP `initialize` with a Bearer credential: its status says whether it still works. */
 const initializeWith = (token: string) =>
@@ -132,18 +130,15 @@ beforeAll(async () => {
   await PrimBilling.syncStripe(stripe);
   pool = stack.cloud.api.hub.pool as pg.Pool;
   revocations = new Revocations("redis://127.0.0.1:6379");
-  context = {
+  context = testContext({
     pool,
-    db: PrimDb,
     publish: (message) => revocations.publish(message),
     invoker: new RemoteInvoker({ url: stack.internalUrl, secret: stack.secret }),
     dashboardUrl: stack.dashboard,
-    mail: async () => {},
     apiUrl: stack.cloud.url,
     mcpUrl: `${stack.cloud.url}/mcp`,
-    operations: async () => null,
     billing: { stripe, lib: PrimBilling },
-  };
+  });
   for (const who of ["alice", "adam", "mallory"] as const) {
     const email = `${who}-${randomBytes(3).toString("hex")}@delete.test`;
     users[who] = { id: (await createUser(pool, { email, password: "password123" })).id, email };
@@ -273,11 +268,10 @@ describe("workspace.delete", () => {
     expect((await call(url, made.key, "POST", "/v1/groups", { name: "app" })).status).toBe(201);
     const id = made.workspace.id;
     // The cell does not answer (an address where nothing listens).
-    const down = createCaller({
-      ...context,
-      invoker: new RemoteInvoker({ url: "http://127.0.0.1:9", secret: stack.secret }),
-      user: users.alice,
-    });
+    const down = callerWith(
+      { ...context, invoker: new RemoteInvoker({ url: "http://127.0.0.1:9", secret: stack.secret }) },
+      users.alice,
+    );
     await expect(down.workspace.delete({ workspace: id, name: "Halfway" })).rejects.toMatchObject({
       code: "INTERNAL_SERVER_ERROR",
       message: expect.stringContaining("delete the workspace again"),

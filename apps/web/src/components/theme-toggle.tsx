@@ -24,6 +24,8 @@ export function ThemeToggle({ className }: { className?: string }) {
           key={value}
           type="button"
           aria-pressed={theme === value}
+          // Enabled once hydrated: a click before would be lost (and tests wait for it).
+          disabled={theme === null}
           aria-label={label}
           title={label}
           onClick={() => {
