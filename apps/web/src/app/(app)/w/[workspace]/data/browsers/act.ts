@@ -32,8 +32,5 @@ export function useWorkspaceRole(workspace: string): { role: Role | null; plan: 
 
 export const isAdmin = (role: Role | null) => role === "owner" || role === "admin";
 
-/**
- * A monospace field's classes: 13 px, since Chromium on Linux draws DejaVu Sans Mono's "_"
- * outside an input's line box at 14 px (OPENAI_API_KEY read as OPENAI API KEY).
- */
+/** A monospace field's classes (13 px: the console's and the forms' density). */
 export const MONO_FIELD = "font-mono text-[13px]";
