@@ -240,6 +240,7 @@ describe("the dashboard's consent screen", () => {
     /** A primitive created on the group's page, then opened (its page; `tab` chosen). */
     const createAndOpen = async (name: string, type: string, tab?: string) => {
       await page.goto(group);
+      await page.getByText("New primitive", { exact: true }).waitFor();
       await page.getByLabel("Name", { exact: true }).fill(name);
       await page.getByLabel("Type").selectOption(type);
       await page.getByRole("button", { name: "Create", exact: true }).click();
@@ -250,9 +251,17 @@ describe("the dashboard's consent screen", () => {
     await nav.getByRole("link", { name: "Data" }).click();
     await page.getByRole("link", { name: /^app/ }).click();
     await page.waitForURL(group);
+    // The group's own form (the groups page before it has one labelled Name too).
+    await page.getByText("New primitive", { exact: true }).waitFor();
     await page.getByLabel("Name", { exact: true }).fill("scratch");
     await page.getByRole("button", { name: "Create", exact: true }).click();
-    await page.getByRole("link", { name: "scratch", exact: true }).waitFor();
+    await page
+      .getByRole("link", { name: "scratch", exact: true })
+      .waitFor()
+      .catch(async (err: Error) => {
+        // What the page said instead (an error, a toast), for the report.
+        throw new Error(`${err.message}\npage: ${(await page.locator("main").innerText()).slice(0, 1500)}`);
+      });
     await page.getByRole("link", { name: "cache", exact: true }).click();
     await page.getByLabel("Prefix").fill("gre");
     const keys = page.getByRole("list", { name: "Keys" });
