@@ -1,10 +1,12 @@
 "use client";
 import { type FormEvent, useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { useHydrated } from "@/lib/use-hydrated";
 
 export function ForgotPasswordForm() {
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const email = String(new FormData(event.currentTarget).get("email") ?? "");
@@ -24,7 +26,7 @@ export function ForgotPasswordForm() {
     );
   }
   return (
-    <form onSubmit={submit} className="mt-6 space-y-4">
+    <form method="post" onSubmit={submit} className="mt-6 space-y-4">
       <div>
         <label htmlFor="email" className="block text-sm font-medium">
           Email
@@ -43,7 +45,11 @@ export function ForgotPasswordForm() {
           {message.text}
         </p>
       )}
-      <button type="submit" disabled={busy} className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-50">
+      <button
+        type="submit"
+        disabled={busy || !hydrated}
+        className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-50"
+      >
         Send the link
       </button>
     </form>

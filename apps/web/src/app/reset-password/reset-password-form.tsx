@@ -2,9 +2,11 @@
 import Link from "next/link";
 import { type FormEvent, useState } from "react";
 import { authClient } from "@/lib/auth-client";
+import { useHydrated } from "@/lib/use-hydrated";
 
 export function ResetPasswordForm({ token }: { token: string }) {
   const [state, setState] = useState<"idle" | "busy" | "done" | "failed">("idle");
+  const hydrated = useHydrated();
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const newPassword = String(new FormData(event.currentTarget).get("password") ?? "");
@@ -24,7 +26,7 @@ export function ResetPasswordForm({ token }: { token: string }) {
     );
   }
   return (
-    <form onSubmit={submit} className="mt-6 space-y-4">
+    <form method="post" onSubmit={submit} className="mt-6 space-y-4">
       <div>
         <label htmlFor="password" className="block text-sm font-medium">
           New password
@@ -47,7 +49,7 @@ export function ResetPasswordForm({ token }: { token: string }) {
       )}
       <button
         type="submit"
-        disabled={state === "busy"}
+        disabled={state === "busy" || !hydrated}
         className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-50"
       >
         Set password

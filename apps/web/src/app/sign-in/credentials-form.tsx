@@ -2,6 +2,7 @@
 import { type FormEvent, useState } from "react";
 import { authClient } from "@/lib/auth-client";
 import { safeNext } from "@/lib/safe-next";
+import { useHydrated } from "@/lib/use-hydrated";
 
 /**
  * Email and password, for signing in or up. Messages never tell whether an address has an
@@ -11,6 +12,7 @@ import { safeNext } from "@/lib/safe-next";
 export function CredentialsForm({ mode, next }: { mode: "sign-in" | "sign-up"; next: string | undefined }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const hydrated = useHydrated();
   // onSubmit rather than a form action: an action resets the form, and a mistyped password
   // should not cost the user the address they typed.
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -52,7 +54,12 @@ export function CredentialsForm({ mode, next }: { mode: "sign-in" | "sign-up"; n
     window.location.assign(callbackURL);
   }
   return (
-    <form onSubmit={submit} className="mt-6 space-y-4" aria-describedby={error ? "form-error" : undefined}>
+    <form
+      method="post"
+      onSubmit={submit}
+      className="mt-6 space-y-4"
+      aria-describedby={error ? "form-error" : undefined}
+    >
       {mode === "sign-up" && (
         <div>
           <label htmlFor="name" className="block text-sm font-medium">
@@ -94,7 +101,11 @@ export function CredentialsForm({ mode, next }: { mode: "sign-in" | "sign-up"; n
           {error}
         </p>
       )}
-      <button type="submit" disabled={busy} className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-50">
+      <button
+        type="submit"
+        disabled={busy || !hydrated}
+        className="rounded bg-zinc-900 px-4 py-2 text-white disabled:opacity-50"
+      >
         {mode === "sign-in" ? "Sign in" : "Create account"}
       </button>
     </form>

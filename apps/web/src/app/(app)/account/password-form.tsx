@@ -6,11 +6,13 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { authClient } from "@/lib/auth-client";
 import { toast } from "@/lib/toast";
+import { useHydrated } from "@/lib/use-hydrated";
 
 /** Changes the password (the current one first; other sessions are signed out). */
 export function PasswordForm() {
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
+  const hydrated = useHydrated();
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const formElement = event.currentTarget;
@@ -31,7 +33,7 @@ export function PasswordForm() {
     toast.success("Password changed. Other sessions were signed out.");
   }
   return (
-    <form onSubmit={submit} className="grid max-w-sm gap-4">
+    <form method="post" onSubmit={submit} className="grid max-w-sm gap-4">
       <div className="grid gap-2">
         <Label htmlFor="current">Current password</Label>
         <Input id="current" name="current" type="password" required autoComplete="current-password" />
@@ -57,7 +59,7 @@ export function PasswordForm() {
           {error}
         </p>
       )}
-      <Button type="submit" className="w-fit" disabled={pending} aria-busy={pending}>
+      <Button type="submit" className="w-fit" disabled={pending || !hydrated} aria-busy={pending}>
         {pending ? "Changing…" : "Change password"}
       </Button>
     </form>
