@@ -1,4 +1,5 @@
 "use client";
+import { Button } from "@/components/ui/button";
 
 /** A labelled text input bound to state. */
 export function TextField(props: {
@@ -20,16 +21,24 @@ export function TextField(props: {
   );
 }
 
-/** "More" for a paged list while there is a next page. */
-export function MoreButton({ query }: { query: { hasNextPage: boolean; fetchNextPage: () => unknown } }) {
+/** "Load more" for a paged list while there is a next page (disabled while it loads). */
+export function MoreButton({
+  query,
+  className,
+}: {
+  query: { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => unknown };
+  className?: string;
+}) {
   if (!query.hasNextPage) return null;
   return (
-    <button
-      type="button"
-      className="mt-2 h-8 rounded-md border border-input bg-background px-3 text-sm hover:bg-accent"
+    <Button
+      variant="outline"
+      size="sm"
+      className={className}
       onClick={() => void query.fetchNextPage()}
+      disabled={query.isFetchingNextPage}
     >
-      More
-    </button>
+      {query.isFetchingNextPage ? "Loading…" : "Load more"}
+    </Button>
   );
 }

@@ -126,7 +126,7 @@ export function Primitives({ workspace, group, admin }: { workspace: string; gro
             </TableBody>
           </Table>
           <div className="px-2 pb-2">
-            <MoreButton query={list} />
+            <MoreButton query={list} className="mt-2" />
           </div>
         </Card>
       )}

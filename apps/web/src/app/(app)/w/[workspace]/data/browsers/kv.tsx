@@ -2,6 +2,7 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { PencilIcon, PlusIcon, Trash2Icon } from "lucide-react";
 import { useDeferredValue, useId, useState } from "react";
+import { MoreButton } from "@/components/fields";
 import { ErrorText } from "@/components/status";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -98,16 +99,7 @@ export function KvBrowser({ workspace, primitive }: { workspace: string; primiti
             {formatNumber(items.length)} {items.length === 1 ? "key" : "keys"} shown
             {keys.hasNextPage ? " (more on the server)" : ""}
           </span>
-          {keys.hasNextPage && (
-            <Button
-              variant="outline"
-              size="sm"
-              onClick={() => void keys.fetchNextPage()}
-              disabled={keys.isFetchingNextPage}
-            >
-              {keys.isFetchingNextPage ? "Loading…" : "Load more"}
-            </Button>
-          )}
+          <MoreButton query={keys} />
         </div>
       )}
       <KvEditor

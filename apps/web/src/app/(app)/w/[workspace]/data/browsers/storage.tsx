@@ -3,6 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import { ChevronRightIcon, DownloadIcon, FileIcon, FolderIcon, InfoIcon, Trash2Icon } from "lucide-react";
 import { useDeferredValue, useId, useState } from "react";
 import { toast } from "sonner";
+import { MoreButton } from "@/components/fields";
 import { ErrorText } from "@/components/status";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -133,16 +134,7 @@ export function StorageBrowser(props: Target) {
             {formatBytes(objects.reduce((n, o) => n + o.size, 0))}
             {list.hasNextPage ? " shown (more on the server)" : ""}
           </span>
-          {list.hasNextPage && (
-            <Button
-              variant="outline"
-              size="sm"
-              onClick={() => void list.fetchNextPage()}
-              disabled={list.isFetchingNextPage}
-            >
-              {list.isFetchingNextPage ? "Loading…" : "Load more"}
-            </Button>
-          )}
+          <MoreButton query={list} />
         </div>
       )}
       <StorageUpload {...props} prefix={dir} onUploaded={() => void act.refresh()} />
