@@ -19,7 +19,7 @@ import { parseInput } from "./core/validation.js";
 import type { Limiter } from "./limits.js";
 import { pendingUploadBytes } from "./ops/import-uploads.js";
 import { resolveGroup, resolvePrimitive, resolvePrimitiveRef } from "./ops/scope.js";
-import type { AnyOperation, AuditNote, OpContext } from "./primitives/operation.js";
+import { type AnyOperation, type AuditNote, accessOf, type OpContext } from "./primitives/operation.js";
 import type { EngineServices } from "./primitives/services.js";
 import { OPERATIONS } from "./registry.js";
 
@@ -135,6 +135,11 @@ export class Engine implements Invoker {
     }
     if (op.accountOnly && !isAccount(principal)) {
       throw new ServiceError("forbidden", `${op.name} needs an account-level credential`);
+    }
+    // A read-only credential runs only what declares it reads (for this input: a signed URL for
+    // PUT, a batch with a writing statement). SQL through db.query runs read-only too (db/ops.ts).
+    if (principal.readOnly === true && accessOf(op, input) === "write") {
+      throw new ServiceError("forbidden", `${op.name} writes; this credential is read-only`);
     }
     // Limits come first: a refused call touches nothing, and every call of a credential (a
     // 404 too) takes from its bucket.

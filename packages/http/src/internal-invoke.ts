@@ -38,6 +38,7 @@ const requestSchema = z.object({
     groupId: z.string().nullable(),
     tools: z.array(z.string()).nullable(),
     narrowed: z.array(z.array(z.string())).optional(),
+    readOnly: z.boolean().optional(),
   }),
   op: z.string().min(1),
   target: z.union([

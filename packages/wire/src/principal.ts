@@ -22,6 +22,12 @@ export interface Principal {
    * `GET /v1/whoami` shows only; nothing decides by it.
    */
   workspaceName?: string;
+  /**
+   * A read-only credential (a key or OAuth grant made read-only): `engine.invoke` refuses every
+   * call whose operation declares it writes (403 `forbidden`), and SQL runs read-only. Absent:
+   * false.
+   */
+  readOnly?: boolean;
   /** Further allowlists that must each match too (MCP `tools=` narrowing a key). */
   narrowed?: readonly (readonly string[])[];
 }

@@ -21,9 +21,23 @@ const sqlSchema = z
 const paramsSchema = z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())]).optional();
 const branchSchema = nameSchema.optional();
 
-/** Any db tool reaches query and batch; writing needs `db_exec` (SQLite decides what writes). */
+/**
+ * Any db tool reaches query and batch; writing needs `db_exec` and a credential that is not
+ * read-only (SQLite decides what writes: a statement that is not `readonly` is refused).
+ */
 const DB_TOOLS = ["db_query", "db_exec"];
-const readOnly = (ctx: OpContext) => !toolAllowed(ctx.principal, "db_exec");
+const readOnly = (ctx: OpContext) => ctx.principal.readOnly === true || !toolAllowed(ctx.principal, "db_exec");
+
+/**
+ * db.exec and db.batch write unless every statement is one that never writes (`sqlMayWrite`):
+ * `/exec` is the spec's alias of `/query`, so a read-only credential may still SELECT through it,
+ * while a batch holding one writing statement is refused before any of it runs.
+ */
+const statementsAccess = (input: unknown): "read" | "write" => {
+  const i = input as { sql?: unknown; statements?: unknown } | null;
+  const sqls = Array.isArray(i?.statements) ? i.statements.map((s) => (s as { sql?: unknown } | null)?.sql) : [i?.sql];
+  return sqls.every((sql) => typeof sql === "string" && !sqlMayWrite(sql)) ? "read" : "write";
+};
 
 function checkAll(statements: { sql: string }[], prefix: (i: number) => string): void {
   statements.forEach((s, i) => {
@@ -57,11 +71,11 @@ export const dbQuery = dbOp({
  * is always the credential's `db_exec` grant (`readOnly` above), so `/exec` with a read-only
  * key stays read-only, as the spec's alias must.
  */
-export const dbExec = dbOp({ ...dbQuery, name: "db.exec", access: "write", writesStorage: true });
+export const dbExec = dbOp({ ...dbQuery, name: "db.exec", access: statementsAccess, writesStorage: true });
 
 export const dbBatch = dbOp({
   name: "db.batch",
-  access: "write",
+  access: statementsAccess,
   writesStorage: true,
   tool: DB_TOOLS,
   input: z.strictObject({
