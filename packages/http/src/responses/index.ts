@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { resultSchema } from "./results.js";
+import { resultSchema } from "@prim/wire/schemas";
 
 /** One documented answer of a route: JSON of a schema, raw bytes of a content type, or both. */
 export interface RouteResponse {

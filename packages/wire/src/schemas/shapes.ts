@@ -1,5 +1,5 @@
-import type * as W from "@prim/wire";
-import { DURABILITIES, ERROR_STATUS, PRIMITIVE_TYPES } from "@prim/wire";
+import type * as W from "../index.js";
+import { DURABILITIES, ERROR_STATUS, PRIMITIVE_TYPES } from "../index.js";
 import { z } from "zod";
 
 /**

@@ -1,4 +1,4 @@
-import type { OperationName, OperationResult } from "@prim/wire";
+import type { OperationName, OperationResult } from "../index.js";
 import { z } from "zod";
 import * as S from "./shapes.js";
 
