@@ -13,9 +13,10 @@ import { OPERATIONS } from "../src/registry.js";
  * "write": changes data, a primitive's or group's settings, a job's lease or subscription, a
  * signed URL's epoch, or acts outside with a secret (vault.fetch). "write: PUT only": decided by
  * the input (a signed URL for PUT uploads; GET and HEAD read). db.query is "read": a statement
- * there writes only with the `db_exec` grant (a write tool); db.exec and db.batch are the write doors.
+ * there writes only with the `db_exec` grant (a write tool); db.exec and db.batch are the write
+ * doors, "write" when a statement may write (a read-only credential may still SELECT through /exec).
  */
-type Class = "read" | "write" | "write: PUT only";
+type Class = "read" | "write" | "write: PUT only" | "write: writing SQL only";
 
 const ACCESS: Record<OperationName, Class> = {
   "group.create": "write",
@@ -53,8 +54,8 @@ const ACCESS: Record<OperationName, Class> = {
   "kv.mdelete": "write",
   "kv.incr": "write",
   "db.query": "read",
-  "db.exec": "write",
-  "db.batch": "write",
+  "db.exec": "write: writing SQL only",
+  "db.batch": "write: writing SQL only",
   "db.tables": "read",
   "db.table": "read",
   "db.branch.create": "write",
@@ -111,6 +112,13 @@ const ACCESS: Record<OperationName, Class> = {
 /** An operation's access as its declaration says it. */
 function declared(op: (typeof OPERATIONS)[number]): Class | "?" {
   if (typeof op.access !== "function") return op.access;
+  if (op.name.startsWith("db.")) {
+    const insert = "INSERT INTO t VALUES (1)";
+    const writes = [{ sql: insert }, { statements: [{ sql: "SELECT 1" }, { sql: insert }] }];
+    const reads = [{ sql: "SELECT 1" }, { sql: "WITH a AS (SELECT 1) SELECT * FROM a" }, { statements: [{ sql: "SELECT 1" }] }];
+    const ok = writes.every((i) => accessOf(op, i) === "write") && reads.every((i) => accessOf(op, i) === "read");
+    return ok && accessOf(op, {}) === "write" ? "write: writing SQL only" : "?";
+  }
   const put = accessOf(op, { method: "PUT" });
   return put === "write" && accessOf(op, { method: "GET" }) === "read" ? "write: PUT only" : "?";
 }
@@ -136,5 +144,17 @@ describe("read and write", () => {
   it("every operation that can add stored bytes may write, but db.query (its writes need db_exec)", () => {
     const storing = OPERATIONS.filter((op) => op.writesStorage !== false);
     expect(storing.filter((op) => !mayWrite(op)).map((op) => op.name)).toEqual(["db.query"]);
+  });
+
+  it("every operation that may write says whether it destroys and whether it is idempotent; reads say neither", () => {
+    const writing = OPERATIONS.filter((op) => mayWrite(op));
+    const undeclared = writing.filter((op) => typeof op.destructive !== "boolean" || typeof op.idempotent !== "boolean");
+    expect(undeclared.map((op) => op.name)).toEqual([]);
+    const reads = OPERATIONS.filter((op) => !mayWrite(op));
+    expect(reads.filter((op) => op.destructive !== undefined || op.idempotent !== undefined).map((op) => op.name)).toEqual(
+      [],
+    );
+    // Only a vault fetch reaches beyond Prim (MCP's openWorldHint).
+    expect(OPERATIONS.filter((op) => op.openWorld === true).map((op) => op.name)).toEqual(["vault.fetch"]);
   });
 });

@@ -140,6 +140,8 @@ export const groupImportStatus = untargetedOp({
 export const groupImport = untargetedOp({
   name: "group.import",
   access: "write",
+  destructive: false,
+  idempotent: false,
   accountOnly: true,
   audited: true,
   metered: true,

@@ -28,6 +28,8 @@ export function newGroupRecord(services: EngineServices, name: string): GroupRec
 export const groupCreate = untargetedOp({
   name: "group.create",
   access: "write",
+  destructive: false,
+  idempotent: false,
   accountOnly: true,
   audited: true,
   metered: false,
@@ -71,6 +73,8 @@ export const groupGet = groupOp({
 export const groupDelete = groupOp({
   name: "group.delete",
   access: "write",
+  destructive: true,
+  idempotent: true,
   accountOnly: true,
   audited: true,
   metered: false,

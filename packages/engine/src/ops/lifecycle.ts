@@ -37,6 +37,8 @@ const labelSchema = nameSchema.refine((n) => !n.startsWith("snap_"), { message: 
 export const snapshotCreate = primitiveOp({
   name: "primitive.snapshot",
   access: "write",
+  destructive: false,
+  idempotent: false,
   tool: "primitive_snapshot",
   audited: true,
   metered: true,
@@ -97,6 +99,8 @@ export const snapshotList = primitiveOp({
 export const snapshotRestore = primitiveOp({
   name: "primitive.restore",
   access: "write",
+  destructive: true,
+  idempotent: true,
   tool: "primitive_snapshot",
   audited: true,
   metered: true,
@@ -127,6 +131,8 @@ function forkName(name: string): string {
 export const primitiveFork = primitiveOp({
   name: "primitive.fork",
   access: "write",
+  destructive: false,
+  idempotent: false,
   tool: "primitive_fork",
   audited: true,
   metered: true,
@@ -186,6 +192,8 @@ function pauseOp(name: "primitive.pause" | "primitive.resume", paused: boolean) 
   return primitiveOp({
     name,
     access: "write",
+    destructive: false,
+    idempotent: true,
     accountOnly: true,
     audited: true,
     metered: true,

@@ -13,6 +13,8 @@ const typeSchema = z.enum(PRIMITIVE_TYPES, { error: `must be one of ${PRIMITIVE_
 export const primitiveCreate = untargetedOp({
   name: "primitive.create",
   access: "write",
+  destructive: false,
+  idempotent: false,
   tool: "primitive_create",
   audited: true,
   metered: false,
@@ -81,6 +83,8 @@ export const primitiveGet = primitiveOp({
 export const primitiveUpdate = primitiveOp({
   name: "primitive.update",
   access: "write",
+  destructive: false,
+  idempotent: true,
   accountOnly: true,
   audited: true,
   metered: false,
@@ -138,6 +142,8 @@ export async function removePrimitive(services: EngineServices, id: string): Pro
 export const primitiveDelete = primitiveOp({
   name: "primitive.delete",
   access: "write",
+  destructive: true,
+  idempotent: true,
   accountOnly: true,
   audited: true,
   metered: false,

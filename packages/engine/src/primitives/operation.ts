@@ -59,6 +59,16 @@ interface OperationBase<I> {
    */
   access: Access | ((input: unknown) => Access);
   /**
+   * For an operation that may write (required then: the registry test): whether it may delete or
+   * overwrite stored data (what was there is gone), and whether repeating it with the same input
+   * changes nothing more. With `openWorld` (it reaches beyond Prim: a vault fetch), the one
+   * source of MCP's `destructiveHint`, `idempotentHint` and `openWorldHint` (@prim/mcp derives
+   * each tool's from its operations').
+   */
+  destructive?: boolean;
+  idempotent?: boolean;
+  openWorld?: boolean;
+  /**
    * Allowlist tool required of a scoped principal: one name, any of several (`db_query` or
    * `db_exec`), or a function of the target primitive (stats, export: the type's read tool);
    * absent = any principal reaching the group.

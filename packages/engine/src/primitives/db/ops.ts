@@ -71,11 +71,20 @@ export const dbQuery = dbOp({
  * is always the credential's `db_exec` grant (`readOnly` above), so `/exec` with a read-only
  * key stays read-only, as the spec's alias must.
  */
-export const dbExec = dbOp({ ...dbQuery, name: "db.exec", access: statementsAccess, writesStorage: true });
+export const dbExec = dbOp({
+  ...dbQuery,
+  name: "db.exec",
+  access: statementsAccess,
+  destructive: true,
+  idempotent: false,
+  writesStorage: true,
+});
 
 export const dbBatch = dbOp({
   name: "db.batch",
   access: statementsAccess,
+  destructive: true,
+  idempotent: false,
   writesStorage: true,
   tool: DB_TOOLS,
   input: z.strictObject({
@@ -119,6 +128,8 @@ export const dbTable = dbOp({
 export const dbBranchCreate = dbOp({
   name: "db.branch.create",
   access: "write",
+  destructive: false,
+  idempotent: false,
   writesStorage: true,
   tool: "db_branch",
   input: z.strictObject({ name: nameSchema }),
@@ -142,6 +153,8 @@ export const dbBranchList = dbOp({
 export const dbBranchPromote = dbOp({
   name: "db.branch.promote",
   access: "write",
+  destructive: true,
+  idempotent: false,
   writesStorage: false,
   tool: "db_branch",
   input: z.strictObject({ branch: nameSchema, force: z.union([z.boolean(), queryBoolean]).default(false) }),
@@ -155,6 +168,8 @@ export const dbBranchPromote = dbOp({
 export const dbBranchDelete = dbOp({
   name: "db.branch.delete",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: false,
   tool: "db_branch",
   input: z.strictObject({ branch: nameSchema }),

@@ -46,6 +46,8 @@ export const fsRead = fsOp({
 export const fsWrite = fsOp({
   name: "fs.write",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: true,
   tool: "fs_write",
   input: z.strictObject({
@@ -77,6 +79,8 @@ export const fsWrite = fsOp({
 export const fsDelete = fsOp({
   name: "fs.delete",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: false,
   tool: "fs_write",
   input: z.strictObject({ path: pathSchema, recursive: queryBoolean.default(false) }),
@@ -93,6 +97,8 @@ export const fsDelete = fsOp({
 export const fsMkdir = fsOp({
   name: "fs.mkdir",
   access: "write",
+  destructive: false,
+  idempotent: true,
   writesStorage: true,
   tool: "fs_write",
   input: z.strictObject({ path: pathSchema }),
@@ -108,6 +114,8 @@ export const fsMkdir = fsOp({
 export const fsMove = fsOp({
   name: "fs.move",
   access: "write",
+  destructive: true,
+  idempotent: false,
   writesStorage: false,
   tool: "fs_write",
   input: z.strictObject({ from: pathSchema, to: pathSchema, overwrite: z.boolean().default(false) }),
@@ -161,6 +169,8 @@ export const fsSearch = fsOp({
 export const fsFork = fsOp({
   name: "fs.fork",
   access: "write",
+  destructive: false,
+  idempotent: false,
   writesStorage: true,
   tool: "fs_fork",
   input: z.strictObject({ from: pathSchema, to: pathSchema.optional() }),

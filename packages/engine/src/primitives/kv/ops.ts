@@ -81,6 +81,8 @@ export const kvGet = kvOp({
 export const kvSet = kvOp({
   name: "kv.set",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: true,
   tool: "kv_set",
   input: setItemSchema,
@@ -95,6 +97,8 @@ export const kvSet = kvOp({
 export const kvDelete = kvOp({
   name: "kv.delete",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: false,
   tool: "kv_delete",
   input: z.strictObject({ key: keySchema, if_version: ifVersionSchema.optional() }),
@@ -129,6 +133,8 @@ export const kvMget = kvOp({
 export const kvMset = kvOp({
   name: "kv.mset",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: true,
   tool: "kv_set",
   input: z.strictObject({
@@ -160,6 +166,8 @@ export const kvMset = kvOp({
 export const kvMdelete = kvOp({
   name: "kv.mdelete",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: false,
   tool: "kv_delete",
   input: z.strictObject({ keys: keysSchema }),
@@ -173,6 +181,8 @@ export const kvMdelete = kvOp({
 export const kvIncr = kvOp({
   name: "kv.incr",
   access: "write",
+  destructive: false,
+  idempotent: false,
   writesStorage: true,
   tool: "kv_set",
   input: z.strictObject({

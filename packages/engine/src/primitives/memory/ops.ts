@@ -33,6 +33,8 @@ const cursorSchema = z.object({ s: z.number().int() });
 export const memoryRemember = memoryOp({
   name: "memory.remember",
   access: "write",
+  destructive: false,
+  idempotent: false,
   writesStorage: true,
   tool: "memory_remember",
   input: z.strictObject({
@@ -97,6 +99,8 @@ export const memoryGet = memoryOp({
 export const memoryForget = memoryOp({
   name: "memory.forget",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: false,
   tool: "memory_forget",
   input: z.strictObject({ id: idSchema }),
@@ -110,6 +114,8 @@ export const memoryForget = memoryOp({
 export const memorySupersede = memoryOp({
   name: "memory.supersede",
   access: "write",
+  destructive: true,
+  idempotent: false,
   writesStorage: true,
   tool: "memory_forget",
   input: z.strictObject({
@@ -180,6 +186,8 @@ export const memoryRecall = memoryOp({
 export const memoryConsolidate = memoryOp({
   name: "memory.consolidate",
   access: "write",
+  destructive: true,
+  idempotent: false,
   writesStorage: false,
   tool: "memory_forget",
   input: z.strictObject({

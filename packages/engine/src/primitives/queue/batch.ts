@@ -93,6 +93,8 @@ const publishEntry = z.strictObject({ body: bodySchema });
 export const queueSendBatch = queueOp({
   name: "queue.send_batch",
   access: "write",
+  destructive: false,
+  idempotent: false,
   writesStorage: true,
   tool: "queue_send",
   units: unitsOf("messages"),
@@ -115,6 +117,8 @@ export const queueSendBatch = queueOp({
 export const queueAckBatch = queueOp({
   name: "queue.ack_batch",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: false,
   tool: "queue_ack",
   units: unitsOf("acks"),
@@ -135,6 +139,8 @@ export const queueAckBatch = queueOp({
 export const queuePublishBatch = queueOp({
   name: "queue.publish_batch",
   access: "write",
+  destructive: false,
+  idempotent: false,
   writesStorage: true,
   tool: "queue_send",
   units: unitsOf("messages"),

@@ -68,6 +68,8 @@ export function settleRequest(input: SettleFields): SettleRequest {
 export const queueSend = queueOp({
   name: "queue.send",
   access: "write",
+  destructive: false,
+  idempotent: false,
   writesStorage: true,
   tool: "queue_send",
   input: z.strictObject({ queue: queueNameSchema, ...sendFields }),
@@ -84,6 +86,8 @@ export const queueReceive = queueOp({
   name: "queue.receive",
   // Leases jobs: they are not ready for anyone else until settled or the lease runs out.
   access: "write",
+  destructive: false,
+  idempotent: false,
   writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({
@@ -107,6 +111,8 @@ export const queueReceive = queueOp({
 export const queueSettle = queueOp({
   name: "queue.ack",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: false,
   tool: "queue_ack",
   input: z.strictObject({ queue: queueNameSchema, ...settleFields }),
@@ -120,6 +126,8 @@ export const queueSettle = queueOp({
 export const queueHeartbeat = queueOp({
   name: "queue.heartbeat",
   access: "write",
+  destructive: false,
+  idempotent: false,
   writesStorage: false,
   tool: "queue_ack",
   input: z.strictObject({
@@ -137,6 +145,8 @@ export const queueHeartbeat = queueOp({
 export const queueRequeue = queueOp({
   name: "queue.requeue",
   access: "write",
+  destructive: false,
+  idempotent: false,
   writesStorage: false,
   tool: "queue_ack",
   input: z.strictObject({ queue: queueNameSchema, job: jobIdSchema }),
@@ -149,6 +159,8 @@ export const queueRequeue = queueOp({
 export const queuePurge = queueOp({
   name: "queue.purge",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: false,
   tool: "queue_ack",
   input: z.strictObject({
@@ -219,6 +231,8 @@ export const queueGetJob = queueOp({
 export const queueSubscribe = queueOp({
   name: "queue.subscribe",
   access: "write",
+  destructive: false,
+  idempotent: true,
   writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({ topic: queueNameSchema, queue: queueNameSchema }),
@@ -232,6 +246,8 @@ export const queueSubscribe = queueOp({
 export const queueUnsubscribe = queueOp({
   name: "queue.unsubscribe",
   access: "write",
+  destructive: false,
+  idempotent: true,
   writesStorage: false,
   tool: "queue_receive",
   input: z.strictObject({ topic: queueNameSchema, queue: queueNameSchema }),
@@ -244,6 +260,8 @@ export const queueUnsubscribe = queueOp({
 export const queuePublish = queueOp({
   name: "queue.publish",
   access: "write",
+  destructive: false,
+  idempotent: false,
   writesStorage: true,
   tool: "queue_send",
   input: z.strictObject({ topic: queueNameSchema, body: bodySchema }),

@@ -66,6 +66,8 @@ export const storageRead = storageOp({
 export const storagePut = storageOp({
   name: "storage.put",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: true,
   tool: "storage_write",
   input: z.strictObject({
@@ -106,6 +108,8 @@ function tooLarge(size: number): ServiceError {
 export const storageDelete = storageOp({
   name: "storage.delete",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: false,
   tool: "storage_write",
   input: z.strictObject({ key: objectKeySchema, if_match: z.string().optional() }),
@@ -118,6 +122,8 @@ export const storageDelete = storageOp({
 export const storageCopy = storageOp({
   name: "storage.copy",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: true,
   tool: "storage_write",
   input: z.strictObject({ from: objectKeySchema, to: objectKeySchema, if_none_match: ifNoneMatchAny.optional() }),
@@ -137,6 +143,8 @@ export const storagePresign = storageOp({
   name: "storage.presign",
   // A PUT URL lets its holder upload; a GET URL only reads.
   access: (input) => ((input as { method?: unknown } | null)?.method === "PUT" ? "write" : "read"),
+  destructive: false,
+  idempotent: false,
   writesStorage: false,
   tool: "storage_sign",
   input: z
@@ -184,6 +192,8 @@ export const storagePresign = storageOp({
 export const storageRevoke = storageOp({
   name: "storage.revoke",
   access: "write",
+  destructive: true,
+  idempotent: false,
   writesStorage: false,
   tool: "storage_sign",
   input: z.strictObject({}),

@@ -27,6 +27,8 @@ const denied = () => new ServiceError("forbidden", "this signed URL is not valid
 export const storageSigned = untargetedOp({
   name: "storage.signed",
   access: (input) => ((input as { method?: unknown } | null)?.method === "PUT" ? "write" : "read"),
+  destructive: true,
+  idempotent: true,
   audited: true,
   metered: true,
   // An upload is a write; downloads are reads.

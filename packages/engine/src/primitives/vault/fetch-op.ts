@@ -55,6 +55,9 @@ export const vaultFetch = vaultOp({
   name: "vault.fetch",
   // It acts outside with a secret, and any method may change something there.
   access: "write",
+  destructive: true,
+  idempotent: false,
+  openWorld: true,
   writesStorage: false,
   tool: "vault_use",
   input: z.strictObject({

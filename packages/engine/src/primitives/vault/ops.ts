@@ -29,6 +29,8 @@ function pageByName<R extends { name: string }>(
 export const vaultPut = vaultOp({
   name: "vault.put",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: true,
   accountOnly: true,
   input: z.strictObject({ name: secretNameSchema, value: z.string().min(1, "must not be empty") }),
@@ -44,6 +46,8 @@ export const vaultPut = vaultOp({
 export const vaultDelete = vaultOp({
   name: "vault.delete",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: false,
   accountOnly: true,
   input: z.strictObject({ name: secretNameSchema }),
@@ -83,6 +87,8 @@ function normalizeHosts(hosts: string[]): string[] {
 export const vaultGrant = vaultOp({
   name: "vault.grant",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: false,
   accountOnly: true,
   input: z.strictObject({
@@ -119,6 +125,8 @@ export const vaultGrants = vaultOp({
 export const vaultRevoke = vaultOp({
   name: "vault.revoke",
   access: "write",
+  destructive: true,
+  idempotent: true,
   writesStorage: false,
   accountOnly: true,
   input: z.strictObject({ name: secretNameSchema }),
