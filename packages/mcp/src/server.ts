@@ -1,5 +1,12 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { CallToolRequestSchema, type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import {
   type Invoker,
   type Manifest,
@@ -12,7 +19,10 @@ import {
 } from "@prim/wire";
 import { z } from "zod";
 import type { ToolContext } from "./context.js";
+import { fenceData } from "./fence.js";
+import { toolAnnotations } from "./tools/annotations.js";
 import { TOOLS, type ToolSpec } from "./tools/index.js";
+import { toolOutputSchema } from "./tools/output.js";
 import { VERSION } from "./version.js";
 
 export interface McpServerOptions {
@@ -34,7 +44,10 @@ export function visibleTools(principal: Principal): ToolSpec[] {
   return TOOLS.filter((tool) => ALWAYS.has(tool.name) || toolAllowed(principal, tool.name));
 }
 
-/** A tool result in both forms: structured, and the same JSON as text. */
+/**
+ * A tool result in both forms: structured, and the same JSON as text. A success's text is fenced
+ * as data (`fenceData`): it carries what users and agents stored, which is never an instruction.
+ */
 function result(value: unknown, isError = false): CallToolResult {
   // Plain JSON only: operation results may carry symbol keys (RAW_JSON, FS_CREATED) that the
   // SDK's result schema refuses, and the text rendering must say exactly what the object does.
@@ -43,8 +56,9 @@ function result(value: unknown, isError = false): CallToolResult {
     typeof plain === "object" && plain !== null && !Array.isArray(plain)
       ? (plain as Record<string, unknown>)
       : { result: plain };
+  const json = JSON.stringify(structured, null, 2);
   return {
-    content: [{ type: "text", text: JSON.stringify(structured, null, 2) }],
+    content: [{ type: "text", text: isError ? json : fenceData(json) }],
     structuredContent: structured,
     ...(isError ? { isError: true } : {}),
   };
@@ -96,6 +110,32 @@ async function callTool(tool: ToolSpec, args: Record<string, any>, options: McpS
   }
 }
 
+/**
+ * A tool as `tools/list` shows it: its input schema (unknown arguments refused), its output
+ * schema (`toolOutputSchema`) and annotations derived from its operations' declarations. Built
+ * once per tool for the process: every session lists the same definitions.
+ */
+const definitions = new Map<string, Tool>();
+function toolDefinition(tool: ToolSpec): Tool {
+  let definition = definitions.get(tool.name);
+  if (definition === undefined) {
+    const { $schema: _schema, ...input } = z.toJSONSchema(z.strictObject(tool.shape), {
+      target: "draft-7",
+      io: "input",
+    }) as Record<string, unknown>;
+    definition = {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: { ...input, type: "object" },
+      outputSchema: toolOutputSchema(tool),
+      annotations: toolAnnotations(tool),
+    };
+    definitions.set(tool.name, definition);
+  }
+  return definition;
+}
+
 /** One MCP server over the engine for one caller and group: HTTP sessions and stdio alike. */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const server = new McpServer(
@@ -104,19 +144,13 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       instructions: `Data stores of group '${options.group.name}'. Start with primitive_list; address a store by id or name with the \`primitive\` argument.`,
     },
   );
-  const tools = new Map<string, { spec: ToolSpec; schema: z.ZodType }>();
-  for (const tool of visibleTools(options.principal)) {
-    // Registered for tools/list (names, descriptions, JSON schemas); calls go through the
-    // handler below, so that invalid arguments are errors in the service's own shape too.
-    // readOnlyHint from the catalog's access (what the tool's operations declare; tools-access test).
-    const annotations = { readOnlyHint: tool.access === "read" };
-    server.registerTool(
-      tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.shape, annotations },
-      () => result(null),
-    );
-    tools.set(tool.name, { spec: tool, schema: z.strictObject(tool.shape) });
-  }
+  // The low-level handlers, not McpServer.registerTool: the definitions are shared by every
+  // session (built once), the output schemas are unions (registerTool keeps only object
+  // schemas), and invalid arguments are errors in the service's own shape.
+  const visible = visibleTools(options.principal);
+  const tools = new Map(visible.map((tool) => [tool.name, { spec: tool, schema: strictShape(tool) }]));
+  server.server.registerCapabilities({ tools: { listChanged: false } });
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map(toolDefinition) }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.get(request.params.name);
     if (tool === undefined) {
@@ -138,4 +172,14 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     return callTool(tool.spec, parsed.data as Record<string, unknown>, options);
   });
   return server;
+}
+
+const strictShapes = new Map<string, z.ZodType>();
+function strictShape(tool: ToolSpec): z.ZodType {
+  let schema = strictShapes.get(tool.name);
+  if (schema === undefined) {
+    schema = z.strictObject(tool.shape);
+    strictShapes.set(tool.name, schema);
+  }
+  return schema;
 }

@@ -6,7 +6,7 @@ import { LOCAL_PRINCIPAL, ManualClock } from "@prim/engine";
 import { openHost, PerFile, sharedHost } from "@prim/testkit/rest";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect } from "vitest";
-import { mountMcp } from "../src/index.js";
+import { mountMcp, unfenceData } from "../src/index.js";
 import { openRemoteHost, type RemoteHost } from "./remote-harness.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -112,11 +112,16 @@ export async function startMcpServer(options: { rootToken?: string; engine?: { a
 type Server = Awaited<ReturnType<typeof startMcpServer>>;
 type McpClient = Awaited<ReturnType<Server["connect"]>>;
 
-/** Calls a tool that must succeed; checks the text rendering is the structured result. */
+/**
+ * Calls a tool that must succeed; checks the text rendering is the structured result, fenced as
+ * data (the SDK client has already checked the structured result against the tool's output schema).
+ */
 export async function ok(s: Server, client: McpClient, name: string, args: Record<string, unknown>) {
   const res = await s.call(client, name, args);
   expect(res.isError, `${name}: ${res.text}`).toBe(false);
-  expect(JSON.parse(res.text as string)).toEqual(res.data);
+  const json = unfenceData(res.text as string);
+  expect(json, `${name}: the text is fenced as data`).toBeDefined();
+  expect(JSON.parse(json as string)).toEqual(res.data);
   return res.data;
 }
 

@@ -2,6 +2,7 @@ import { type FsRead, toolInfo } from "@prim/wire";
 import { z } from "zod";
 import { contentBody, encodeBytes, readCapped } from "../context.js";
 import { encodingArg, primitiveArg } from "./common.js";
+import { fsReadResult, noResult } from "./output.js";
 import type { ToolSpec } from "./spec.js";
 
 const p = primitiveArg("fs");
@@ -24,7 +25,9 @@ export const FS_TOOLS: ToolSpec[] = [
       recursive: z.boolean().optional().describe("List the whole subtree."),
       stat: z.boolean().optional().describe("Only the entry, no content."),
     },
-    actions: { read: { op: "fs.read", fields: ["path", "list", "recursive", "stat"], output: fileContent } },
+    actions: {
+      read: { op: "fs.read", fields: ["path", "list", "recursive", "stat"], output: fileContent, result: fsReadResult },
+    },
   },
   {
     ...toolInfo("fs_write"),
@@ -48,7 +51,7 @@ export const FS_TOOLS: ToolSpec[] = [
       },
       mkdir: { op: "fs.mkdir", fields: ["path"] },
       move: { op: "fs.move", fields: ["from", "to", "overwrite"] },
-      delete: { op: "fs.delete", fields: ["path", "recursive"] },
+      delete: { op: "fs.delete", fields: ["path", "recursive"], result: noResult },
     },
   },
   {

@@ -1,4 +1,5 @@
 import { isOperationName, TOOL_CATALOG } from "@prim/wire";
+import { checkToolAccess } from "./annotations.js";
 import { DB_TOOLS } from "./db.js";
 import { FS_TOOLS } from "./fs.js";
 import { KV_TOOLS } from "./kv.js";
@@ -26,7 +27,8 @@ export const TOOLS: readonly ToolSpec[] = checkTools([
  * checked against the engine's registry: a tool naming an operation that does not exist fails
  * the server's start, not an agent's call. (`ToolAction.op` is typed, so TypeScript catches it
  * first; this catches a tool list built at run time.) The tools must be @prim/wire's catalog,
- * each once and in its order (what the dashboard's consent screen lists). Returns the tools.
+ * each once and in its order (what the dashboard's consent screen lists), each declared read or
+ * write as its operations are (`checkToolAccess`). Returns the tools.
  */
 export function checkTools(tools: readonly ToolSpec[]): readonly ToolSpec[] {
   for (const tool of tools) {
@@ -37,7 +39,7 @@ export function checkTools(tools: readonly ToolSpec[]): readonly ToolSpec[] {
   const served = tools.map((tool) => tool.name).join(",");
   const declared = TOOL_CATALOG.map((tool) => tool.name).join(",");
   if (served !== declared) throw new Error(`MCP tools ${served} differ from @prim/wire's TOOL_CATALOG ${declared}`);
-  return tools;
+  return checkToolAccess(tools);
 }
 
 export type { ToolAction, ToolSpec } from "./spec.js";

@@ -1,6 +1,7 @@
 import { toolInfo } from "@prim/wire";
 import { z } from "zod";
 import { cursorArg, durationArg, limitArg, primitiveArg } from "./common.js";
+import { noResult, subscribeResult } from "./output.js";
 import type { ToolSpec } from "./spec.js";
 
 const p = primitiveArg("queue");
@@ -73,8 +74,8 @@ export const QUEUE_TOOLS: ToolSpec[] = [
       queues: { op: "queue.queues" },
       list: { op: "queue.messages", fields: ["queue", "status", "limit", "cursor"] },
       get: { op: "queue.get", fields: ["queue", "job"] },
-      subscribe: { op: "queue.subscribe", fields: ["topic", "queue"] },
-      unsubscribe: { op: "queue.unsubscribe", fields: ["topic", "queue"] },
+      subscribe: { op: "queue.subscribe", fields: ["topic", "queue"], result: subscribeResult },
+      unsubscribe: { op: "queue.unsubscribe", fields: ["topic", "queue"], result: noResult },
     },
   },
   {

@@ -11,6 +11,12 @@ export interface ToolAction {
   input?: (args: Record<string, any>, ctx: ToolContext) => Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Turns the operation's result into the tool's structured result. */
   output?: (result: any, ctx: ToolContext, args: Record<string, any>) => unknown;
+  /**
+   * The structured result's schema when it is not the operation's JSON answer
+   * (`@prim/wire/schemas` `resultSchema`): an `output` reshaping it, an operation answering
+   * bytes or nothing. Part of the tool's `outputSchema`.
+   */
+  result?: z.ZodType;
 }
 
 /**

@@ -2,6 +2,7 @@ import { type ObjectRead, toolInfo } from "@prim/wire";
 import { z } from "zod";
 import { contentBody, encodeBytes, readCapped } from "../context.js";
 import { cursorArg, encodingArg, limitArg, primitiveArg } from "./common.js";
+import { noResult, presignToolResult, storageReadResult } from "./output.js";
 import type { ToolSpec } from "./spec.js";
 
 const p = primitiveArg("storage");
@@ -39,6 +40,7 @@ export const STORAGE_TOOLS: ToolSpec[] = [
         fields: ["key"],
         input: (a) => ({ stat: a.stat === true }),
         output: (read: ObjectRead, _ctx, a) => (a.stat === true ? read.info : objectContent(read)),
+        result: storageReadResult,
       },
     },
   },
@@ -62,7 +64,7 @@ export const STORAGE_TOOLS: ToolSpec[] = [
         input: contentBody,
       },
       copy: { op: "storage.copy", fields: ["from", "to"] },
-      delete: { op: "storage.delete", fields: ["key"] },
+      delete: { op: "storage.delete", fields: ["key"], result: noResult },
     },
   },
   {
@@ -84,6 +86,7 @@ export const STORAGE_TOOLS: ToolSpec[] = [
           ctx.baseUrl === ""
             ? { ...r, note: "this is a path: start `prim dev` on the same data directory to serve it" }
             : { ...r, url: `${ctx.baseUrl}${r.url}` },
+        result: presignToolResult,
       },
       revoke: { op: "storage.revoke" },
     },

@@ -212,15 +212,19 @@ export const job = same<W.Job>()(
 
 export const sentJob = same<W.SentJob>()(z.object({ ...job.shape, deduplicated: z.boolean() }));
 
-/** A batch entry that failed on its own: the single route's error, and its status. */
-export const batchEntryError = same<W.BatchEntryError>()(
+/** The spec's error body: `{ error: { code, message } }` (also an MCP tool's error result). */
+export const errorBody = same<W.ErrorBody>()(
   z.object({
     error: z.object({
       code: z.enum(Object.keys(ERROR_STATUS) as [W.ErrorCode, ...W.ErrorCode[]]),
       message: z.string(),
     }),
-    status: z.number().int(),
   }),
+);
+
+/** A batch entry that failed on its own: the single route's error, and its status. */
+export const batchEntryError = same<W.BatchEntryError>()(
+  z.object({ ...errorBody.shape, status: z.number().int() }),
 );
 
 /** `{ data }`: one entry per item sent, in order: its result or its error. */
