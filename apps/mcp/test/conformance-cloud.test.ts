@@ -1,5 +1,5 @@
 // The official MCP conformance suite's server scenarios against the cloud's `/mcp` (apps/mcp
-// over a real cell), authenticated with a one-group `pk_` key. The CLI (0.1.13) sends no
+// over a real cell), authenticated with a one-group `pk_` key. The CLI (0.1.16) sends no
 // credentials of its own, so it talks to a small forwarding proxy (`@prim/testkit/mcp`'s
 // `authProxy`) that adds the key to every request and streams both ways (SSE included). The
 // suite's authorization scenarios are client scenarios only (0.1.13 to 0.1.16: they test a
