@@ -115,7 +115,11 @@ function declared(op: (typeof OPERATIONS)[number]): Class | "?" {
   if (op.name.startsWith("db.")) {
     const insert = "INSERT INTO t VALUES (1)";
     const writes = [{ sql: insert }, { statements: [{ sql: "SELECT 1" }, { sql: insert }] }];
-    const reads = [{ sql: "SELECT 1" }, { sql: "WITH a AS (SELECT 1) SELECT * FROM a" }, { statements: [{ sql: "SELECT 1" }] }];
+    const reads = [
+      { sql: "SELECT 1" },
+      { sql: "WITH a AS (SELECT 1) SELECT * FROM a" },
+      { statements: [{ sql: "SELECT 1" }] },
+    ];
     const ok = writes.every((i) => accessOf(op, i) === "write") && reads.every((i) => accessOf(op, i) === "read");
     return ok && accessOf(op, {}) === "write" ? "write: writing SQL only" : "?";
   }
@@ -148,12 +152,14 @@ describe("read and write", () => {
 
   it("every operation that may write says whether it destroys and whether it is idempotent; reads say neither", () => {
     const writing = OPERATIONS.filter((op) => mayWrite(op));
-    const undeclared = writing.filter((op) => typeof op.destructive !== "boolean" || typeof op.idempotent !== "boolean");
+    const undeclared = writing.filter(
+      (op) => typeof op.destructive !== "boolean" || typeof op.idempotent !== "boolean",
+    );
     expect(undeclared.map((op) => op.name)).toEqual([]);
     const reads = OPERATIONS.filter((op) => !mayWrite(op));
-    expect(reads.filter((op) => op.destructive !== undefined || op.idempotent !== undefined).map((op) => op.name)).toEqual(
-      [],
-    );
+    expect(
+      reads.filter((op) => op.destructive !== undefined || op.idempotent !== undefined).map((op) => op.name),
+    ).toEqual([]);
     // Only a vault fetch reaches beyond Prim (MCP's openWorldHint).
     expect(OPERATIONS.filter((op) => op.openWorld === true).map((op) => op.name)).toEqual(["vault.fetch"]);
   });

@@ -1,5 +1,5 @@
-import type { z } from "zod";
 import { resultSchema } from "@prim/wire/schemas";
+import type { z } from "zod";
 
 /** One documented answer of a route: JSON of a schema, raw bytes of a content type, or both. */
 export interface RouteResponse {

@@ -1,8 +1,8 @@
 import { FS_CREATED, type FsRead } from "@prim/engine";
+import { fsEntry, fsListing } from "@prim/wire/schemas";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { RouteResponses } from "../responses/index.js";
-import { fsEntry, fsListing } from "@prim/wire/schemas";
 import type { RestRoute } from "../route.js";
 import { contentLength, header } from "./storage.js";
 

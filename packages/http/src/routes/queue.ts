@@ -1,6 +1,6 @@
 import { MAX_BATCH, MAX_BODY_BYTES } from "@prim/engine";
-import type { FastifyReply } from "fastify";
 import { sentJob, subscription } from "@prim/wire/schemas";
+import type { FastifyReply } from "fastify";
 import type { RestRoute } from "../route.js";
 
 const tag = "queue";

@@ -1,7 +1,7 @@
+import { objectInfo } from "@prim/wire/schemas";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { isObjectRead, sendObject } from "../object-response.js";
 import { objectReadResponses } from "../responses/index.js";
-import { objectInfo } from "@prim/wire/schemas";
 import type { RestRoute } from "../route.js";
 import { contentLength, header } from "./storage.js";
 

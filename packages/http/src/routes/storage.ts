@@ -1,8 +1,8 @@
+import { objectInfo } from "@prim/wire/schemas";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { isObjectRead, sendObject } from "../object-response.js";
 import { publicOrigin } from "../public-url.js";
 import { objectReadResponses } from "../responses/index.js";
-import { objectInfo } from "@prim/wire/schemas";
 import type { RestRoute } from "../route.js";
 
 const tag = "storage";

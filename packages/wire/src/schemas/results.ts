@@ -1,5 +1,5 @@
-import type { OperationName, OperationResult } from "../index.js";
 import { z } from "zod";
+import type { OperationName, OperationResult } from "../index.js";
 import * as S from "./shapes.js";
 
 type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

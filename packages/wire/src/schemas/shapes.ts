@@ -1,6 +1,6 @@
+import { z } from "zod";
 import type * as W from "../index.js";
 import { DURABILITIES, ERROR_STATUS, PRIMITIVE_TYPES } from "../index.js";
-import { z } from "zod";
 
 /**
  * The wire shapes as zod schemas, for the OpenAPI document's response bodies. Each is checked
@@ -223,9 +223,7 @@ export const errorBody = same<W.ErrorBody>()(
 );
 
 /** A batch entry that failed on its own: the single route's error, and its status. */
-export const batchEntryError = same<W.BatchEntryError>()(
-  z.object({ ...errorBody.shape, status: z.number().int() }),
-);
+export const batchEntryError = same<W.BatchEntryError>()(z.object({ ...errorBody.shape, status: z.number().int() }));
 
 /** `{ data }`: one entry per item sent, in order: its result or its error. */
 export const batch = <T extends z.ZodType>(item: T) => z.object({ data: z.array(z.union([item, batchEntryError])) });
