@@ -92,8 +92,10 @@ export {
   MAX_OBJECT_BYTES,
   MAX_OBJECT_KEY_BYTES,
   MAX_PRESIGN_MS,
+  MAX_SIGNED_USES,
   type PresignResult,
   SIGNED_URL_PRINCIPAL,
+  type StorageStore,
 } from "./primitives/storage/index.js";
 export {
   type FetchResult,

@@ -202,6 +202,34 @@ forEachInvoker("MCP tools: storage", (mode) => {
     },
   );
 
+  it.skipIf(mode === "remote")(
+    "storage_sign with max_uses, max_size and if_none_match: the URL's limits hold",
+    async () => {
+      const { s, client, ok } = await withStore("storage");
+      const upload = await ok("storage_sign", {
+        primitive: "store",
+        key: "once.txt",
+        method: "PUT",
+        max_size: 4,
+        max_uses: 1,
+        if_none_match: "*",
+      });
+      expect(upload).toMatchObject({ method: "PUT", headers: { "If-None-Match": "*" }, max_uses: 1 });
+      const tooBig = await fetch(upload.url, { method: "PUT", headers: upload.headers, body: "12345" });
+      expect(tooBig.status).toBe(413);
+      expect((await fetch(upload.url, { method: "PUT", headers: upload.headers, body: "1234" })).status).toBe(200);
+      expect((await fetch(upload.url, { method: "PUT", headers: upload.headers, body: "1" })).status).toBe(403);
+
+      const download = await ok("storage_sign", { primitive: "store", key: "once.txt", max_uses: 2 });
+      expect(download.max_uses).toBe(2);
+      for (let i = 0; i < 2; i++) expect(await (await fetch(download.url)).text()).toBe("1234");
+      expect((await fetch(download.url)).status).toBe(403);
+
+      const zero = await s.call(client, "storage_sign", { primitive: "store", key: "once.txt", max_uses: 0 });
+      expect(zero).toMatchObject({ isError: true, data: { error: { code: "invalid_request" } } });
+    },
+  );
+
   it("storage_read of an object over 1 MiB is payload_too_large and points at storage_sign", async () => {
     const { s, client, ok } = await withStore("storage");
     const big = Buffer.alloc(MAX_INLINE_BYTES + 1, 0x61);

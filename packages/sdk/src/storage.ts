@@ -33,9 +33,14 @@ export interface PresignOptions {
   method?: "GET" | "PUT";
   /** Duration string such as `15m` (default 1h, max 7d). */
   expiresIn?: string;
+  /** PUT: the Content-Type the upload must send. */
   contentType?: string;
+  /** PUT: the largest body in bytes (413 past it, checked while the body streams). */
   maxSize?: number;
+  /** PUT: create-only (`If-None-Match: *`). */
   createOnly?: boolean;
+  /** Successful requests the URL serves (1 to 1,000,000); after them it answers 403. */
+  maxUses?: number;
 }
 
 /** The storage routes of one primitive. Bodies go up and come down as streams, never buffered. */
@@ -102,6 +107,7 @@ export class StorageClient extends PrimitiveClient {
         content_type: options.contentType,
         max_size: options.maxSize,
         if_none_match: options.createOnly ? "*" : undefined,
+        max_uses: options.maxUses,
       },
     });
   }

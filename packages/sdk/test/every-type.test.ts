@@ -298,4 +298,23 @@ describe("lifecycle, audit and errors", () => {
     await storage.revokeSigned();
     await expect(client.signed.get(down.url)).rejects.toMatchObject({ status: 403, code: "forbidden" });
   });
+
+  it("signs URLs with maxUses and maxSize", async () => {
+    const { client, primitive } = await startSdkServer();
+    const storage = client.storage(await primitive("storage"));
+    const up = await storage.presign("once.txt", { method: "PUT", maxSize: 5, maxUses: 1 });
+    expect(up.max_uses).toBe(1);
+    await expect(client.signed.put(up.url, "too long", up.headers)).rejects.toMatchObject({
+      status: 413,
+      code: "payload_too_large",
+    });
+    expect((await client.signed.put(up.url, "fits", up.headers)).size).toBe(4);
+    await expect(client.signed.put(up.url, "more", up.headers)).rejects.toMatchObject({ status: 403 });
+    const down = await storage.presign("once.txt", { maxUses: 2 });
+    expect(down.max_uses).toBe(2);
+    expect(await (await client.signed.get(down.url)).text()).toBe("fits");
+    expect(await (await client.signed.get(down.url)).text()).toBe("fits");
+    await expect(client.signed.get(down.url)).rejects.toMatchObject({ status: 403, code: "forbidden" });
+    expect(await (await client.signed.get((await storage.presign("once.txt")).url)).text()).toBe("fits");
+  });
 });

@@ -197,6 +197,8 @@ export interface PresignResult {
   method: "GET" | "PUT";
   headers: Record<string, string>;
   expires_at: number;
+  /** Present when the URL was signed with `max_uses`: the successful requests it allows. */
+  max_uses?: number;
 }
 
 // lifecycle

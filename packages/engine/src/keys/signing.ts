@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 
 /** What a signed URL grants; short field names keep URLs short. */
 export interface SignedGrant {
@@ -21,6 +21,15 @@ export interface SignedGrant {
   ms?: number;
   /** PUT: create-only. */
   inm?: true;
+  /** Successful uses allowed, counted in the store under the token's hash (`signedUseId`). */
+  mu?: number;
+  /** A random nonce in a token with `mu`: two URLs signed alike still count their uses apart. */
+  n?: string;
+}
+
+/** The id a token's uses are counted under: sha256 of the whole token, hex. */
+export function signedUseId(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
 }
 
 /** Signs and verifies signed-URL tokens: base64url(JSON grant) "." base64url(HMAC-SHA256). */

@@ -76,11 +76,18 @@ export const STORAGE_TOOLS: ToolSpec[] = [
       method: z.enum(["GET", "PUT"]).optional().describe("GET to download (default), PUT to upload."),
       expires_in: z.string().optional().describe('How long the URL works: "15m", "1h", "7d".'),
       content_type: z.string().optional().describe("PUT: the Content-Type the upload must use."),
+      max_size: z.number().int().optional().describe("PUT: the largest upload in bytes (413 past it)."),
+      if_none_match: z.literal("*").optional().describe('PUT: "*" makes the URL create-only (412 if the key exists).'),
+      max_uses: z
+        .number()
+        .int()
+        .optional()
+        .describe("How many successful requests the URL serves (1 to 1000000); then it answers 403."),
     },
     actions: {
       presign: {
         op: "storage.presign",
-        fields: ["key", "method", "expires_in", "content_type"],
+        fields: ["key", "method", "expires_in", "content_type", "max_size", "if_none_match", "max_uses"],
         // Over stdio without a running `prim dev` nothing serves signed URLs: say so.
         output: (r: { url: string }, ctx) =>
           ctx.baseUrl === ""

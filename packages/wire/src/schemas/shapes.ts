@@ -132,6 +132,11 @@ export const presignResult = same<W.PresignResult>()(
     method: z.enum(["GET", "PUT"]),
     headers: z.record(z.string(), z.string()),
     expires_at: ms,
+    max_uses: z
+      .number()
+      .int()
+      .optional()
+      .describe("Present when signed with `max_uses`: the successful requests the URL allows"),
   }),
 );
 

@@ -23,6 +23,8 @@ export {
   MAX_OBJECT_BYTES,
   MAX_OBJECT_KEY_BYTES,
   MAX_PRESIGN_MS,
+  MAX_SIGNED_USES,
 } from "./limits.js";
 export { type PresignResult, STORAGE_OPERATIONS } from "./ops.js";
 export { SIGNED_URL_PRINCIPAL } from "./signed-ops.js";
+export type { StorageStore } from "./store.js";

@@ -12,6 +12,8 @@ export const MAX_METADATA_BYTES = 2048;
 /** Longest signed-URL lifetime. */
 export const MAX_PRESIGN_MS = 7 * 24 * 3600 * 1000;
 export const DEFAULT_PRESIGN_MS = 3600 * 1000;
+/** Most successful uses a signed URL's `max_uses` may allow. */
+export const MAX_SIGNED_USES = 1_000_000;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern exists to find them
 const CONTROL_RE = /[\u0000-\u001f\u007f]/;

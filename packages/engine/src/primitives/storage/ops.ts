@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { PresignResult } from "@prim/wire";
 import { invalid, type ObjectInfo, type ObjectRead, ServiceError } from "@prim/wire";
 import { z } from "zod";
@@ -10,6 +11,7 @@ import {
   DEFAULT_PRESIGN_MS,
   MAX_OBJECT_BYTES,
   MAX_PRESIGN_MS,
+  MAX_SIGNED_USES,
   metadataSchema,
   objectKeySchema,
 } from "./limits.js";
@@ -23,6 +25,7 @@ export type { PresignResult };
 const storageOp = dataOp<StorageStore>("storage");
 
 const ifNoneMatchAny = z.literal("*", { error: "only '*' is supported" });
+const maxSizeSchema = z.number().int().min(0).max(MAX_OBJECT_BYTES);
 
 export const storageList = storageOp({
   name: "storage.list",
@@ -153,23 +156,39 @@ export const storagePresign = storageOp({
       method: z.enum(["GET", "PUT"]).default("GET"),
       expires_in: durationString.optional(),
       content_type: contentTypeSchema.optional(),
-      max_size: z.number().int().min(0).max(MAX_OBJECT_BYTES).optional(),
+      max_size: maxSizeSchema.optional(),
+      max_bytes: maxSizeSchema.optional().describe("Another name for max_size; both given must be equal"),
+      max_uses: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_SIGNED_USES)
+        .optional()
+        .describe("Successful requests the URL serves; after them it answers 403"),
       if_none_match: ifNoneMatchAny.optional(),
     })
     .refine(
       (i) =>
         i.method === "PUT" ||
-        (i.content_type === undefined && i.max_size === undefined && i.if_none_match === undefined),
-      "content_type, max_size and if_none_match apply to PUT URLs only",
-    ),
+        (i.content_type === undefined &&
+          i.max_size === undefined &&
+          i.max_bytes === undefined &&
+          i.if_none_match === undefined),
+      "content_type, max_size (max_bytes) and if_none_match apply to PUT URLs only",
+    )
+    .refine((i) => i.max_size === undefined || i.max_bytes === undefined || i.max_size === i.max_bytes, {
+      message: "is another name for max_size; give one of them, or both with the same value",
+      path: ["max_bytes"],
+    }),
   run(ctx, input): PresignResult {
     ctx.audit.target = input.key;
-    ctx.audit.detail = { method: input.method };
+    ctx.audit.detail = { method: input.method, ...(input.max_uses === undefined ? {} : { max_uses: input.max_uses }) };
     checkObjectKey(input.key);
     const ttl = input.expires_in ?? DEFAULT_PRESIGN_MS;
     if (ttl > MAX_PRESIGN_MS) throw invalid("expires_in: signed URLs last at most 7d");
     const expiresAt = ctx.services.clock.now() + ttl;
     const store = ctx.store;
+    const maxSize = input.max_size ?? input.max_bytes;
     const token = ctx.services.signer.sign({
       w: ctx.services.namespace,
       p: ctx.primitive.id,
@@ -179,13 +198,20 @@ export const storagePresign = storageOp({
       e: expiresAt,
       v: store.signEpoch(),
       ...(input.content_type === undefined ? {} : { ct: input.content_type }),
-      ...(input.max_size === undefined ? {} : { ms: input.max_size }),
+      ...(maxSize === undefined ? {} : { ms: maxSize }),
       ...(input.if_none_match === undefined ? {} : { inm: true as const }),
+      ...(input.max_uses === undefined ? {} : { mu: input.max_uses, n: randomBytes(9).toString("base64url") }),
     });
     const headers: Record<string, string> = {};
     if (input.content_type !== undefined) headers["Content-Type"] = input.content_type;
     if (input.if_none_match !== undefined) headers["If-None-Match"] = "*";
-    return { url: `/v1/signed/${token}`, method: input.method, headers, expires_at: expiresAt };
+    return {
+      url: `/v1/signed/${token}`,
+      method: input.method,
+      headers,
+      expires_at: expiresAt,
+      ...(input.max_uses === undefined ? {} : { max_uses: input.max_uses }),
+    };
   },
 });
 

@@ -16,6 +16,9 @@ CREATE TABLE IF NOT EXISTS objects (
 );
 CREATE TABLE IF NOT EXISTS storage_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT OR IGNORE INTO storage_meta (name, value) VALUES ('sign_epoch', 0);
+-- Uses of signed URLs with max_uses, by token hash; a row goes once its URL has expired.
+CREATE TABLE IF NOT EXISTS signed_uses (id TEXT PRIMARY KEY, used INTEGER NOT NULL, expires_at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS signed_uses_expiry ON signed_uses (expires_at);
 `;
 
 export interface ObjectRow {
@@ -119,6 +122,16 @@ export class StorageStore {
       bumpEpoch: db
         .prepare("UPDATE storage_meta SET value = value + 1 WHERE name = 'sign_epoch' RETURNING value")
         .pluck(),
+      takeUse: db
+        .prepare(
+          `INSERT INTO signed_uses (id, used, expires_at) VALUES (@id, 1, @expiresAt)
+           ON CONFLICT (id) DO UPDATE SET used = used + 1 WHERE used < @max RETURNING used`,
+        )
+        .pluck(),
+      giveUse: db.prepare("UPDATE signed_uses SET used = used - 1 WHERE id = ? AND used > 0"),
+      expireUses: db.prepare("DELETE FROM signed_uses WHERE expires_at <= ?"),
+      clearUses: db.prepare("DELETE FROM signed_uses"),
+      usesKept: db.prepare("SELECT count(*) FROM signed_uses").pluck(),
     };
     this.putTx = db.transaction((obj: NewObject, c: WriteConditions) => {
       checkConditions(this.head(obj.key), obj.key, c);
@@ -194,8 +207,30 @@ export class StorageStore {
     return this.stmts.epoch.get() as number;
   }
 
-  /** Invalidates every signed URL issued so far. */
+  /** Invalidates every signed URL issued so far (their use counts go with them). */
   revokeSigned(): number {
+    this.stmts.clearUses.run();
     return this.stmts.bumpEpoch.get() as number;
+  }
+
+  /**
+   * Reserves one of a signed URL's `max` uses: false when all are taken (used or reserved by
+   * requests in flight). One statement on the store's file, so concurrent requests — in this
+   * process or forwarded from others to the cell that owns the file — cannot both take the
+   * last use. Rows of expired URLs are deleted on the way.
+   */
+  takeSignedUse(id: string, max: number, expiresAt: number): boolean {
+    this.stmts.expireUses.run(this.clock.now());
+    return this.stmts.takeUse.get({ id, max, expiresAt }) !== undefined;
+  }
+
+  /** Gives back a use reserved by a request that then failed. */
+  returnSignedUse(id: string): void {
+    this.stmts.giveUse.run(id);
+  }
+
+  /** Use counts kept (tests: they do not outlive their URLs). */
+  signedUseRows(): number {
+    return this.stmts.usesKept.get() as number;
   }
 }
