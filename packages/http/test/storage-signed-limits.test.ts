@@ -202,3 +202,29 @@ describe("signed URLs: max_size while streaming, max_bytes", () => {
     expect(answer.required).not.toContain("max_uses");
   });
 });
+
+describe("signed URLs across a restore", () => {
+  it("a restore ends every URL signed before it: one revoked since the snapshot and one used up stay refused", async () => {
+    const { put, presign, signed, call, store, useRows } = await signedStore();
+    await put("obj", "content");
+    const revoked = await presign({ key: "obj" });
+    const once = await presign({ key: "obj", max_uses: 1 });
+    const snap = await call("POST", `/v1/primitives/${store.id}/snapshots`, {});
+    expect(snap.status, JSON.stringify(snap.body)).toBe(201);
+    expect((await signed(once.url, "GET")).status).toBe(200); // used up after the snapshot
+    expectForbidden(await signed(once.url, "GET"));
+    expect((await call("POST", `/v1/primitives/${store.id}/presign/revoke`)).status).toBe(200);
+    expectForbidden(await signed(revoked.url, "GET"));
+    const restored = await call("POST", `/v1/primitives/${store.id}/restore`, {
+      snapshot: (snap.body as { id: string }).id,
+    });
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    // The snapshot's epoch and use counts came back with the file; neither URL works again.
+    expectForbidden(await signed(revoked.url, "GET"));
+    expectForbidden(await signed(once.url, "GET"));
+    expect(useRows()).toBe(0);
+    // A URL signed after the restore serves the restored object.
+    const fresh = await presign({ key: "obj", max_uses: 1 });
+    expect((await signed(fresh.url, "GET")).bytes.toString()).toBe("content");
+  });
+});

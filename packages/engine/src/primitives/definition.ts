@@ -83,6 +83,10 @@ export interface PrimitiveDefinition<S = unknown> {
    * the file and puts the copy in its place.
    */
   restore?(store: S, src: string): Promise<unknown>;
+  /** What the type keeps across a restore, read before it (storage: the signing epoch in force). */
+  beforeRestore?(store: S): unknown;
+  /** Adjusts the restored file with what `beforeRestore` kept (storage: revokes every signed URL). */
+  onRestore?(store: S, kept: unknown): void;
   /**
    * Group archives (archive/): makes a copy of the file fit to leave this engine — whatever only
    * this engine's keys can read is re-sealed under `archiveKey` (vault values), or left out when

@@ -192,8 +192,10 @@ export class PrimitiveFiles {
   /** Replaces the primitive's data with the copy at `src` (which is left in place). */
   async restore(id: string, type: PrimitiveType, src: string): Promise<void> {
     const definition = this.opened(type);
+    const kept = definition.beforeRestore?.(this.handle(id, type).store);
     if (definition.restore !== undefined) {
       await definition.restore(this.handle(id, type).store, src);
+      definition.onRestore?.(this.handle(id, type).store, kept);
       return;
     }
     const base = this.path(id);
@@ -208,6 +210,7 @@ export class PrimitiveFiles {
     renameSync(staged, base);
     await closing;
     await fsyncPath(dirname(base)); // the rename
+    if (definition.onRestore !== undefined) definition.onRestore(this.handle(id, type).store, kept);
   }
 
   /**

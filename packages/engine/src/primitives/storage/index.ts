@@ -11,6 +11,12 @@ export const storageDefinition: PrimitiveDefinition<StorageStore> = {
   onMove: (store) => {
     store.revokeSigned();
   },
+  // A restore brings back the snapshot's epoch and use counts: URLs revoked since, or used up,
+  // would work again. Every URL signed before the restore stops instead.
+  beforeRestore: (store) => store.signEpoch(),
+  onRestore: (store, before) => {
+    store.revokeSignedAfterRestore(before as number);
+  },
   // A copy's signed URLs start a fresh epoch (they also name the copy's own id).
   onFork: (store) => {
     store.revokeSigned();

@@ -131,6 +131,7 @@ export class StorageStore {
       giveUse: db.prepare("UPDATE signed_uses SET used = used - 1 WHERE id = ? AND used > 0"),
       expireUses: db.prepare("DELETE FROM signed_uses WHERE expires_at <= ?"),
       clearUses: db.prepare("DELETE FROM signed_uses"),
+      raiseEpoch: db.prepare("UPDATE storage_meta SET value = max(value, ?) WHERE name = 'sign_epoch'"),
       usesKept: db.prepare("SELECT count(*) FROM signed_uses").pluck(),
     };
     this.putTx = db.transaction((obj: NewObject, c: WriteConditions) => {
@@ -210,6 +211,17 @@ export class StorageStore {
   /** Invalidates every signed URL issued so far (their use counts go with them). */
   revokeSigned(): number {
     this.stmts.clearUses.run();
+    return this.stmts.bumpEpoch.get() as number;
+  }
+
+  /**
+   * After a restore: an epoch past both the restored file's and `before` (the one in force until
+   * then), so no URL signed before the restore works after it — neither one revoked since the
+   * snapshot (its epoch came back with the file) nor one whose uses the file forgot.
+   */
+  revokeSignedAfterRestore(before: number): number {
+    this.stmts.clearUses.run();
+    this.stmts.raiseEpoch.run(before);
     return this.stmts.bumpEpoch.get() as number;
   }
 
