@@ -68,6 +68,7 @@ export const storagePut = storageOp({
   access: "write",
   writesStorage: true,
   tool: "storage_write",
+  changes: (input) => [{ path: input.key }],
   input: z.strictObject({
     key: objectKeySchema,
     body: z.custom<AsyncIterable<Buffer>>((v) => typeof v === "object" && v !== null && Symbol.asyncIterator in v),
@@ -108,6 +109,7 @@ export const storageDelete = storageOp({
   access: "write",
   writesStorage: false,
   tool: "storage_write",
+  changes: (input) => [{ path: input.key }],
   input: z.strictObject({ key: objectKeySchema, if_match: z.string().optional() }),
   run(ctx, input): void {
     ctx.audit.target = input.key;
@@ -120,6 +122,7 @@ export const storageCopy = storageOp({
   access: "write",
   writesStorage: true,
   tool: "storage_write",
+  changes: (input) => [{ path: input.to }],
   input: z.strictObject({ from: objectKeySchema, to: objectKeySchema, if_none_match: ifNoneMatchAny.optional() }),
   run(ctx, input): ObjectInfo {
     ctx.audit.target = input.to;
