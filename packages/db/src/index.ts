@@ -45,6 +45,7 @@ export {
   withBillingLock,
   workspaceOfCustomer,
 } from "./control/billing.js";
+export { changesChannel, RedisChanges } from "./control/changes.js";
 export {
   acceptInvitation,
   describeInvitation,
@@ -89,7 +90,6 @@ export {
 } from "./control/meter-outbox.js";
 export { type WorkspaceCounts, workspaceCounts } from "./control/overview.js";
 export { checkPlan, expireGrace, PLANS, type Plan, setBillingPlan, setPlan } from "./control/plans.js";
-export { changesChannel, RedisChanges } from "./control/changes.js";
 export { operationsKeyPrefix, planCacheKey, REVOKED_CHANNEL, Revocations } from "./control/revocation.js";
 export { readSecretExport, type SecretExportSetting, setSecretExport } from "./control/secret-export.js";
 export { type AttemptRule, type AttemptVerdict, SignInAttempts } from "./control/sign-in-attempts.js";

@@ -1,6 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema, type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import {
+  type ChangeSource,
   type Invoker,
   type Manifest,
   narrowTools,
@@ -12,6 +13,8 @@ import {
 } from "@prim/wire";
 import { z } from "zod";
 import type { ToolContext } from "./context.js";
+import { withResourceLinks } from "./resource-links.js";
+import { registerResources } from "./resources.js";
 import { TOOLS, type ToolSpec } from "./tools/index.js";
 import { VERSION } from "./version.js";
 
@@ -24,6 +27,8 @@ export interface McpServerOptions {
   group: Manifest;
   /** The engine's base URL, for signed URLs. */
   baseUrl: string;
+  /** Change notices for resource subscriptions (resources.ts); without it, no `subscribe`. */
+  changes?: ChangeSource;
 }
 
 /** `primitive_list` is always available to a caller that reaches the group (spec). */
@@ -89,7 +94,12 @@ async function callTool(tool: ToolSpec, args: Record<string, any>, options: McpS
       ...(action.input === undefined ? {} : await action.input(args, ctx)),
     };
     const out = await ctx.invoke(action.op, target, input);
-    return result(action.output === undefined ? out : await action.output(out, ctx, args));
+    return withResourceLinks(
+      result(action.output === undefined ? out : await action.output(out, ctx, args)),
+      tool.name,
+      args,
+      out,
+    );
   } catch (err) {
     const error = toServiceError(err);
     return result({ error: { code: error.code, message: error.message } }, true);
@@ -137,5 +147,6 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     }
     return callTool(tool.spec, parsed.data as Record<string, unknown>, options);
   });
+  registerResources(server, options);
   return server;
 }
