@@ -1,0 +1,98 @@
+// Resource subscriptions in the cloud: an apps/mcp session subscribed to a file hears a write
+// made through REST on the cell (apps/api), told through the cell's change notices on Redis
+// (`prim:changes:<workspace>`): the MCP app and the cell share nothing else but Postgres.
+import { randomBytes } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createWorkspace } from "@prim/db";
+import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
+
+const SECRET = randomBytes(24).toString("hex");
+let cloud: TestCloud;
+let mcp: McpApp;
+let url: string;
+
+beforeAll(async () => {
+  cloud = await startCloud("mcp-resources", { PRIM_INTERNAL_SECRET: SECRET });
+  mcp = await createMcpApp(
+    readMcpEnv({
+      DATABASE_URL: cloud.databaseUrl,
+      PRIM_INTERNAL_URL: cloud.internalUrl,
+      PRIM_INTERNAL_SECRET: SECRET,
+      PRIM_PUBLIC_MCP_URL: "https://mcp.prim.test",
+      PRIM_AUTH_URL: "https://api.prim.test/oauth",
+    }),
+  );
+  url = `${await mcp.app.listen({ port: 0, host: "127.0.0.1" })}/mcp`;
+}, 60_000);
+
+afterAll(async () => {
+  await mcp?.close();
+  await cloud?.stop();
+});
+
+/** A REST write of a file on the cell. */
+async function putFile(key: string, id: string, path: string, body: string) {
+  const res = await fetch(`${cloud.url}/v1/primitives/${id}/files${path}`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/octet-stream" },
+    body,
+  });
+  expect(res.status).toBeLessThan(300);
+}
+
+describe("apps/mcp resource subscriptions", () => {
+  it("notifies a subscribed session of a write made through REST on the cell", async () => {
+    const ws = await createWorkspace(cloud.api.hub.pool, { name: "Notes", plan: "pro" });
+    await call(cloud.url, ws.key, "POST", "/v1/groups", { name: "app" });
+    const fs = await call(cloud.url, ws.key, "POST", "/v1/primitives", { name: "docs", type: "fs", group: "app" });
+    const id = fs.body.id as string;
+    await putFile(ws.key, id, "/a.txt", "1");
+    await putFile(ws.key, id, "/b.txt", "1");
+
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${ws.key}`, "x-service-group": "app" } },
+    });
+    const client = new Client({ name: "prim-test", version: "1.0.0" });
+    await client.connect(transport);
+    expect(client.getServerCapabilities()?.resources).toEqual({ subscribe: true, listChanged: false });
+    const seen: string[] = [];
+    const waiters: { uri: string; resolve: () => void }[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      seen.push(n.params.uri);
+      for (const w of waiters.splice(0)) {
+        if (w.uri === n.params.uri) w.resolve();
+        else waiters.push(w);
+      }
+    });
+    const next = (uri: string) => new Promise<void>((resolve) => waiters.push({ uri, resolve }));
+
+    const a = `prim://${id}/a.txt`;
+    const b = `prim://${id}/b.txt`;
+    expect((await client.readResource({ uri: a })).contents[0]).toMatchObject({ text: "1" });
+    await client.subscribeResource({ uri: a });
+    await client.subscribeResource({ uri: b });
+    // The session's event stream (the client's GET) comes up on its own time: write until the
+    // first notice arrives; from then on each arrives, in order.
+    for (let attempt = 0; ; attempt++) {
+      const arrived = next(a);
+      await putFile(ws.key, id, "/a.txt", `v${attempt}`);
+      if (await Promise.race([arrived.then(() => true), new Promise((r) => setTimeout(() => r(false), 200))])) break;
+      expect(attempt).toBeLessThan(50);
+    }
+    expect((await client.readResource({ uri: a })).contents[0]).toMatchObject({ text: expect.stringMatching(/^v/) });
+
+    // Unsubscribed from a: a write of a, then of b, brings b's notice alone.
+    await client.unsubscribeResource({ uri: a });
+    seen.length = 0;
+    const bArrived = next(b);
+    await putFile(ws.key, id, "/a.txt", "after");
+    await putFile(ws.key, id, "/b.txt", "after");
+    await bArrived;
+    expect(seen).toEqual([b]);
+    await client.close();
+  });
+});
