@@ -12,7 +12,10 @@ export interface ChangeNotice {
   /** The primitive's id. */
   primitive: string;
   type: "fs" | "storage";
-  /** fs: the canonical path (`/a/b.txt`); storage: the object key. */
+  /**
+   * fs: the canonical path (`/a/b.txt`); storage: the object key; `""` with `subtree`: the
+   * whole primitive (a snapshot restored, the primitive deleted).
+   */
   path: string;
   /** Everything under `path` changed too (fs: a directory deleted, moved or forked into). */
   subtree?: boolean;
@@ -35,6 +38,7 @@ export function noticeCovers(notice: ChangeNotice, primitive: string, path: stri
   if (notice.primitive !== primitive) return false;
   if (notice.path === path) return true;
   if (notice.subtree !== true) return false;
+  if (notice.path === "") return true;
   const prefix = notice.path.endsWith("/") ? notice.path : `${notice.path}/`;
   return path.startsWith(prefix);
 }
