@@ -29,11 +29,10 @@ export class RedisChanges implements ChangeFeed {
   }
 
   publish(notice: ChangeNotice): void {
-    const send = async () => {
-      if (this.publisher.status === "wait") await this.publisher.connect();
-      await this.publisher.publish(changesChannel(notice.workspace), JSON.stringify(notice));
-    };
-    send().catch(() => {});
+    // Issued synchronously, so notices go out in the order they were published (while the
+    // connection comes up, ioredis queues them in order).
+    if (this.publisher.status === "wait") this.publisher.connect().catch(() => {});
+    this.publisher.publish(changesChannel(notice.workspace), JSON.stringify(notice)).catch(() => {});
   }
 
   async subscribe(workspace: string, listener: ChangeListener): Promise<() => void> {
