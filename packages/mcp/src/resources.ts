@@ -10,6 +10,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
+  type ChangeNotice,
   type FsRead,
   narrowTools,
   noticeCovers,
@@ -20,6 +21,7 @@ import {
   ServiceError,
   type TableDetail,
   type TableSummary,
+  type Target,
   toolAllowed,
   toServiceError,
 } from "@prim/wire";
@@ -29,7 +31,7 @@ import { filePath, objectKey, parseResourceUri, type ResourceAddress, URI_PREFIX
 import type { McpServerOptions } from "./server.js";
 
 /** What a resource handler calls: `invoker.invoke` narrowed to one tool, audited like a tool call. */
-export type ToolInvoke = <T>(tool: string | null, op: string, target: unknown, input: unknown) => Promise<T>;
+export type ToolInvoke = <T>(tool: string | null, op: string, target: Target, input: unknown) => Promise<T>;
 
 /** The MCP convention for "resource not found" (the spec's error code goes in `data`). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -171,27 +173,26 @@ export function registerResources(server: McpServer, options: McpServerOptions):
     options.invoker.invoke(
       tool === null ? options.principal : narrowTools(options.principal, [tool]),
       op,
-      target as never,
+      target,
       input,
       { audit: true },
     );
   const protocol = server.server;
   protocol.registerCapabilities({ resources: { subscribe: options.changes !== undefined, listChanged: false } });
-  const guarded =
-    <T>(run: () => Promise<T>) =>
-    async (): Promise<T> => {
-      try {
-        return await run();
-      } catch (err) {
-        throw rpcError(err);
-      }
-    };
+  /** Runs a handler; a service error becomes the JSON-RPC error (`rpcError`). */
+  const guard = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (err) {
+      throw rpcError(err);
+    }
+  };
 
   protocol.setRequestHandler(ListResourcesRequestSchema, (request) =>
-    guarded(() => listPage(call, options, request.params?.cursor))(),
+    guard(() => listPage(call, options, request.params?.cursor)),
   );
   protocol.setRequestHandler(ReadResourceRequestSchema, (request) =>
-    guarded(() => readResource(call, options, request.params.uri))(),
+    guard(() => readResource(call, options, request.params.uri)),
   );
   protocol.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: templates(options),
@@ -201,13 +202,13 @@ export function registerResources(server: McpServer, options: McpServerOptions):
   if (changes === undefined) return;
   const watched = new Map<string, Watched>();
   let listening: Promise<() => void> | undefined;
-  const onNotice = (notice: Parameters<typeof noticeCovers>[0]) => {
+  const onNotice = (notice: ChangeNotice) => {
     for (const [uri, w] of watched) {
       if (noticeCovers(notice, w.primitive, w.path)) void protocol.sendResourceUpdated({ uri }).catch(() => {});
     }
   };
   protocol.setRequestHandler(SubscribeRequestSchema, (request) =>
-    guarded(async () => {
+    guard(async () => {
       const { uri } = request.params;
       const w = await watchable(call, options, uri);
       listening ??= changes.subscribe(options.principal.workspace, onNotice);
@@ -217,7 +218,7 @@ export function registerResources(server: McpServer, options: McpServerOptions):
       });
       watched.set(uri, w);
       return {};
-    })(),
+    }),
   );
   protocol.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
     watched.delete(request.params.uri);

@@ -193,7 +193,7 @@ forEachInvoker("MCP resources", (mode) => {
     });
     const schema = await client.readResource({ uri: "prim://main/schema" });
     expect(schema.contents[0]?.mimeType).toBe("application/json");
-    const parsed = JSON.parse(schema.contents[0]?.text as string);
+    const parsed = JSON.parse((schema.contents[0] as { text: string }).text);
     expect(parsed.tables).toEqual([
       expect.objectContaining({
         name: "users",
