@@ -1,11 +1,12 @@
-// Resource subscriptions in the cloud: an apps/mcp session subscribed to a file hears a write
-// made through REST on the cell (apps/api), told through the cell's change notices on Redis
+// MCP resources in the cloud: scoped keys list and read as their tools and group allow (the
+// cell's engine decides), and an apps/mcp session subscribed to a file hears a write made
+// through REST on the cell (apps/api), told through the cell's change notices on Redis
 // (`prim:changes:<workspace>`): the MCP app and the cell share nothing else but Postgres.
 import { randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createWorkspace } from "@prim/db";
+import { McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createKey, createWorkspace } from "@prim/db";
 import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
@@ -43,6 +44,66 @@ async function putFile(key: string, id: string, path: string, body: string) {
   });
   expect(res.status).toBeLessThan(300);
 }
+
+async function connect(key: string, group: string) {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { authorization: `Bearer ${key}`, "x-service-group": group } },
+  });
+  const client = new Client({ name: "prim-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+/** The JSON-RPC error a request fails with. */
+async function rpcError(promise: Promise<unknown>): Promise<McpError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(McpError);
+  return err as McpError;
+}
+
+describe("apps/mcp resources with scoped keys", () => {
+  it("lists and reads by the key's tools and group, as tool calls are decided", async () => {
+    const ws = await createWorkspace(cloud.api.hub.pool, { name: "Scoped", plan: "pro" });
+    const workspace = ws.workspace.id;
+    for (const group of ["app", "ops"]) {
+      await call(cloud.url, ws.key, "POST", "/v1/groups", { name: group });
+    }
+    const docs = await call(cloud.url, ws.key, "POST", "/v1/primitives", { name: "docs", type: "fs", group: "app" });
+    const theirs = await call(cloud.url, ws.key, "POST", "/v1/primitives", { name: "docs", type: "fs", group: "ops" });
+    await putFile(ws.key, docs.body.id, "/a.txt", "app file");
+    await putFile(ws.key, theirs.body.id, "/a.txt", "ops file");
+    const uri = `prim://${docs.body.id}/a.txt`;
+
+    const writer = await connect(
+      (await createKey(cloud.api.hub.pool, { workspace, group: "app", tools: ["fs_write"] })).key,
+      "app",
+    );
+    expect((await writer.listResources()).resources).toEqual([]);
+    const refused = await rpcError(writer.readResource({ uri }));
+    expect(refused.data).toMatchObject({ code: "tool_not_allowed" });
+
+    const reader = await connect(
+      (await createKey(cloud.api.hub.pool, { workspace, group: "app", tools: ["fs_read"] })).key,
+      "app",
+    );
+    expect((await reader.listResources()).resources.map((r) => r.uri)).toEqual([uri]);
+    expect((await reader.readResource({ uri })).contents[0]).toMatchObject({ text: "app file" });
+    // The other group's file, by id: not found for the app key; its own group's key reads it.
+    const otherUri = `prim://${theirs.body.id}/a.txt`;
+    const missing = await rpcError(reader.readResource({ uri: otherUri }));
+    expect(missing.code).toBe(-32002);
+    expect(missing.data).toMatchObject({ code: "not_found" });
+    const ops = await connect(
+      (await createKey(cloud.api.hub.pool, { workspace, group: "ops", tools: ["fs_read"] })).key,
+      "ops",
+    );
+    expect((await ops.readResource({ uri: otherUri })).contents[0]).toMatchObject({ text: "ops file" });
+    for (const c of [writer, reader, ops]) await c.close();
+  });
+});
 
 describe("apps/mcp resource subscriptions", () => {
   it("notifies a subscribed session of a write made through REST on the cell", async () => {

@@ -16,6 +16,9 @@ import type { McpServerOptions } from "./server.js";
 /** Resources per `resources/list` page (at most; a page may hold fewer). */
 export const RESOURCE_PAGE = 100;
 
+/** Primitives one page visits at most (a group of many empty ones still answers promptly). */
+const PRIMITIVES_PER_PAGE = 50;
+
 /** Listed in this order: every fs primitive's files, every storage primitive's objects, each db's schema. */
 const TYPES = ["fs", "storage", "db"] as const;
 type ListedType = (typeof TYPES)[number];
@@ -122,7 +125,8 @@ export async function listPage(
 ): Promise<ListResourcesResult> {
   let state: ListState = cursor === undefined ? { t: 0 } : decodeCursor(cursor);
   const resources: Resource[] = [];
-  while (state.t < TYPES.length && resources.length < RESOURCE_PAGE) {
+  let visited = 0;
+  while (state.t < TYPES.length && resources.length < RESOURCE_PAGE && visited < PRIMITIVES_PER_PAGE) {
     const type = TYPES[state.t] as ListedType;
     if (!listable(options.principal, type)) {
       state = { t: state.t + 1 };
@@ -135,6 +139,7 @@ export async function listPage(
       state = { t: state.t + 1 };
       continue;
     }
+    visited++;
     // A paused primitive's data is refused (423): it lists nothing until resumed.
     const listed = p.paused ? { items: [] } : await listIn(call, options, p, state.c, RESOURCE_PAGE - resources.length);
     resources.push(...listed.items);

@@ -118,6 +118,20 @@ forEachInvoker("MCP resources", (mode) => {
     expect(bad.data).toMatchObject({ code: "invalid_request" });
   }, 60_000);
 
+  it("pages across many primitives of a type (each resumed by its own listing cursor)", async () => {
+    const s = await startMcpServer();
+    const client = await s.connect("g");
+    const ids: string[] = [];
+    for (let i = 0; i < 52; i++) {
+      const name = `bucket-${String(i).padStart(2, "0")}`;
+      ids.push((await ok(s, client, "primitive_create", { name, type: "storage" })).id);
+      await ok(s, client, "storage_write", { primitive: name, key: "o", content: `${i}` });
+    }
+    const { resources, pages } = await listAll(client);
+    expect(pages).toBeGreaterThanOrEqual(2); // a page visits at most 50 primitives
+    expect(resources.map((r) => r.uri)).toEqual(ids.map((id) => `prim://${id}/o`));
+  }, 60_000);
+
   it("reads text as text and bytes as a blob, by id or name, capped at 1 MiB", async () => {
     const s = await startMcpServer();
     const client = await s.connect("g");
@@ -147,6 +161,11 @@ forEachInvoker("MCP resources", (mode) => {
     expect(md.contents).toEqual([
       { uri: `prim://${ids.fs}/docs/a.md`, mimeType: "text/markdown; charset=utf-8", text: "# héllo\n" },
     ]);
+    // Names are percent-encoded segment by segment.
+    await ok(s, client, "fs_write", { primitive: "files", path: "/docs/é ü#1.txt", content: "encoded" });
+    const encoded = `prim://${ids.fs}/docs/%C3%A9%20%C3%BC%231.txt`;
+    expect((await listAll(client)).resources.map((r) => r.uri)).toContain(encoded);
+    expect((await client.readResource({ uri: encoded })).contents[0]).toMatchObject({ text: "encoded" });
     const byName = await client.readResource({ uri: "prim://files/docs/a.md" });
     expect(byName.contents[0]).toMatchObject({ text: "# héllo\n" });
     const png = await client.readResource({ uri: `prim://${ids.fs}/img.png` });
