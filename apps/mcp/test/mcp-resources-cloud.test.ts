@@ -1,12 +1,15 @@
 // MCP resources in the cloud: scoped keys list and read as their tools and group allow (the
 // cell's engine decides), and an apps/mcp session subscribed to a file hears a write made
 // through REST on the cell (apps/api), told through the cell's change notices on Redis
-// (`prim:changes:<workspace>`): the MCP app and the cell share nothing else but Postgres.
+// (`prim:changes:<workspace>`) — with apps/mcp in this process (sharing nothing with the cell
+// but Postgres and Redis) and as a process of its own.
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createKey, createWorkspace } from "@prim/db";
+import { FROM_SOURCES, ROOT } from "@prim/testkit";
 import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
@@ -155,5 +158,87 @@ describe("apps/mcp resource subscriptions", () => {
     await bArrived;
     expect(seen).toEqual([b]);
     await client.close();
+  });
+});
+
+/**
+ * apps/mcp as a process of its own (its `main`, from the sources under tsx): what it hears of
+ * the cell can only come through Redis. Answers its `/mcp` URL and a way to stop it.
+ */
+async function startMcpProcess(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const entry = new URL("../src/start.ts", import.meta.url).href;
+  const child = spawn(
+    process.execPath,
+    [
+      ...FROM_SOURCES,
+      "--input-type=module",
+      "-e",
+      `const { main } = await import(${JSON.stringify(entry)}); await main();`,
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: cloud.databaseUrl,
+        PRIM_INTERNAL_URL: cloud.internalUrl,
+        PRIM_INTERNAL_SECRET: SECRET,
+        PRIM_MCP_PORT: "0",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  const exited = new Promise<void>((done) => child.on("exit", () => done()));
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await exited;
+  };
+  let output = "";
+  const started = await new Promise<string>((done, fail) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = /mcp listening on (http:\/\/\S+)/.exec(output)?.[1];
+      if (url !== undefined) done(url);
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => fail(new Error(`apps/mcp exited (${code}) while starting: ${output}`)));
+  });
+  return { url: started, stop };
+}
+
+describe("apps/mcp in another process", () => {
+  it("hears the cell's writes through Redis alone", { timeout: 60_000 }, async () => {
+    const ws = await createWorkspace(cloud.api.hub.pool, { name: "Apart", plan: "pro" });
+    await call(cloud.url, ws.key, "POST", "/v1/groups", { name: "app" });
+    const fs = await call(cloud.url, ws.key, "POST", "/v1/primitives", { name: "docs", type: "fs", group: "app" });
+    const id = fs.body.id as string;
+    await putFile(ws.key, id, "/a.txt", "1");
+    const child = await startMcpProcess();
+    try {
+      const transport = new StreamableHTTPClientTransport(new URL(child.url), {
+        requestInit: { headers: { authorization: `Bearer ${ws.key}`, "x-service-group": "app" } },
+      });
+      const client = new Client({ name: "prim-test", version: "1.0.0" });
+      await client.connect(transport);
+      const uri = `prim://${id}/a.txt`;
+      let notified: (() => void) | undefined;
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+        if (n.params.uri === uri) notified?.();
+      });
+      await client.subscribeResource({ uri });
+      for (let attempt = 0; ; attempt++) {
+        const arrived = new Promise<boolean>((done) => {
+          notified = () => done(true);
+          setTimeout(() => done(false), 200);
+        });
+        await putFile(ws.key, id, "/a.txt", `v${attempt}`);
+        if (await arrived) break;
+        expect(attempt).toBeLessThan(50);
+      }
+      expect((await client.readResource({ uri })).contents[0]).toMatchObject({ text: expect.stringMatching(/^v/) });
+      await client.close();
+    } finally {
+      await child.stop();
+    }
   });
 });
