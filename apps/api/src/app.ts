@@ -7,7 +7,7 @@ import {
   PlacementRouter,
   WorkspaceEngines,
 } from "@prim/cells";
-import { ApiKeyResolver, CatalogHub, Revocations } from "@prim/db";
+import { ApiKeyResolver, CatalogHub, RedisChanges, Revocations } from "@prim/db";
 import {
   type Cell,
   type Clock,
@@ -88,10 +88,12 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
   // With limits on, Starter's count caps are taken in the create's own transaction.
   const hub = await CatalogHub.open(env.DATABASE_URL, { planCaps: env.PRIM_LIMITS === "on" });
   const revocations = new Revocations(env.REDIS_URL);
+  // Change notices of the cell's writes go to Redis: apps/mcp's resource subscriptions hear them.
+  const changes = new RedisChanges(env.REDIS_URL);
   let cell: Cell | undefined;
   let limiter: RedisLimiter | undefined;
   try {
-    cell = openCell(env, options.clock);
+    cell = openCell(env, options.clock, changes);
     const pool = hub.pool as pg.Pool;
     limiter = env.PRIM_LIMITS === "on" ? new RedisLimiter(env.REDIS_URL, pool, options.limits) : undefined;
     const tenants = new WorkspaceEngines(cell, hub, { blobsFor: blobStores(env), limiter });
@@ -190,6 +192,7 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
         await tenants.close();
         await limiter?.close();
         await opened.close();
+        await changes.close();
         await revocations.close();
         await hub.close();
       },
@@ -197,6 +200,7 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
   } catch (err) {
     await limiter?.close();
     await cell?.close();
+    await changes.close();
     await revocations.close();
     await hub.close();
     throw err;

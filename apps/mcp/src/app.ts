@@ -1,5 +1,5 @@
 import { PlacementCache, PlacementRouter } from "@prim/cells";
-import { ApiKeyResolver, OAuthTokenResolver, openPool, Revocations } from "@prim/db";
+import { ApiKeyResolver, OAuthTokenResolver, openPool, RedisChanges, Revocations } from "@prim/db";
 import { createBaseServer, requestPath } from "@prim/http";
 import { type McpMountOptions, mountMcp } from "@prim/mcp";
 import { bearerToken, invalid, type Principal, ServiceError } from "@prim/wire";
@@ -57,6 +57,8 @@ export async function createMcpApp(
   const revocations = new Revocations(env.REDIS_URL);
   const resolver = new ApiKeyResolver(pool);
   const tokens = new OAuthTokenResolver(pool, `${env.publicMcpUrl}/mcp`);
+  // The cells' change notices (Redis): resource subscriptions hear writes made on any cell.
+  const changes = new RedisChanges(env.REDIS_URL);
   try {
     await revocations.listen((message) => {
       if (message.startsWith("grant:")) tokens.forgetGrant(message.slice("grant:".length));
@@ -65,6 +67,7 @@ export async function createMcpApp(
     });
   } catch (err) {
     await revocations.close();
+    await changes.close();
     await pool.end();
     throw err;
   }
@@ -113,7 +116,7 @@ export async function createMcpApp(
   app.get("/.well-known/oauth-protected-resource/mcp", async (req, reply) => open(req, reply));
   app.get("/.well-known/oauth-protected-resource", async (req, reply) => open(req, reply));
   origins.install(app, "/mcp");
-  mountMcp(app, invoker, { ...options.sessions, url: "/mcp", groupOf: selectGroup });
+  mountMcp(app, invoker, { ...options.sessions, url: "/mcp", groupOf: selectGroup, changes });
   return {
     app,
     resolver,
@@ -121,6 +124,7 @@ export async function createMcpApp(
     close: async () => {
       await app.close();
       await revocations.close();
+      await changes.close();
       await pool.end();
     },
   };

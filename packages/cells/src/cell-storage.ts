@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { join } from "node:path";
 import { type BlobStore, Cell, type Clock, LocalBlobStore, readOrCreateKey } from "@prim/engine";
+import type { ChangeFeed } from "@prim/wire";
 import { S3BlobStore } from "./blobs/s3-blob-store.js";
 import { createS3Client } from "./blobs/s3-client.js";
 import type { CellEnv } from "./cell-env.js";
@@ -19,14 +20,16 @@ type StorageEnv = Pick<
 /**
  * The cell of this configuration: `PRIM_DATA_DIR`, locked; vault keys wrapped by
  * `PRIM_MASTER_KEY`, and signed URLs signed with a key derived from it, so that every cell
- * sharing it honours the others' URLs and keys (a workspace can move between them).
+ * sharing it honours the others' URLs and keys (a workspace can move between them). `changes`:
+ * where its engines publish change notices (apps/api: Redis, so MCP processes hear them).
  */
-export function openCell(env: StorageEnv, clock?: Clock): Cell {
+export function openCell(env: StorageEnv, clock?: Clock, changes?: ChangeFeed): Cell {
   const master = env.PRIM_MASTER_KEY === undefined ? undefined : Buffer.from(env.PRIM_MASTER_KEY, "hex");
   return Cell.openLocal({
     dataDir: env.PRIM_DATA_DIR,
     durability: env.PRIM_DURABILITY,
     ...(clock === undefined ? {} : { clock }),
+    ...(changes === undefined ? {} : { changes }),
     ...(master === undefined
       ? {}
       : { masterKey: master, signingKey: createHmac("sha256", master).update("prim.url-signing.v1").digest() }),

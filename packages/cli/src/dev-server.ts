@@ -31,7 +31,7 @@ export interface DevServer {
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const engine = openLocalEngine(options);
   const app = createLocalServer({ engine, rootToken: options.rootToken, logger: options.logger });
-  mountMcp(app, engine);
+  mountMcp(app, engine, { changes: engine.services.changes });
   try {
     await app.listen({ port: options.port ?? 7777, host: options.host ?? "localhost" });
   } catch (err) {

@@ -48,7 +48,7 @@ export async function mcp(args: string[]): Promise<void> {
     const record = await openGroup(engine, LOCAL_PRINCIPAL, group);
     const principal = patterns.length === 0 ? LOCAL_PRINCIPAL : narrowTools(LOCAL_PRINCIPAL, patterns);
     // Without an HTTP server nothing answers signed URLs: storage_sign gives paths only.
-    await serveStdio({ invoker: engine, principal, group: record, baseUrl: "" });
+    await serveStdio({ invoker: engine, principal, group: record, baseUrl: "", changes: engine.services.changes });
   } finally {
     await engine.close();
   }

@@ -1,12 +1,13 @@
 // `prim mcp` over stdio with the official SDK client, as real processes: alone on a data
-// directory (it opens the engine itself) and beside a running `prim dev` (it relays to it, so
-// the one engine that owns the files answers both).
+// directory (it opens the engine itself, resources and subscriptions included) and beside a
+// running `prim dev` (it relays to it, so the one engine that owns the files answers both).
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { primCommand, ROOT, startPrim } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -101,6 +102,23 @@ describe("prim mcp (stdio)", () => {
     await client.close();
     const again = await startMcp(command, ["--group", "g", "--data", data]);
     expect((await again.call("kv_get", { primitive: "cache", key: "greeting" })).data.value).toEqual({ text: "hi" });
+  });
+
+  it("direct mode: resources, and a subscribed file's write notifies (the engine's change feed)", SLOW, async () => {
+    const dir = tempDir();
+    const { client, call } = await startMcp(primCommand(), ["--group", "g", "--data", join(dir, "data")]);
+    expect(client.getServerCapabilities()?.resources).toEqual({ subscribe: true, listChanged: false });
+    const fs = (await call("primitive_create", { name: "docs", type: "fs" })).data;
+    await call("fs_write", { primitive: "docs", path: "/a.md", content: "one" });
+    const uri = `prim://${fs.id}/a.md`;
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual([uri]);
+    const updated = new Promise<string>((resolve) =>
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)),
+    );
+    await client.subscribeResource({ uri });
+    await call("fs_write", { primitive: "docs", path: "/a.md", content: "two" });
+    expect(await updated).toBe(uri);
+    expect((await client.readResource({ uri })).contents[0]).toMatchObject({ text: "two" });
   });
 
   it("direct mode: exits with 0 once stdin ends, a db's SQL host included", SLOW, async () => {

@@ -45,6 +45,7 @@ export {
   withBillingLock,
   workspaceOfCustomer,
 } from "./control/billing.js";
+export { changesChannel, RedisChanges } from "./control/changes.js";
 export {
   acceptInvitation,
   describeInvitation,

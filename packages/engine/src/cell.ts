@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Durability } from "@prim/wire";
+import { type ChangeFeed, type Durability, LocalChanges } from "@prim/wire";
 import { AUDIT_RETENTION_MS, AuditLog } from "./audit/audit-log.js";
 import type { BlobStore } from "./blobs/blob-store.js";
 import { BlobCollector } from "./blobs/collector.js";
@@ -69,6 +69,11 @@ export interface CellOptions {
    * on stable storage. The engine-wide default; a primitive may set its own (PATCH).
    */
   durability?: Durability;
+  /**
+   * Where the tenants' engines publish change notices (EngineServices.changes): the cloud's
+   * Redis feed; by default an in-process `LocalChanges` (`cell.changes`).
+   */
+  changes?: ChangeFeed;
 }
 
 /** What one tenant's engine is built from; every part is optional and has a local default. */
@@ -123,6 +128,8 @@ export class Cell {
     private readonly allowLoopbackFetch: boolean,
     private readonly lock: DataDirLock,
     readonly durability: Durability,
+    /** Where this cell's engines publish change notices (a listener in this process subscribes here). */
+    readonly changes: ChangeFeed,
   ) {}
 
   /** The fsyncs of every tenant's durable writes (bench and stats read them). */
@@ -140,7 +147,19 @@ export class Cell {
       const auditWriter = new AuditWriter();
       const loopback = options.allowLoopbackFetch ?? false;
       const durability = options.durability ?? "fast";
-      return new Cell(options.dataDir, clock, sqlHost, keyRing, signer, auditWriter, loopback, lock, durability);
+      const changes = options.changes ?? new LocalChanges();
+      return new Cell(
+        options.dataDir,
+        clock,
+        sqlHost,
+        keyRing,
+        signer,
+        auditWriter,
+        loopback,
+        lock,
+        durability,
+        changes,
+      );
     } catch (err) {
       lock.release();
       throw err;
@@ -189,6 +208,7 @@ export class Cell {
       transferKey: this.keyRing.transferKey(workspaceId),
       sqlHost: this.sqlHost,
       syncs,
+      changes: this.changes,
     };
     const tenant = build(services, () => this.tenants.delete(workspaceId));
     this.tenants.set(workspaceId, tenant);

@@ -19,7 +19,13 @@ import { parseInput } from "./core/validation.js";
 import type { Limiter } from "./limits.js";
 import { pendingUploadBytes } from "./ops/import-uploads.js";
 import { resolveGroup, resolvePrimitive, resolvePrimitiveRef } from "./ops/scope.js";
-import { type AnyOperation, type AuditNote, accessOf, type OpContext } from "./primitives/operation.js";
+import {
+  type AnyOperation,
+  type AuditNote,
+  accessOf,
+  type ChangedPath,
+  type OpContext,
+} from "./primitives/operation.js";
 import type { EngineServices } from "./primitives/services.js";
 import { OPERATIONS } from "./registry.js";
 
@@ -160,6 +166,7 @@ export class Engine implements Invoker {
     let group: GroupRecord | undefined;
     try {
       let out: unknown;
+      let parsed: unknown;
       if (typeof target === "object" && target !== null && op.target !== "primitive") {
         throw new ServiceError("invalid_request", `${op.name} does not take a primitive reference`);
       }
@@ -171,7 +178,7 @@ export class Engine implements Invoker {
         primitive = resolved instanceof Promise ? await resolved : resolved;
         if (limited !== undefined) this.limiter?.resolved?.(limited, primitive.id);
         this.checkPolicy(principal, op, primitive);
-        const parsed = parseInput(op.input, input);
+        parsed = parseInput(op.input, input);
         if (op.type === undefined) out = op.run({ ...ctx, primitive }, parsed);
         else {
           const store = this.services.files.handle(primitive.id, primitive.type).store;
@@ -180,10 +187,12 @@ export class Engine implements Invoker {
       } else if (op.target === "group") {
         group = await resolveGroup(this.services, principal, target as string | null);
         this.checkPolicy(principal, op, undefined);
-        out = op.run({ ...ctx, group }, parseInput(op.input, input));
+        parsed = parseInput(op.input, input);
+        out = op.run({ ...ctx, group }, parsed);
       } else {
         this.checkPolicy(principal, op, undefined);
-        out = op.run(ctx, parseInput(op.input, input));
+        parsed = parseInput(op.input, input);
+        out = op.run(ctx, parsed);
       }
       // Synchronous handlers (most data operations) skip a microtask turn.
       const result = (out instanceof Promise ? await out : out) as O;
@@ -194,6 +203,7 @@ export class Engine implements Invoker {
         await synced;
       }
       this.recordAudit(op, ctx.audit, principal, primitive, group, null, meta.audit === true);
+      if (op.changes !== undefined) this.publishChanges(op.changes(parsed, ctx.audit), ctx.audit, primitive);
       return result;
     } catch (err) {
       const code = isServiceError(err) ? err.code : "internal_error";
@@ -246,6 +256,24 @@ export class Engine implements Invoker {
     const file = primitive === undefined ? undefined : this.services.files.synced(primitive);
     if (catalog === undefined) return file;
     return file === undefined ? catalog : Promise.all([catalog, file]);
+  }
+
+  /**
+   * Tells listeners (MCP resource subscriptions) which files or objects a successful write
+   * changed: of the resolved primitive, else of the one the handler named (a signed URL's store).
+   */
+  private publishChanges(changed: readonly ChangedPath[], note: AuditNote, primitive: PrimitiveRecord | undefined) {
+    const subject = primitive ?? note.subject;
+    if (subject === undefined || (subject.type !== "fs" && subject.type !== "storage")) return;
+    for (const { path, subtree } of changed) {
+      this.services.changes.publish({
+        workspace: this.services.namespace,
+        primitive: subject.id,
+        type: subject.type,
+        path,
+        ...(subtree === true ? { subtree } : {}),
+      });
+    }
   }
 
   private checkPolicy(principal: Principal, op: AnyOperation, primitive: PrimitiveRecord | undefined): void {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import {
+  type ChangeSource,
   type Invoker,
   invalid,
   isValidName,
@@ -77,6 +78,8 @@ export interface McpMountOptions extends Partial<SessionLimits> {
   url?: string;
   /** The group a request addresses (default: the path's `:group`); throws to refuse. */
   groupOf?: (req: FastifyRequest) => string;
+  /** Change notices for resource subscriptions (the engine's feed, or the cloud's Redis one). */
+  changes?: ChangeSource;
 }
 
 const groupFromPath = (req: FastifyRequest) => (req.params as { group: string }).group;
@@ -137,7 +140,8 @@ export function mountMcp(app: FastifyInstance, invoker: Invoker, options: McpMou
     const patterns = parseToolPatterns((req.query as Record<string, unknown>).tools);
     const principal = patterns === null ? req.principal : narrowTools(req.principal, patterns);
     const group = await groupFor(invoker, req.principal, groupName);
-    const server = createMcpServer({ invoker, principal, group, baseUrl: `${req.protocol}://${req.headers.host}` });
+    const baseUrl = `${req.protocol}://${req.headers.host}`;
+    const server = createMcpServer({ invoker, principal, group, baseUrl, changes: options.changes });
     const session = { server, group: groupName, actor: req.principal.actor, lastUsed: Date.now(), busy: 0 } as Session;
     sessions.admit(session);
     session.transport = new StreamableHTTPServerTransport({

@@ -8,6 +8,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import {
+  type ChangeSource,
   type Invoker,
   type Manifest,
   narrowTools,
@@ -20,6 +21,8 @@ import {
 import { z } from "zod";
 import type { ToolContext } from "./context.js";
 import { fenceData } from "./fence.js";
+import { withResourceLinks } from "./resource-links.js";
+import { registerResources } from "./resources.js";
 import { toolAnnotations } from "./tools/annotations.js";
 import { TOOLS, type ToolSpec } from "./tools/index.js";
 import { toolOutputSchema } from "./tools/output.js";
@@ -34,6 +37,8 @@ export interface McpServerOptions {
   group: Manifest;
   /** The engine's base URL, for signed URLs. */
   baseUrl: string;
+  /** Change notices for resource subscriptions (resources.ts); without it, no `subscribe`. */
+  changes?: ChangeSource;
 }
 
 /** `primitive_list` is always available to a caller that reaches the group (spec). */
@@ -103,7 +108,12 @@ async function callTool(tool: ToolSpec, args: Record<string, any>, options: McpS
       ...(action.input === undefined ? {} : await action.input(args, ctx)),
     };
     const out = await ctx.invoke(action.op, target, input);
-    return result(action.output === undefined ? out : await action.output(out, ctx, args));
+    return withResourceLinks(
+      result(action.output === undefined ? out : await action.output(out, ctx, args)),
+      tool.name,
+      args,
+      out,
+    );
   } catch (err) {
     const error = toServiceError(err);
     return result({ error: { code: error.code, message: error.message } }, true);
@@ -171,6 +181,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     }
     return callTool(tool.spec, parsed.data as Record<string, unknown>, options);
   });
+  registerResources(server, options);
   return server;
 }
 

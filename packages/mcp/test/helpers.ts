@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Engine, Invoker } from "@prim/engine";
 import { LOCAL_PRINCIPAL, ManualClock } from "@prim/engine";
 import { openHost, PerFile, sharedHost } from "@prim/testkit/rest";
+import type { ChangeFeed } from "@prim/wire";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect } from "vitest";
 import { mountMcp, unfenceData } from "../src/index.js";
@@ -69,7 +70,10 @@ export async function startMcpServer(options: { rootToken?: string; engine?: { a
     cleanups.push(host.release);
     ({ invoker, url } = host);
   } else {
-    const hostOptions = { allowLoopbackFetch, mount: (app: FastifyInstance, door: Invoker) => mountMcp(app, door) };
+    const hostOptions = {
+      allowLoopbackFetch,
+      mount: (app: FastifyInstance, door: Invoker, changes: ChangeFeed) => mountMcp(app, door, { changes }),
+    };
     let host = await sharedHost(`mcp ${allowLoopbackFetch}`, hostOptions);
     if (host.busy) {
       host = await openHost(hostOptions);

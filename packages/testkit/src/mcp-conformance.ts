@@ -29,6 +29,9 @@ export const PASS = "pass";
 /** A JSON-RPC "Method not found": the capability is not declared, so the SDK has no handler. */
 const NO_METHOD = /^Failed: MCP error -32601: Method not found$/;
 /** A fixture tool of the suite's reference server that Prim has no tool for (-32602). */
+/** A fixture resource of the suite's reference server: Prim's resources are `prim://` URIs (-32002). */
+const noResource = (uri: string) =>
+  new RegExp(`^Failed: MCP error -32002: not_found: resource '${uri.replace(/[/.]/g, "\\$&")}' not found$`);
 const noTool = (name: string) => new RegExp(`^Failed: MCP error -32602: MCP error -32602: Tool ${name} not found$`);
 
 /**
@@ -63,12 +66,12 @@ export const EXPECTED: Record<string, typeof PASS | RegExp> = {
   "server-sse-polling": /^Server did not send (priming event with id and empty data|retry field)/,
   "server-sse-multiple-streams": PASS,
   "elicitation-sep1330-enums": noTool("test_elicitation_sep1330_enums"), // form mode, enums
-  "resources-list": NO_METHOD, // no resources capability
-  "resources-read-text": NO_METHOD, // fixture test://static-text
-  "resources-read-binary": NO_METHOD, // fixture test://static-binary
-  "resources-templates-read": NO_METHOD, // fixture template test://template/{id}/data
-  "resources-subscribe": NO_METHOD, // subscribes test://watched-resource
-  "resources-unsubscribe": NO_METHOD, // subscribes, then unsubscribes test://watched-resource
+  "resources-list": PASS,
+  "resources-read-text": noResource("test://static-text"), // fixture
+  "resources-read-binary": noResource("test://static-binary"), // fixture
+  "resources-templates-read": noResource("test://template/123/data"), // fixture template test://template/{id}/data
+  "resources-subscribe": noResource("test://watched-resource"), // subscribes to a fixture
+  "resources-unsubscribe": noResource("test://watched-resource"), // subscribes to a fixture, then unsubscribes
   "prompts-list": NO_METHOD, // no prompts capability
   "prompts-get-simple": NO_METHOD,
   "prompts-get-with-args": NO_METHOD,

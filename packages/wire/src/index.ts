@@ -3,6 +3,14 @@
 // engine. The Node-only HTTP client of the Invoker is `@prim/wire/invoke`.
 
 export { bearerToken, TOKEN68_RE } from "./bearer.js";
+export {
+  type ChangeFeed,
+  type ChangeListener,
+  type ChangeNotice,
+  type ChangeSource,
+  LocalChanges,
+  noticeCovers,
+} from "./changes.js";
 export type {
   BatchEntryError,
   BatchResults,

@@ -106,6 +106,8 @@ export const snapshotRestore = primitiveOp({
   metered: true,
   writesStorage: true,
   planFeature: true,
+  // Every file or object may have changed (the engine publishes for fs and storage only).
+  changes: () => [{ path: "", subtree: true }],
   input: z.strictObject({ snapshot: z.string().min(1) }),
   async run(ctx, input): Promise<SnapshotInfo> {
     const { services, primitive: p } = ctx;

@@ -148,6 +148,8 @@ export const primitiveDelete = primitiveOp({
   audited: true,
   metered: false,
   writesStorage: false,
+  // Its files or objects are gone (the engine publishes for fs and storage only).
+  changes: () => [{ path: "", subtree: true }],
   input: z.strictObject({}),
   async run(ctx): Promise<void> {
     await removePrimitive(ctx.services, ctx.primitive.id);

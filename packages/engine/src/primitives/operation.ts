@@ -41,6 +41,12 @@ export interface DataContext<S> extends PrimitiveContext {
   store: S;
 }
 
+/** A file or object a call changed (fs path or storage key); `subtree`: everything under it too. */
+export interface ChangedPath {
+  path: string;
+  subtree?: boolean;
+}
+
 /** Whether an operation only reads, or may change something (data, settings, a lease, the world outside). */
 export type Access = "read" | "write";
 
@@ -107,6 +113,14 @@ interface OperationBase<I> {
    */
   lookup?: boolean;
   input: z.ZodType<I>;
+  /**
+   * The files or objects a successful call changed (fs and storage writes), from its parsed
+   * input and its audit note (a signed URL's key is known only once its grant is checked).
+   * `engine.invoke` publishes them as change notices (`services.changes`) of the call's
+   * primitive (the resolved target, else the audit note's subject); MCP resource subscriptions
+   * hear them.
+   */
+  changes?: (input: I, audit: AuditNote) => readonly ChangedPath[];
 }
 
 /** What this call of `op` does (its `access`, decided for `input`). */

@@ -1,4 +1,4 @@
-import type { PrimitiveInfo } from "@prim/wire";
+import type { ChangeFeed, PrimitiveInfo } from "@prim/wire";
 import type { SecretExportPolicy } from "../archive/secret-export.js";
 import type { AuditLog } from "../audit/audit-log.js";
 import type { BlobStore } from "../blobs/blob-store.js";
@@ -42,6 +42,11 @@ export interface EngineServices {
   sqlHost: SqlHost;
   /** Cell: the fsyncs durable writes waited for. */
   syncs: SyncCounters;
+  /**
+   * Cell: where `invoke` publishes the files and objects a write changed (operations declare
+   * them: `changes`); in process a `LocalChanges`, in the cloud a Redis channel per workspace.
+   */
+  changes: ChangeFeed;
   /**
    * Cloud: who may export vault values for a key other than the workspace's own (ops/archive.ts);
    * absent in the local engine, which always may (archive/secret-export.ts).

@@ -22,6 +22,7 @@ import {
   type TenantOptions,
 } from "@prim/engine";
 import { createServer, localAuthenticator } from "@prim/http";
+import type { ChangeFeed } from "@prim/wire";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { afterAll } from "vitest";
 import { checkResponses } from "./conformance.js";
@@ -34,8 +35,11 @@ export interface HostOptions {
   publicUrl?: string;
   /** Checks every REST answer against the OpenAPI document (conformance.ts; the REST suites). */
   conformance?: boolean;
-  /** Mounts more on the app before it listens (the MCP tests' `/mcp`), with the host's invoker. */
-  mount?: (app: FastifyInstance, invoker: Invoker) => void;
+  /**
+   * Mounts more on the app before it listens (the MCP tests' `/mcp`), with the host's invoker
+   * and the cell's change feed (its engines' change notices: MCP resource subscriptions).
+   */
+  mount?: (app: FastifyInstance, invoker: Invoker, changes: ChangeFeed) => void;
 }
 
 /** What one test's tenant is opened with. */
@@ -99,7 +103,7 @@ export async function openHost(options: HostOptions = {}): Promise<LocalHost> {
       publicUrl: options.publicUrl,
     });
     if (options.conformance) checkResponses(app, (name) => operations.get(name));
-    options.mount?.(app, invoker);
+    options.mount?.(app, invoker, cell.changes);
     await app.listen({ port: 0, host: "127.0.0.1" });
   } catch (err) {
     await app?.close();

@@ -50,6 +50,7 @@ export const fsWrite = fsOp({
   idempotent: true,
   writesStorage: true,
   tool: "fs_write",
+  changes: (input) => [{ path: normalizePath(input.path) }],
   input: z.strictObject({
     path: pathSchema,
     body: z.custom<AsyncIterable<Buffer>>((v) => typeof v === "object" && v !== null && Symbol.asyncIterator in v),
@@ -83,6 +84,7 @@ export const fsDelete = fsOp({
   idempotent: true,
   writesStorage: false,
   tool: "fs_write",
+  changes: (input) => [{ path: normalizePath(input.path), subtree: input.recursive }],
   input: z.strictObject({ path: pathSchema, recursive: queryBoolean.default(false) }),
   run(ctx, input): void {
     const path = normalizePath(input.path);
@@ -101,6 +103,7 @@ export const fsMkdir = fsOp({
   idempotent: true,
   writesStorage: true,
   tool: "fs_write",
+  changes: (input) => [{ path: normalizePath(input.path) }],
   input: z.strictObject({ path: pathSchema }),
   run(ctx, input): MaybeCreated {
     const path = normalizePath(input.path);
@@ -118,6 +121,10 @@ export const fsMove = fsOp({
   idempotent: false,
   writesStorage: false,
   tool: "fs_write",
+  changes: (input) => [
+    { path: normalizePath(input.from, "from"), subtree: true },
+    { path: normalizePath(input.to, "to"), subtree: true },
+  ],
   input: z.strictObject({ from: pathSchema, to: pathSchema, overwrite: z.boolean().default(false) }),
   run(ctx, input): FsEntry {
     const from = normalizePath(input.from, "from");
@@ -173,6 +180,8 @@ export const fsFork = fsOp({
   idempotent: false,
   writesStorage: true,
   tool: "fs_fork",
+  // The copy's root is known once it ran (the audit target).
+  changes: (_input, audit) => (audit.target === null ? [] : [{ path: audit.target, subtree: true }]),
   input: z.strictObject({ from: pathSchema, to: pathSchema.optional() }),
   run(ctx, input): { path: string; files: number } {
     const from = normalizePath(input.from, "from");

@@ -73,6 +73,7 @@ export const storagePut = storageOp({
   idempotent: true,
   writesStorage: true,
   tool: "storage_write",
+  changes: (input) => [{ path: input.key }],
   input: z.strictObject({
     key: objectKeySchema,
     body: z.custom<AsyncIterable<Buffer>>((v) => typeof v === "object" && v !== null && Symbol.asyncIterator in v),
@@ -115,6 +116,7 @@ export const storageDelete = storageOp({
   idempotent: true,
   writesStorage: false,
   tool: "storage_write",
+  changes: (input) => [{ path: input.key }],
   input: z.strictObject({ key: objectKeySchema, if_match: z.string().optional() }),
   run(ctx, input): void {
     ctx.audit.target = input.key;
@@ -129,6 +131,7 @@ export const storageCopy = storageOp({
   idempotent: true,
   writesStorage: true,
   tool: "storage_write",
+  changes: (input) => [{ path: input.to }],
   input: z.strictObject({ from: objectKeySchema, to: objectKeySchema, if_none_match: ifNoneMatchAny.optional() }),
   run(ctx, input): ObjectInfo {
     ctx.audit.target = input.to;

@@ -52,6 +52,8 @@ export const storageSigned = untargetedOp({
   metered: true,
   // An upload is a write; downloads are reads.
   writesStorage: (input) => (input as { method?: unknown } | null)?.method === "PUT",
+  // An upload changed the grant's key (named on the audit note once the grant was checked).
+  changes: (input, audit) => (input.method === "PUT" && audit.target !== null ? [{ path: audit.target }] : []),
   input: signedInput,
   async run(ctx, input): Promise<ObjectRead | ObjectInfo> {
     const { services } = ctx;
