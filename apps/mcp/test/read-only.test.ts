@@ -104,6 +104,13 @@ afterAll(async () => {
 const typeOf = (tool: (typeof TOOLS)[number]): PrimitiveType | undefined =>
   tool.type ?? (tool.anyType ? "kv" : undefined);
 
+/**
+ * The group's state through its REST reads. A queue's `delayed` count is left out: a job an
+ * earlier rightful call retried with a delay turns ready with time alone.
+ */
+const state = async () =>
+  (await readState(stack.cloud.url, accountKey, own)).map((line) => line.replace(/"delayed":\d+,?/g, ""));
+
 /** What a call with `args` does, as the action's operation declares it for them. */
 function writes(tool: (typeof TOOLS)[number], action: string, args: Record<string, unknown>): boolean {
   const op = OPS.get(tool.actions[action]?.op as string) as AnyOperation;
@@ -149,14 +156,15 @@ describe("read-only credentials on MCP", () => {
           read++;
           continue;
         }
-        const before = await readState(stack.cloud.url, accountKey, own);
+        const before = await state();
         for (const who of ["key", "token"] as const) {
           const result = await sessions[who](tool.name, args);
           const got = refusalOf(result);
           if (got !== "forbidden") wrong.push(`${where} as ${who}: ${got} ${JSON.stringify(result).slice(0, 200)}`);
         }
-        const after = await readState(stack.cloud.url, accountKey, own);
-        if (JSON.stringify(after) !== JSON.stringify(before)) wrong.push(`${where}: changed the group`);
+        const after = await state();
+        const changed = after.filter((line, i) => line !== before[i]);
+        if (changed.length > 0) wrong.push(`${where}: changed ${changed.map((l) => l.slice(0, 600)).join(" | ")}`);
         // The rightful caller: the workspace key, the same arguments, the same objects.
         const rightful = refusalOf(await sessions.owner(tool.name, args));
         if (rightful !== (sample.ownerGets ?? "ok")) wrong.push(`${where} by the workspace key: ${rightful}`);
