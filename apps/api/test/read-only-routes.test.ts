@@ -196,6 +196,19 @@ describe("what decides by its input", () => {
     expect((await rows()).n).toBe(before.n + 1);
   });
 
+  it("whoami says it: read_only true for the read-only key, false for the workspace key", async () => {
+    const who = JSON.parse((await send(cloud.url, key, { method: "GET", path: "/v1/whoami" })).text);
+    expect(who).toMatchObject({
+      workspace,
+      kind: "scoped",
+      group: { name: own.group.name },
+      tools: null,
+      read_only: true,
+    });
+    const owner = JSON.parse((await send(cloud.url, accountKey, { method: "GET", path: "/v1/whoami" })).text);
+    expect(owner).toMatchObject({ workspace, kind: "workspace", read_only: false });
+  });
+
   it("a signed URL for GET is made; one for PUT is refused", async () => {
     const presign = `/v1/primitives/${own.ids.storage}/presign`;
     const get = await post(key, presign, { key: "obj.txt", method: "GET" });

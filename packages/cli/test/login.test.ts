@@ -82,6 +82,7 @@ describe("prim login (happy)", { timeout: 60_000 }, () => {
       kind: "workspace",
       group: null,
       tools: null,
+      read_only: false,
       file,
     });
     expect(out.stderr).toBe("");
@@ -107,6 +108,7 @@ describe("prim login (happy)", { timeout: 60_000 }, () => {
       kind: "workspace",
       group: null,
       tools: null,
+      read_only: false,
       source: "file",
     });
     expectNoKey(text);
