@@ -99,7 +99,7 @@ export function ToolPicker({ sections, initial, presets }: Props) {
           >
             <span>Read-only</span>
             <span className="whitespace-normal text-xs font-normal text-muted-foreground">
-              Ticks every tool that only reads ({readTools.length} tools), and read-only
+              Ticks every tool that only reads ({readTools.length} tools) and read-only below
             </span>
           </a>
           <a
