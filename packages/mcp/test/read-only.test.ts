@@ -80,7 +80,7 @@ afterAll(async () => {
 
 async function session(readOnly: boolean) {
   const client = new Client({ name: "read-only", version: "1.0.0" });
-  const headers = readOnly ? { "x-read-only": "yes" } : {};
+  const headers: Record<string, string> = readOnly ? { "x-read-only": "yes" } : {};
   await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}/mcp/g`), { requestInit: { headers } }));
   clients.push(client);
   const call = async (name: string, args: Record<string, unknown>) => {
