@@ -234,6 +234,7 @@ describe("the dashboard's consent screen", () => {
     expect([write.status, write.body.error.code]).toEqual([403, "forbidden"]);
     await page.getByRole("listitem").filter({ hasText: "reader" }).getByText("read-only", { exact: true }).waitFor();
     await expect(page.getByRole("switch", { name: "Read-only" }).getAttribute("aria-checked")).resolves.toBe("false");
+    await shoot(page, "keys");
 
     // Disconnect every app (each confirmed): the agents' tokens stop at once.
     await nav.getByRole("link", { name: "Apps" }).click();
