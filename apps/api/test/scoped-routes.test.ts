@@ -2,9 +2,9 @@ import { createKey } from "@prim/db";
 import { type AnyOperation, OPERATIONS, type PrimitiveRecord } from "@prim/engine";
 import type { RestRoute } from "@prim/http";
 import {
-  type Answer,
   fastWorkspace,
-  type RouteRequest,
+  makerFor,
+  prepared,
   requestFor,
   type Seeded,
   seed,
@@ -14,6 +14,7 @@ import {
   type TestCloud,
   typeOf,
   UNTARGETED_ROUTES,
+  verdict,
 } from "@prim/testkit/cloud";
 import { type Principal, toolAllowed } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -63,81 +64,6 @@ function expectedAtHome(route: RestRoute, tools: string[] | null): string | null
   return null;
 }
 
-/** The route's success: its own status, or for a route that picks one (`respond`), a 2xx. */
-function succeeded(route: RestRoute, status: number): boolean {
-  return route.respond === undefined ? status === (route.status ?? 200) : status >= 200 && status < 300;
-}
-
-/**
- * vault.fetch's sample calls https://example.com/; a machine with no route there gets the
- * engine's 502 upstream_error, an answer only a call let through gives.
- */
-const unreachable = (route: RestRoute, answer: Answer) =>
-  route.op === "vault.fetch" && answer.status === 502 && answer.code === "upstream_error";
-
-/** "allowed" for the route's success, else the refusal's code (a HEAD has no body: its status). */
-function verdict(route: RestRoute, answer: Answer): string {
-  if (succeeded(route, answer.status) || unreachable(route, answer)) return "allowed";
-  return route.method === "HEAD"
-    ? `status ${answer.status}`
-    : `${answer.status} ${answer.code ?? answer.text.slice(0, 120)}`;
-}
-
-/** A request with the workspace's own key (making what a sweep's request needs); its JSON answer. */
-async function asAccount(method: string, path: string, body: unknown, contentType = "application/json") {
-  const raw = contentType === "application/json" ? JSON.stringify(body) : String(body);
-  const answer = await send(cloud.url, accountKey, { method, path, body: raw, contentType });
-  if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${answer.text}`);
-  return JSON.parse(answer.text) as { id: string; data: { id: string; lease_token: string }[] };
-}
-
-/** A job of the sweep's queue `q` sent and received now (leased): its id and lease token. */
-async function leasedJob(own: Seeded): Promise<{ id: string; lease_token: string }> {
-  const q = `/v1/primitives/${own.ids.queue}/queues/q`;
-  await asAccount("POST", `${q}/messages`, { body: 1 });
-  const [job] = (await asAccount("POST", `${q}/receive`, {})).data;
-  return job as { id: string; lease_token: string };
-}
-
-/** The request for job `job` with its lease token (in place of the seeded job's and a made-up one). */
-function forJob(own: Seeded, request: RouteRequest, job: { id: string; lease_token: string }): RouteRequest {
-  const body = { ...JSON.parse(request.body ?? "{}"), lease_token: job.lease_token };
-  return { ...request, path: request.path.replace(own.job, job.id), body: JSON.stringify(body) };
-}
-
-/**
- * What an allowed request needs made before it, so that it can succeed: what an earlier route
- * of the sweep took away (storage.delete the object, fs.delete the file, memory.forget the
- * memory, db.branch.promote the branch), or a job in the state the route acts on. Answers the
- * request to send.
- */
-const MAKE_FIRST: Partial<Record<RestRoute["op"], (own: Seeded, request: RouteRequest) => Promise<RouteRequest>>> = {
-  "storage.copy": async (own, request) => {
-    await asAccount("PUT", `/v1/primitives/${own.ids.storage}/objects/obj.txt`, "again", "text/plain");
-    return request;
-  },
-  "fs.move": async (own, request) => {
-    await asAccount("PUT", `/v1/primitives/${own.ids.fs}/files/dir/file.txt`, "again", "text/plain");
-    return request;
-  },
-  "db.branch.delete": async (own, request) => {
-    await asAccount("POST", `/v1/primitives/${own.ids.db}/branches`, { name: "br" });
-    return request;
-  },
-  "memory.supersede": async (own, request) => {
-    const made = await asAccount("POST", `/v1/primitives/${own.ids.memory}/memories`, { kind: "fact", text: "x" });
-    return { ...request, path: request.path.replace(own.memory, made.id) };
-  },
-  "queue.ack": async (own, request) => forJob(own, request, await leasedJob(own)),
-  "queue.heartbeat": async (own, request) => forJob(own, request, await leasedJob(own)),
-  "queue.requeue": async (own, request) => {
-    const job = await leasedJob(own);
-    const q = `/v1/primitives/${own.ids.queue}/queues/q`;
-    await asAccount("POST", `${q}/messages/${job.id}/ack`, { lease_token: job.lease_token, action: "dead" });
-    return { ...request, path: request.path.replace(own.job, job.id) };
-  },
-};
-
 let sweeps = 0;
 
 /**
@@ -152,8 +78,7 @@ async function sweep(tools: string[] | null): Promise<{ checked: number; wrong: 
   for (const route of TARGETED_ROUTES) {
     const expected = expectedAtHome(route, tools);
     const sample = requestFor(route, own);
-    const make = expected === null ? MAKE_FIRST[route.op] : undefined;
-    const request = make === undefined ? sample : await make(own, sample);
+    const request = expected === null ? await prepared(makerFor(cloud.url, accountKey), route, own, sample) : sample;
     const got = verdict(route, await send(cloud.url, key, request));
     const want = expected === null ? "allowed" : route.method === "HEAD" ? "status 403" : `403 ${expected}`;
     if (got !== want) wrong.push(`${request.method} ${request.path} (${route.op}): want ${want}, got ${got}`);

@@ -4,7 +4,9 @@
 // @prim/wire's catalog declares, checked against the engine's operations in @prim/mcp), and the
 // MCP SDK client then sees exactly those, each marked readOnlyHint; a type's select-all grants
 // that type's tools (`kv_*`); "Everything in this group" is the every-tool choice; the preset
-// without JavaScript (a link the server renders ticked).
+// without JavaScript (a link the server renders ticked). The read-only box (ticked by the
+// read-only preset): the connection can only read whatever its tools, listed so under Connected
+// apps, and its token's writes are refused (`forbidden`) while its reads answer.
 // Screenshots of the screen, light and dark, at 375 and 1440 px, with axe-core's checks.
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -23,6 +25,10 @@ let context: BrowserContext;
 const email = "grace@consent.test";
 const password = "correct horse battery";
 
+const READ_ONLY_BOX = /^Read-only: the app can only read, whatever tools it has/;
+let workspace: string;
+let kvId: string;
+
 const READ_TOOLS = TOOL_CATALOG.filter((t) => t.access === "read")
   .map((t) => t.name)
   .sort();
@@ -35,6 +41,8 @@ beforeAll(async () => {
   const ws = await createWorkspace(pool, { name: "Acme", plan: "pro", owner: email });
   await call(stack.cloud.url, ws.key, "POST", "/v1/groups", { name: "app" });
   const kv = await call(stack.cloud.url, ws.key, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" });
+  workspace = ws.workspace.id;
+  kvId = kv.body.id;
   await call(stack.cloud.url, ws.key, "PUT", `/v1/primitives/${kv.body.id}/keys/greeting`, { value: "hello" });
   context = await browser.newContext();
   const page = await dashboard.signedIn(context, email, password, ws.workspace.id);
@@ -60,13 +68,19 @@ async function connect(page: Page, name: string) {
   });
   await page.goto((agent.authorizationUrl as URL).href);
   await page.waitForURL(/\/oauth\/consent\//);
+  /** After Allow: the code exchanged, an MCP SDK client session with the token. */
+  const connected = async () => {
+    const code = (await landed).searchParams.get("code") as string;
+    expect(await auth(agent, { serverUrl: stack.mcpUrl, authorizationCode: code })).toBe("AUTHORIZED");
+    const client = new Client({ name: "agent", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { authProvider: agent }));
+    return client;
+  };
   return {
-    /** After Allow: the code exchanged, the MCP SDK client's tools (name and readOnlyHint). */
+    connected,
+    /** After Allow: the MCP SDK client's tools (name and readOnlyHint). */
     finish: async () => {
-      const code = (await landed).searchParams.get("code") as string;
-      expect(await auth(agent, { serverUrl: stack.mcpUrl, authorizationCode: code })).toBe("AUTHORIZED");
-      const client = new Client({ name: "agent", version: "1.0.0" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { authProvider: agent }));
+      const client = await connected();
       const { tools } = await client.listTools();
       await client.close();
       return tools.map((t) => [t.name, t.annotations?.readOnlyHint] as const).sort(([a], [b]) => a.localeCompare(b));
@@ -90,8 +104,11 @@ describe("the consent screen's choices", () => {
     await page.getByRole("link", { name: /^Everything in this group/ }).click();
     await expect(page.getByLabel("Every tool, including tools added later").isChecked()).resolves.toBe(true);
     await expect(page.getByLabel("All key-value tools").isDisabled()).resolves.toBe(true);
+    await expect(page.getByLabel(READ_ONLY_BOX).isChecked()).resolves.toBe(false);
     await page.getByRole("link", { name: /^Read-only/ }).click();
     await expect(page.getByLabel("Every tool, including tools added later").isChecked()).resolves.toBe(false);
+    // The preset ticks the read-only box too: the connection is read-only whatever its tools.
+    await expect(page.getByLabel(READ_ONLY_BOX).isChecked()).resolves.toBe(true);
     // Ticked in place (no navigation), each section's count updated.
     expect(page.url()).not.toContain("preset=");
     await page.getByText("2 of 4 chosen").first().waitFor();
@@ -126,6 +143,41 @@ describe("the consent screen's choices", () => {
     await page.close();
   });
 
+  it("the read-only box: an app granted every key-value tool reads and writes nothing; Connected apps says read-only", {
+    timeout: 60_000,
+  }, async () => {
+    const page = await context.newPage();
+    const flow = await connect(page, "Careful Agent");
+    await page.getByText("Key-value", { exact: true }).click();
+    await page.getByLabel("All key-value tools").check();
+    await page.getByLabel(READ_ONLY_BOX).check();
+    await page.getByRole("button", { name: "Allow" }).click();
+    const client = await flow.connected();
+    try {
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      expect(tools).toContain("kv_set"); // not hidden: refused when called
+      const set = await client.callTool({
+        name: "kv_set",
+        arguments: { primitive: kvId, key: "greeting", value: "x" },
+      });
+      expect([set.isError, (set.structuredContent as any)?.error?.code]).toEqual([true, "forbidden"]);
+      const got = await client.callTool({ name: "kv_get", arguments: { primitive: kvId, key: "greeting" } });
+      expect([got.isError ?? false, (got.structuredContent as any)?.value]).toEqual([false, "hello"]);
+    } finally {
+      await client.close();
+    }
+    await page.goto(`${dashboard.web}/w/${workspace}/apps`);
+    const row = page.getByRole("row", { name: /Careful Agent/ });
+    await row.getByText("read-only").waitFor();
+    await expect(
+      page
+        .getByRole("row", { name: /Cache Agent/ })
+        .getByText("read-only")
+        .count(),
+    ).resolves.toBe(0);
+    await page.close();
+  });
+
   it("without JavaScript: the preset is a link the server renders ticked, and the form posts it", {
     timeout: 60_000,
   }, async () => {
@@ -138,6 +190,7 @@ describe("the consent screen's choices", () => {
       await expect(page.getByLabel(tool).isChecked(), tool).resolves.toBe(true);
     }
     await expect(page.getByLabel("kv_set").isChecked()).resolves.toBe(false);
+    await expect(page.getByLabel(READ_ONLY_BOX).isChecked()).resolves.toBe(true);
     await page.getByRole("button", { name: "Allow" }).click();
     expect((await flow.finish()).map(([name]) => name)).toEqual(READ_TOOLS);
     await noScript.close();

@@ -217,6 +217,25 @@ describe("the dashboard's consent screen", () => {
     await page.getByText("revoked", { exact: true }).first().waitFor();
     expect((await call(stack.cloud.url, key, "GET", "/v1/primitives")).status).toBe(401);
 
+    // A read-only key (the form's switch): it reads, its writes are refused, the list badges it.
+    await page.getByLabel("Name", { exact: true }).fill("reader");
+    await page.getByRole("switch", { name: "Read-only" }).click();
+    await page.getByRole("button", { name: "Create key" }).click();
+    // The new key replaces the one shown before.
+    const shown = page.getByTestId("new-key").filter({ hasNotText: key });
+    const reader = (await shown.textContent()) as string;
+    expect(reader).toMatch(/^pk_/);
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog", { name: "Connect" }).waitFor({ state: "detached" });
+    const cache = listed.body.data[0].id as string;
+    const read = await call(stack.cloud.url, reader, "GET", `/v1/primitives/${cache}/keys`);
+    expect(read.status).toBe(200);
+    const write = await call(stack.cloud.url, reader, "PUT", `/v1/primitives/${cache}/keys/ro`, { value: 1 });
+    expect([write.status, write.body.error.code]).toEqual([403, "forbidden"]);
+    await page.getByRole("listitem").filter({ hasText: "reader" }).getByText("read-only", { exact: true }).waitFor();
+    await expect(page.getByRole("switch", { name: "Read-only" }).getAttribute("aria-checked")).resolves.toBe("false");
+    await shoot(page, "keys");
+
     // Disconnect every app (each confirmed): the agents' tokens stop at once.
     await nav.getByRole("link", { name: "Apps" }).click();
     await page.getByText("Test Agent").first().waitFor();

@@ -98,9 +98,12 @@ const ACTIONS: {
   {
     action: "key.create",
     act: async () => {
-      const made = await owner().keys.create({ workspace, name: "ci", group: "app", tools: ["kv_*"] });
+      const made = await owner().keys.create({ workspace, name: "ci", group: "app", tools: ["kv_*"], readOnly: true });
       secrets.push(made.key);
-      return { target: made.id, detail: { start: made.key.slice(0, 8), name: "ci", group: "app", tools: ["kv_*"] } };
+      return {
+        target: made.id,
+        detail: { start: made.key.slice(0, 8), name: "ci", group: "app", tools: ["kv_*"], read_only: true },
+      };
     },
   },
   {

@@ -26,7 +26,20 @@ const OTHER_FIELDS = new Set([
   // The membership check's own field (procedures.test.ts: another workspace is NOT_FOUND).
   "workspace",
   // New values and filters.
-  ...["name", "email", "role", "tools", "enabled", "paused", "confirm", "type", "cursor", "action", "actor"],
+  ...[
+    "name",
+    "email",
+    "role",
+    "tools",
+    "enabled",
+    "readOnly",
+    "paused",
+    "confirm",
+    "type",
+    "cursor",
+    "action",
+    "actor",
+  ],
   // Names inside the primitive addressed, and what to do there.
   ...["key", "path", "queue", "prefix", "sql", "view", "op", "args", "method"],
   // A bearer secret checked against the signed-in address, not an id (procedures.test.ts).

@@ -368,7 +368,21 @@ describe("what the procedures do", () => {
     const made = await callerFor("admin").keys.create({ workspace, group: "app", tools: ["kv_*"], name: "deploy" });
     expect(made.key).toMatch(/^pk_/);
     const listed = (await callerFor("member").keys.list({ workspace })).find((k) => k.id === made.id);
-    expect(listed).toMatchObject({ start: made.key.slice(0, 8), name: "deploy", group: "app", tools: ["kv_*"] });
+    expect(listed).toMatchObject({
+      start: made.key.slice(0, 8),
+      name: "deploy",
+      group: "app",
+      tools: ["kv_*"],
+      read_only: false,
+    });
+    // The form's Read-only switch: the key's principal is read-only (engine.invoke refuses its writes).
+    const reader = await callerFor("admin").keys.create({ workspace, name: "agent", readOnly: true });
+    expect(reader).toMatchObject({ group: null, tools: null, read_only: true });
+    expect((await callerFor("member").keys.list({ workspace })).find((k) => k.id === reader.id)?.read_only).toBe(true);
+    const resolved = await new PrimDb.ApiKeyResolver(pool).resolve(reader.key);
+    expect(resolved).toMatchObject({ kind: "account", readOnly: true, actor: `key:${reader.id}` });
+    expect((await new PrimDb.ApiKeyResolver(pool).resolve(made.key)).readOnly).toBeUndefined();
+    await callerFor("owner").keys.revoke({ workspace, id: reader.id });
     expect(listed?.created_by).toBe(`user:${users.admin.id}`);
     // The creator by name (the user's email, resolved in the same query), for the keys page.
     expect(listed?.created_by_email).toBe(users.admin.email);

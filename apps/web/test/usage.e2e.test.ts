@@ -216,6 +216,12 @@ describe("the audit page", () => {
       200,
     );
     await revokeKey(pool, ci.id, async () => {}, ws, `user:${ownerId}`);
+    const reader = await createKey(pool, {
+      workspace: ws,
+      name: "reader",
+      readOnly: true,
+      createdBy: `user:${ownerId}`,
+    });
 
     await page.goto(`${dashboard.web}/w/${ws}/audit`);
     await expect(page.title()).resolves.toBe("Audit · Usage Co · Prim");
@@ -234,7 +240,13 @@ describe("the audit page", () => {
     // The control plane's entries: the owner by email, the operator by word.
     // … and what they acted on by name: the key made and revoked, the plan's change.
     const made = entries.locator("li", { hasText: "key.create" }).filter({ hasText: EMAIL });
-    expect(await made.textContent()).toContain(`ci deploys (${ci.key.slice(0, 8)}…)`);
+    const ciMade = made.filter({ hasText: "ci deploys" });
+    expect(await ciMade.textContent()).toContain(`ci deploys (${ci.key.slice(0, 8)}…)`);
+    expect(await ciMade.textContent()).not.toContain("read-only");
+    // A read-only key says so.
+    expect(await made.filter({ hasText: "reader" }).textContent()).toContain(
+      `reader (${reader.key.slice(0, 8)}…) · read-only`,
+    );
     expect(await entries.locator("li", { hasText: "plan.change" }).textContent()).toContain("starter → pro");
     expect(await entries.locator("li", { hasText: "plan.change" }).textContent()).toContain("Operator (prim admin)");
     // No raw id is shown where a name belongs.

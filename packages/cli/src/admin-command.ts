@@ -50,6 +50,7 @@ export async function adminCommand(args: string[]): Promise<void> {
       role: { type: "string" },
       on: { type: "boolean" },
       off: { type: "boolean" },
+      "read-only": { type: "boolean" },
       "database-url": { type: "string" },
     },
   });
@@ -84,6 +85,7 @@ export async function adminCommand(args: string[]): Promise<void> {
           group: values.group,
           tools: values.tools?.split(",").map((t) => t.trim()),
           name: values.name,
+          readOnly: values["read-only"] === true,
         });
         break;
       case "key revoke": {

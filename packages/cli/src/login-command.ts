@@ -24,6 +24,8 @@ const whoAmISchema = z.object({
   kind: z.enum(["workspace", "scoped", "local"]),
   group: z.object({ id: z.string(), name: z.string() }).nullable(),
   tools: z.array(z.string()).nullable(),
+  /** Absent from a server older than this prim: not read-only. */
+  read_only: z.boolean().default(false),
 });
 
 type WhoAmI = z.infer<typeof whoAmISchema>;
@@ -99,12 +101,13 @@ export function describeWorkspace(who: Pick<WhoAmI, "workspace" | "workspace_nam
     : `workspace ${who.workspace_name} (${who.workspace})`;
 }
 
-/** `every group and tool`, or the group and tools a scoped key is limited to. */
-export function describeScope(who: Pick<WhoAmI, "kind" | "group" | "tools">): string {
+/** `every group and tool`, or the group and tools a scoped key is limited to; `, read-only` after. */
+export function describeScope(who: Pick<WhoAmI, "kind" | "group" | "tools"> & { read_only?: boolean }): string {
   if (who.kind === "local") return "local access without a key";
-  if (who.kind === "workspace") return "every group and tool";
+  const readOnly = who.read_only === true ? ", read-only" : "";
+  if (who.kind === "workspace") return `every group and tool${readOnly}`;
   const group = who.group === null ? "every group" : `group ${who.group.name}`;
-  return `${group}, tools ${who.tools === null ? "every tool" : who.tools.join(",")}`;
+  return `${group}, tools ${who.tools === null ? "every tool" : who.tools.join(",")}${readOnly}`;
 }
 
 /**

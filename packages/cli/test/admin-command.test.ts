@@ -47,7 +47,23 @@ describe("prim admin", { timeout: 60_000 }, () => {
       key: expect.stringMatching(/^pk_/),
       group: null,
       tools: ["db_query", "fs_*"],
+      read_only: false,
     });
+    // --read-only: the key's principal is read-only (every writing call refused in engine.invoke).
+    const reader = await admin("key", "create", "--workspace", ws.out.workspace.id, "--read-only");
+    expect(reader.out).toMatchObject({ group: null, tools: null, read_only: true });
+    const pool = await openPool(db.url);
+    try {
+      const { rows } = await pool.query("SELECT id, read_only FROM api_keys WHERE id = ANY($1) ORDER BY id", [
+        [key.out.id, reader.out.id],
+      ]);
+      expect(rows).toEqual([
+        { id: key.out.id, read_only: false },
+        { id: reader.out.id, read_only: true },
+      ]);
+    } finally {
+      await pool.end();
+    }
     const plan = await admin("plan", "set", "--workspace", ws.out.workspace.id, "--plan", "pro");
     expect(plan.out.workspace).toMatchObject({ plan: "pro", rps: null, burst: null });
     const revoked = await admin("key", "revoke", "--id", key.out.id);

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { primCommand, ROOT, runPrimCommand, startPrim } from "@prim/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { credentialsPath, readCredentials, removeCredential, resolveApi, saveCredential } from "../src/credentials.js";
+import { describeScope } from "../src/login-command.js";
 
 // The root token of the `prim dev` below: a valid key for it, shaped like one (`pk_`).
 const TOKEN = `pk_test_${randomBytes(12).toString("hex")}`;
@@ -82,6 +83,7 @@ describe("prim login (happy)", { timeout: 60_000 }, () => {
       kind: "workspace",
       group: null,
       tools: null,
+      read_only: false,
       file,
     });
     expect(out.stderr).toBe("");
@@ -107,6 +109,7 @@ describe("prim login (happy)", { timeout: 60_000 }, () => {
       kind: "workspace",
       group: null,
       tools: null,
+      read_only: false,
       source: "file",
     });
     expectNoKey(text);
@@ -301,5 +304,19 @@ describe("resolveApi: the key from --key, else PRIM_API_KEY, else the file", () 
     })();
     expect(message).toContain(`the credentials file ${credentialsPath(env)} is not valid JSON`);
     expect(message).not.toContain("leak_me");
+  });
+});
+
+describe("the scope in words", () => {
+  it("ends in read-only for a read-only key (whoami's read_only), whatever its kind", () => {
+    const group = { id: "grp_1", name: "app" };
+    expect(describeScope({ kind: "workspace", group: null, tools: null, read_only: true })).toBe(
+      "every group and tool, read-only",
+    );
+    expect(describeScope({ kind: "scoped", group, tools: ["kv_*"], read_only: true })).toBe(
+      "group app, tools kv_*, read-only",
+    );
+    expect(describeScope({ kind: "scoped", group, tools: ["kv_*"], read_only: false })).toBe("group app, tools kv_*");
+    expect(describeScope({ kind: "workspace", group: null, tools: null })).toBe("every group and tool");
   });
 });

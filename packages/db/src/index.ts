@@ -156,7 +156,13 @@ export {
   savePendingAuthorization,
   signConsent,
 } from "./oauth/consent.js";
-export { consentDecisionFromForm, consentTools, EVERY_TOOL_FIELD, EVERY_TOOL_VALUE } from "./oauth/consent-form.js";
+export {
+  consentDecisionFromForm,
+  consentTools,
+  EVERY_TOOL_FIELD,
+  EVERY_TOOL_VALUE,
+  READ_ONLY_FIELD,
+} from "./oauth/consent-form.js";
 export { OAUTH_LIFETIMES } from "./oauth/lifetimes.js";
 export { oauthSigningKey } from "./oauth/signing-key.js";
 export { hashId, postgresOidcAdapter, purgeExpiredOAuth } from "./oauth/store.js";

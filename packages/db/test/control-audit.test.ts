@@ -135,6 +135,39 @@ const ACTIONS: { action: string; act: () => Promise<{ actor: string; target: str
     },
   },
   {
+    action: "key.create",
+    act: async () => {
+      const key = await createKey(pool, { workspace, name: "agent", tools: ["kv_*"], readOnly: true });
+      secrets.push(key.key);
+      expect(key).toMatchObject({ group: null, tools: ["kv_*"], read_only: true });
+      return {
+        actor: "admin",
+        target: key.id,
+        detail: { start: key.key.slice(0, 8), name: "agent", group: null, tools: ["kv_*"], read_only: true },
+      };
+    },
+  },
+  {
+    action: "oauth.connect",
+    act: async () => {
+      const id = await recordConnection(pool, {
+        grantId: "grant-read-only",
+        clientId: "c2",
+        clientName: "Reader",
+        user: owner,
+        workspace,
+        groupId,
+        tools: ["*"],
+        readOnly: true,
+      });
+      return {
+        actor: `user:${owner}`,
+        target: id,
+        detail: { client_id: "c2", client_name: "Reader", group: "app", tools: ["*"], read_only: true },
+      };
+    },
+  },
+  {
     action: "key.revoke",
     act: async () => {
       const key = await createKey(pool, { workspace, createdBy: `user:${owner}` });

@@ -1,7 +1,7 @@
 // What each operation does, read or write, written out once (CLOUD.md, "Credentials": read-only
 // is decided in `engine.invoke` from each operation's declaration): every operation of the
 // registry must be listed here exactly as its `access` says, so a new operation cannot slip in as
-// a read that a read-only credential (issue 41) or the consent screen's read-only preset would
+// a read that a read-only credential or the consent screen's read-only preset would
 // let through. @prim/mcp's tools-access test derives each tool's Read/Write from these.
 import type { OperationName } from "@prim/wire";
 import { OPERATION_NAMES } from "@prim/wire";
@@ -14,9 +14,10 @@ import { OPERATIONS } from "../src/registry.js";
  * signed URL's epoch, or acts outside with a secret (vault.fetch). "write: PUT only": decided by
  * the input (a signed URL for PUT uploads; GET and HEAD read). db.query is "read": a statement
  * there writes only with the `db_exec` grant (a write tool); db.exec and db.batch are the write
- * doors, "write" when a statement may write (a read-only credential may still SELECT through /exec).
+ * doors, "write: a writing statement": a SELECT through `/exec` reads, a batch holding one
+ * writing statement writes.
  */
-type Class = "read" | "write" | "write: PUT only" | "write: writing SQL only";
+type Class = "read" | "write" | "write: PUT only" | "write: a writing statement";
 
 const ACCESS: Record<OperationName, Class> = {
   "group.create": "write",
@@ -54,8 +55,8 @@ const ACCESS: Record<OperationName, Class> = {
   "kv.mdelete": "write",
   "kv.incr": "write",
   "db.query": "read",
-  "db.exec": "write: writing SQL only",
-  "db.batch": "write: writing SQL only",
+  "db.exec": "write: a writing statement",
+  "db.batch": "write: a writing statement",
   "db.tables": "read",
   "db.table": "read",
   "db.branch.create": "write",
@@ -121,7 +122,7 @@ function declared(op: (typeof OPERATIONS)[number]): Class | "?" {
       { statements: [{ sql: "SELECT 1" }] },
     ];
     const ok = writes.every((i) => accessOf(op, i) === "write") && reads.every((i) => accessOf(op, i) === "read");
-    return ok && accessOf(op, {}) === "write" ? "write: writing SQL only" : "?";
+    return ok && accessOf(op, {}) === "write" ? "write: a writing statement" : "?";
   }
   const put = accessOf(op, { method: "PUT" });
   return put === "write" && accessOf(op, { method: "GET" }) === "read" ? "write: PUT only" : "?";
@@ -143,6 +144,29 @@ describe("read and write", () => {
       ).toEqual(["write", "read", "read"]);
       expect(mayWrite(op), name).toBe(true);
     }
+  });
+
+  it("db.exec and db.batch write when a statement may: SELECTs read, one writing statement (or none readable) writes", () => {
+    const exec = OPERATIONS.find((o) => o.name === "db.exec");
+    const batch = OPERATIONS.find((o) => o.name === "db.batch");
+    if (exec === undefined || batch === undefined) throw new Error("no db.exec or db.batch");
+    const statements = (...sqls: string[]) => ({ statements: sqls.map((sql) => ({ sql })) });
+    expect(
+      [
+        { sql: "SELECT * FROM t" },
+        { sql: "INSERT INTO t VALUES (1)" },
+        { sql: "WITH x AS (SELECT 1) DELETE FROM t" },
+        {},
+      ].map((input) => accessOf(exec, input)),
+    ).toEqual(["read", "write", "write", "write"]);
+    expect(
+      [
+        statements("SELECT 1", "SELECT 2"),
+        statements("SELECT 1", "UPDATE t SET v = 1"),
+        statements("CREATE TABLE u (v)"),
+        { statements: "nope" },
+      ].map((input) => accessOf(batch, input)),
+    ).toEqual(["read", "write", "write", "write"]);
   });
 
   it("every operation that can add stored bytes may write, but db.query (its writes need db_exec)", () => {

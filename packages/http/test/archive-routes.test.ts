@@ -260,6 +260,7 @@ describe("access", () => {
       kind: "local",
       group: null,
       tools: null,
+      read_only: false,
     });
   });
 
@@ -284,6 +285,7 @@ describe("access", () => {
       kind: "scoped",
       group: { id: group.id, name: "app" },
       tools: ["kv_*"],
+      read_only: false,
     });
   });
 });

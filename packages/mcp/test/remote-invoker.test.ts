@@ -104,6 +104,7 @@ describe("internal invoke listener", () => {
       groupId: "grp_1",
       tools: ["kv_*"],
       narrowed: [["kv_get"]],
+      readOnly: true,
       unknownToThisVersion: "kept",
     };
     expect(await remote.invoke(principal, "test.whoami", null, {})).toEqual(principal);

@@ -262,4 +262,6 @@ export interface WhoAmI {
   kind: "workspace" | "scoped" | "local";
   group: { id: string; name: string } | null;
   tools: string[] | null;
+  /** Read-only: every call that writes is refused (403 `forbidden`), whatever the tools. */
+  read_only: boolean;
 }

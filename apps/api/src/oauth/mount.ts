@@ -127,6 +127,7 @@ async function interaction(
     workspace: result.workspace,
     groupId: result.group,
     tools: result.tools,
+    readOnly: result.readOnly === true,
   });
   await provider.interactionFinished(
     req,

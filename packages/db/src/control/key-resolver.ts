@@ -8,6 +8,7 @@ interface KeyRow {
   workspace_id: string;
   group_id: string | null;
   tools: string[] | null;
+  read_only: boolean;
   workspace_name: string;
 }
 
@@ -53,7 +54,7 @@ export class ApiKeyResolver {
       return cached.principal;
     }
     const { rows } = await this.pool.query<KeyRow>(
-      `SELECT k.id, k.workspace_id, k.group_id, k.tools, w.name AS workspace_name
+      `SELECT k.id, k.workspace_id, k.group_id, k.tools, k.read_only, w.name AS workspace_name
          FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
         WHERE k.hash = $1 AND k.revoked_at IS NULL`,
       [hash],
@@ -71,6 +72,9 @@ export class ApiKeyResolver {
       groupId: row.group_id,
       tools: row.tools,
       workspaceName: row.workspace_name,
+      // Read-only is its own property, beside the kind: a read-only key with every group and
+      // tool is still the workspace's (it lists and reads every group) but writes nothing.
+      ...(row.read_only ? { readOnly: true } : {}),
     };
     if (this.cache.size >= (this.options.maxEntries ?? 10_000)) this.cache.clear();
     this.cache.set(hash, { principal, at: now });

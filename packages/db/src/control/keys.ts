@@ -15,6 +15,8 @@ export interface KeyCreated {
   /** The group's name, or null for every group. */
   group: string | null;
   tools: string[] | null;
+  /** Read-only: `engine.invoke` refuses its every writing call. */
+  read_only: boolean;
 }
 
 const TOOL_PATTERN = /^[a-z_*]{1,64}$/;
@@ -45,9 +47,10 @@ export async function findGroup(
 /** A key of `workspace`, made by `createdBy` (the actor: `admin` or `user:<id>`). */
 export async function createKey(
   pool: pg.Pool,
-  input: { workspace: string; group?: string; tools?: string[]; name?: string; createdBy?: Actor },
+  input: { workspace: string; group?: string; tools?: string[]; name?: string; readOnly?: boolean; createdBy?: Actor },
 ): Promise<KeyCreated> {
   const tools = input.tools ?? null;
+  const readOnly = input.readOnly === true;
   checkTools(tools ?? []);
   const actor = input.createdBy ?? "admin";
   const key = newApiKey();
@@ -56,8 +59,8 @@ export async function createKey(
     if (ws.rowCount === 0) throw notFound(`workspace '${input.workspace}'`);
     const group = input.group === undefined ? null : await findGroup(client, input.workspace, input.group);
     await client.query(
-      `INSERT INTO api_keys (id, hash, start, workspace_id, group_id, tools, name, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      `INSERT INTO api_keys (id, hash, start, workspace_id, group_id, tools, read_only, name, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [
         key.id,
         key.hash,
@@ -65,6 +68,7 @@ export async function createKey(
         input.workspace,
         group?.id ?? null,
         tools === null ? null : JSON.stringify(tools),
+        readOnly,
         input.name ?? null,
         actor,
       ],
@@ -73,11 +77,11 @@ export async function createKey(
       actor,
       action: "key.create",
       target: key.id,
-      detail: { start: key.start, name: input.name ?? null, group: group?.name ?? null, tools },
+      detail: { start: key.start, name: input.name ?? null, group: group?.name ?? null, tools, read_only: readOnly },
     });
     return group;
   });
-  return { id: key.id, key: key.key, group: group?.name ?? null, tools };
+  return { id: key.id, key: key.key, group: group?.name ?? null, tools, read_only: readOnly };
 }
 
 /**
@@ -117,6 +121,7 @@ export interface KeyListed {
   name: string | null;
   group: string | null;
   tools: string[] | null;
+  read_only: boolean;
   created_by: string | null;
   /** The creator's email when `created_by` is a user (`user:<id>`) who still exists, else null. */
   created_by_email: string | null;
@@ -131,7 +136,7 @@ export interface KeyListed {
  */
 export async function listKeys(pool: pg.Pool, workspace: string): Promise<KeyListed[]> {
   const { rows } = await pool.query<KeyListed>(
-    `SELECT k.id, k.start, k.name, g.name AS group, k.tools, k.created_by, u.email AS created_by_email,
+    `SELECT k.id, k.start, k.name, g.name AS group, k.tools, k.read_only, k.created_by, u.email AS created_by_email,
             k.created_at, k.last_used_at, k.revoked_at
        FROM api_keys k LEFT JOIN groups g ON g.id = k.group_id
        LEFT JOIN users u ON k.created_by LIKE 'user:%' AND u.id = substr(k.created_by, 6)

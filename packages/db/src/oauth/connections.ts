@@ -17,6 +17,8 @@ export interface Connection {
   workspace: string;
   group: string;
   tools: string[];
+  /** Consented read-only: the app can only read, whatever tools it has. */
+  read_only: boolean;
   created_at: number;
 }
 
@@ -28,6 +30,7 @@ interface ConnectionRow {
   workspace_id: string;
   group_name: string;
   tools: string[];
+  read_only: boolean;
   created_at: Date;
 }
 
@@ -45,14 +48,17 @@ export async function recordConnection(
     workspace: string;
     groupId: string;
     tools: readonly string[];
+    /** The consent screen's "Read-only" choice. */
+    readOnly?: boolean;
   },
 ): Promise<string> {
+  const readOnly = input.readOnly === true;
   const id = prefixedId("conn").toLowerCase();
   await auditedTransaction(pool, async (client, record) => {
     const group = await client.query<{ name: string }>("SELECT name FROM groups WHERE id = $1", [input.groupId]);
     await client.query(
-      `INSERT INTO oauth_connections (id, grant_id, client_id, client_name, user_id, workspace_id, group_id, tools)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      `INSERT INTO oauth_connections (id, grant_id, client_id, client_name, user_id, workspace_id, group_id, tools, read_only)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [
         id,
         input.grantId,
@@ -62,6 +68,7 @@ export async function recordConnection(
         input.workspace,
         input.groupId,
         JSON.stringify(input.tools),
+        readOnly,
       ],
     );
     await record(input.workspace, {
@@ -73,6 +80,7 @@ export async function recordConnection(
         client_name: input.clientName,
         group: group.rows[0]?.name ?? null,
         tools: input.tools,
+        read_only: readOnly,
       },
     });
   });
@@ -81,7 +89,7 @@ export async function recordConnection(
 /** A workspace's live connections, newest first. */
 export async function listConnections(pool: pg.Pool, workspace: string): Promise<Connection[]> {
   const { rows } = await pool.query<ConnectionRow>(
-    `SELECT c.id, c.client_id, c.client_name, c.user_id, c.workspace_id, g.name AS group_name, c.tools, c.created_at
+    `SELECT c.id, c.client_id, c.client_name, c.user_id, c.workspace_id, g.name AS group_name, c.tools, c.read_only, c.created_at
        FROM oauth_connections c JOIN groups g ON g.id = c.group_id
       WHERE c.workspace_id = $1 AND c.revoked_at IS NULL
       ORDER BY c.created_at DESC, c.id DESC`,
@@ -95,6 +103,7 @@ export async function listConnections(pool: pg.Pool, workspace: string): Promise
     workspace: r.workspace_id,
     group: r.group_name,
     tools: r.tools,
+    read_only: r.read_only,
     created_at: r.created_at.getTime(),
   }));
 }

@@ -6,6 +6,10 @@ import type { ConsentDecision } from "./consent.js";
 export const EVERY_TOOL_FIELD = "every_tool";
 export const EVERY_TOOL_VALUE = "yes";
 
+/** The consent form's optional "Read-only" field: any of these values ticks it (a checkbox sends "on"). */
+export const READ_ONLY_FIELD = "read_only";
+const READ_ONLY_VALUES = new Set(["on", "yes", "true", "1"]);
+
 /** What the "every tool" choice grants: every tool, including tools added later. */
 const EVERY_TOOL = "*";
 
@@ -17,7 +21,8 @@ interface SubmittedForm {
 
 /**
  * The decision a consent form POST carries: `action=allow|deny`, `workspace` (id), `group`
- * (name), `tools` (repeated: names or patterns), `every_tool=yes` (the screen's own choice).
+ * (name), `tools` (repeated: names or patterns), `every_tool=yes` (the screen's own choice),
+ * optional `read_only` (a checkbox: `on`, or `yes`/`true`/`1`).
  */
 export function consentDecisionFromForm(uid: string, user: string, form: SubmittedForm): ConsentDecision {
   if (form.get("action") !== "allow") return { action: "deny", uid, user };
@@ -29,6 +34,7 @@ export function consentDecisionFromForm(uid: string, user: string, form: Submitt
     group: String(form.get("group") ?? ""),
     tools: form.getAll("tools").map(String),
     everyTool: form.get(EVERY_TOOL_FIELD) === EVERY_TOOL_VALUE,
+    readOnly: READ_ONLY_VALUES.has(String(form.get(READ_ONLY_FIELD) ?? "")),
   };
 }
 

@@ -23,6 +23,8 @@ export type ConsentDecision =
       tools: string[];
       /** The screen's "every tool" choice: grants `*` (consent-form.ts). */
       everyTool?: boolean;
+      /** The screen's "Read-only" choice: the connection (and so its tokens) can only read. */
+      readOnly?: boolean;
     };
 
 /** A decision as signed: the group resolved to its id, a nonce (single use) and an expiry. */

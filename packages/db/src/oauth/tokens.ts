@@ -14,6 +14,7 @@ interface TokenRow {
   workspace_id: string;
   group_id: string;
   tools: string[];
+  read_only: boolean;
 }
 
 interface Cached {
@@ -52,7 +53,7 @@ export class OAuthTokenResolver {
       return cached.principal;
     }
     const { rows } = await this.pool.query<TokenRow>(
-      `SELECT s.payload, c.grant_id, c.id AS connection, c.workspace_id, c.group_id, c.tools
+      `SELECT s.payload, c.grant_id, c.id AS connection, c.workspace_id, c.group_id, c.tools, c.read_only
          FROM oauth_store s JOIN oauth_connections c ON c.grant_id = s.grant_id
         WHERE s.model = 'AccessToken' AND s.id_hash = $1 AND c.revoked_at IS NULL`,
       [hash],
@@ -74,6 +75,7 @@ export class OAuthTokenResolver {
       actor: `oauth:${row.connection}`,
       groupId: row.group_id,
       tools: row.tools,
+      ...(row.read_only ? { readOnly: true } : {}),
     };
     if (this.cache.size >= (this.options.maxEntries ?? 10_000)) this.cache.clear();
     this.cache.set(hash, { principal, grant: row.grant_id, exp, at: now });

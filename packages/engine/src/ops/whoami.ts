@@ -24,6 +24,7 @@ export const whoAmI = untargetedOp({
       kind: principal.kind === "local" ? "local" : everything ? "workspace" : "scoped",
       group: group === null ? null : { id: group.id, name: group.name },
       tools: principal.tools === null ? null : [...principal.tools],
+      read_only: principal.readOnly === true,
     };
   },
 });

@@ -152,7 +152,7 @@ function runOne(
   if (readOnly && !stmt.readonly) {
     throw {
       code: "forbidden",
-      message: `${where}: this statement writes; the credential allows only reads (db_query without db_exec)`,
+      message: `${where}: this statement writes; the credential allows only reads (a read-only credential, or db_query without db_exec)`,
     };
   }
   stmt.safeIntegers(true);

@@ -194,6 +194,7 @@ describe("group archives: access", () => {
       kind: "local",
       group: null,
       tools: null,
+      read_only: false,
     });
     expect(await engine.invoke(scoped, "auth.whoami", null, {})).toEqual({
       workspace: "local",
@@ -202,6 +203,7 @@ describe("group archives: access", () => {
       kind: "scoped",
       group: { id: group.id, name: "app" },
       tools: null,
+      read_only: false,
     });
   });
 

@@ -28,6 +28,7 @@ export {
   TOOL_NAMES,
   tokenRequest,
 } from "./oauth.js";
+export { makerFor, prepared, readState, succeeded, verdict } from "./route-prepare.js";
 export {
   type Answer,
   MARK,

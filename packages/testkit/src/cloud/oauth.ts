@@ -209,6 +209,8 @@ export function consentForm(fields: {
   tools?: string[];
   /** The screen's "every tool" choice (`every_tool=yes`). */
   everyTool?: boolean;
+  /** The screen's "Read-only" box (`read_only=on`, as a checkbox posts it). */
+  readOnly?: boolean;
   action: "allow" | "deny";
 }): RequestInit {
   const form = new URLSearchParams();
@@ -216,6 +218,7 @@ export function consentForm(fields: {
   if (fields.group !== undefined) form.set("group", fields.group);
   for (const tool of fields.tools ?? []) form.append("tools", tool);
   if (fields.everyTool === true) form.set("every_tool", "yes");
+  if (fields.readOnly === true) form.set("read_only", "on");
   form.set("action", fields.action);
   return {
     method: "POST",

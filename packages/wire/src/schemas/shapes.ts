@@ -318,6 +318,9 @@ export const whoAmI = same<W.WhoAmI>()(
       kind: z.enum(["workspace", "scoped", "local"]),
       group: z.object({ id: z.string(), name: z.string() }).nullable(),
       tools: z.array(z.string()).nullable(),
+      read_only: z
+        .boolean()
+        .meta({ description: "Every call that writes is refused (403 forbidden), whatever the tools" }),
     })
     .meta({ id: "WhoAmI" }),
 );

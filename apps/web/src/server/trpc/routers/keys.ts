@@ -8,6 +8,8 @@ export const keyInput = z.object({
     .array(z.string().regex(/^[a-z_*]{1,64}$/, "a tool name or pattern (a-z, _ and *)"))
     .min(1)
     .optional(),
+  /** Read-only: every call that writes is refused (engine.invoke), whatever the tools. */
+  readOnly: z.boolean().optional(),
 });
 
 /** The workspace's API keys: listed without their secret, created (shown once), revoked at once. */
@@ -22,6 +24,7 @@ export const keysRouter = router({
         group: input.group,
         tools: input.tools,
         name: input.name,
+        readOnly: input.readOnly,
         createdBy: ctx.actor,
       }),
     ),

@@ -35,9 +35,9 @@ function lifetime(seconds: number): string {
 function presetChoice(preset: string | undefined, choices: ConsentChoices): Picked {
   if (preset === "read-only") {
     const tools = choices.sections.flatMap((s) => s.tools.filter((t) => t.access === "read").map((t) => t.name));
-    return { tools, types: [], everyTool: false };
+    return { tools, types: [], everyTool: false, readOnly: true };
   }
-  return { tools: [], types: [], everyTool: preset === "everything" };
+  return { tools: [], types: [], everyTool: preset === "everything", readOnly: false };
 }
 
 /**

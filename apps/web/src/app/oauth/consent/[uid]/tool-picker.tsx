@@ -6,11 +6,15 @@ import { buttonVariants } from "@/components/ui/button";
 import { cn } from "@/lib/utils";
 import type { ConsentTool, ToolSection } from "@/server/consent";
 
-/** What is ticked: tool names, types whose select-all is ticked (posted as `<type>_*`), every tool. */
+/**
+ * What is ticked: tool names, types whose select-all is ticked (posted as `<type>_*`), every
+ * tool, and read-only (posted as `read_only`: the connection can only read, whatever its tools).
+ */
 export interface Picked {
   tools: string[];
   types: string[];
   everyTool: boolean;
+  readOnly: boolean;
 }
 
 interface Props {
@@ -33,6 +37,7 @@ export function ToolPicker({ sections, initial, presets }: Props) {
   const [tools, setTools] = useState(() => new Set(initial.tools));
   const [types, setTypes] = useState(() => new Set(initial.types));
   const [everyTool, setEveryTool] = useState(initial.everyTool);
+  const [readOnly, setReadOnly] = useState(initial.readOnly);
   // Without JavaScript nothing could enable them again, so the types stand aside only with it.
   const [scripted, setScripted] = useState(false);
   useEffect(() => setScripted(true), []);
@@ -42,12 +47,16 @@ export function ToolPicker({ sections, initial, presets }: Props) {
     event.preventDefault();
     apply();
   };
-  const readOnly = preset(() => {
+  const readOnlyPreset = preset(() => {
     setTools(new Set(readTools));
     setTypes(new Set());
     setEveryTool(false);
+    setReadOnly(true);
   });
-  const everything = preset(() => setEveryTool(true));
+  const everything = preset(() => {
+    setEveryTool(true);
+    setReadOnly(false);
+  });
 
   const toggleTool = (section: ToolSection, name: string, on: boolean) => {
     setTools((prev) => {
@@ -85,12 +94,12 @@ export function ToolPicker({ sections, initial, presets }: Props) {
         <div className="mt-2 grid grid-cols-1 gap-2 sm:grid-cols-2">
           <a
             href={presets.readOnly}
-            onClick={readOnly}
+            onClick={readOnlyPreset}
             className={cn(buttonVariants({ variant: "outline" }), "h-auto flex-col items-start gap-0.5 py-2 text-left")}
           >
             <span>Read-only</span>
             <span className="whitespace-normal text-xs font-normal text-muted-foreground">
-              Ticks every tool that only reads ({readTools.length} tools)
+              Ticks every tool that only reads ({readTools.length} tools) and read-only below
             </span>
           </a>
           <a
@@ -120,6 +129,23 @@ export function ToolPicker({ sections, initial, presets }: Props) {
           <span className="font-medium">Every tool, including tools added later</span>
           <span className="block text-muted-foreground">
             Everything in this group: reading, writing, deleting and requests with its secrets.
+          </span>
+        </span>
+      </label>
+
+      {/* Enforced by the engine on every call (each operation declares whether it writes), not by the tools ticked. */}
+      <label className="flex items-start gap-3 rounded-md border bg-muted/50 p-3 text-sm">
+        <input
+          type="checkbox"
+          name="read_only"
+          className={box}
+          checked={readOnly}
+          onChange={(e) => setReadOnly(e.target.checked)}
+        />
+        <span>
+          <span className="font-medium">Read-only: the app can only read, whatever tools it has</span>
+          <span className="block text-muted-foreground">
+            Every call that would write, delete or send is refused, even through a tool ticked below.
           </span>
         </span>
       </label>

@@ -12,7 +12,10 @@ import { formatDate } from "@/lib/format";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 
-/** Connected apps (OAuth): client, group, tools, since when; disconnect (confirmed) ends their tokens. */
+/**
+ * Connected apps (OAuth): client (read-only ones badged), group, tools, since when; disconnect
+ * (confirmed) ends their tokens.
+ */
 export function ConnectionsPanel({ workspace }: { workspace: string }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -47,7 +50,12 @@ export function ConnectionsPanel({ workspace }: { workspace: string }) {
             const name = c.client_name ?? c.client_id;
             return (
               <TableRow key={c.id}>
-                <TableCell className="font-medium">{name}</TableCell>
+                <TableCell className="font-medium">
+                  <span className="flex flex-wrap items-center gap-2">
+                    {name}
+                    {c.read_only && <Badge variant="outline">read-only</Badge>}
+                  </span>
+                </TableCell>
                 <TableCell>
                   <Badge variant="secondary">{c.group}</Badge>
                 </TableCell>

@@ -80,12 +80,16 @@ export function AuditRow(props: {
   );
 }
 
-/** A control-plane entry's change in a few words (`from → to`, an invitation's address and role). */
+/**
+ * A control-plane entry's change in a few words (`from → to`, an invitation's address and role,
+ * a key or app connected read-only).
+ */
 function change(detail: Record<string, unknown> | null): string | null {
   if (detail === null) return null;
   if (typeof detail.from === "string" && typeof detail.to === "string") return `${detail.from} → ${detail.to}`;
   if (typeof detail.email === "string")
     return typeof detail.role === "string" ? `${detail.email} as ${detail.role}` : detail.email;
+  if (detail.read_only === true) return "read-only";
   return null;
 }
 

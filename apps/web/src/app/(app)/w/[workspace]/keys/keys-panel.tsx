@@ -11,6 +11,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
+import { Switch } from "@/components/ui/switch";
 import { formatDate, formatRelative } from "@/lib/format";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
@@ -25,16 +26,18 @@ function When({ at, never = "never" }: { at: Date | null; never?: string }) {
   );
 }
 
-/** The form of a new key: name, group (or every group), tools (or every tool). */
+/** The form of a new key: name, group (or every group), tools (or every tool), read-only or not. */
 function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (made: CreatedKey) => void }) {
   const trpc = useTRPC();
   const groups = useQuery(trpc.data.groups.queryOptions({ workspace }));
-  const ids = { name: useId(), group: useId(), tools: useId() };
+  const ids = { name: useId(), group: useId(), tools: useId(), readOnly: useId() };
   const formRef = useRef<HTMLFormElement>(null);
+  const [readOnly, setReadOnly] = useState(false);
   const create = useMutation(
     trpc.keys.create.mutationOptions({
       onSuccess: (made) => {
         formRef.current?.reset();
+        setReadOnly(false);
         toast.success("Key created");
         onCreated({ key: made.key, group: made.group });
       },
@@ -54,6 +57,7 @@ function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (ma
       name: String(form.get("name") ?? "").trim() || undefined,
       group: group === "" ? undefined : group,
       tools: tools.length === 0 ? undefined : tools,
+      readOnly,
     });
   }
   return (
@@ -84,6 +88,20 @@ function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (ma
           <div className="grid gap-1.5">
             <Label htmlFor={ids.tools}>Tools</Label>
             <Input id={ids.tools} name="tools" placeholder="Every tool, or e.g. kv_*, db_query" />
+          </div>
+          <div className="flex items-start gap-3 md:col-span-3">
+            <Switch
+              id={ids.readOnly}
+              checked={readOnly}
+              onCheckedChange={setReadOnly}
+              aria-describedby={`${ids.readOnly}-hint`}
+            />
+            <div className="grid gap-0.5 text-sm">
+              <Label htmlFor={ids.readOnly}>Read-only</Label>
+              <p id={`${ids.readOnly}-hint`} className="text-muted-foreground">
+                Every call that writes is refused, whatever the key's tools: for agents that should only look.
+              </p>
+            </div>
           </div>
           <Button type="submit" disabled={create.isPending}>
             {create.isPending ? "Creating…" : "Create key"}
@@ -155,6 +173,7 @@ export function KeysPanel({ workspace, canManage }: { workspace: string; canMana
                     <p className="flex min-w-0 flex-wrap items-center gap-2">
                       <span className="font-medium break-all">{k.name ?? "Unnamed key"}</span>
                       <code className="rounded bg-muted px-1.5 py-0.5 font-mono text-xs">{k.start}…</code>
+                      {k.read_only && <Badge variant="outline">read-only</Badge>}
                       {k.revoked_at !== null && <Badge variant="secondary">revoked</Badge>}
                     </p>
                     <p className="text-muted-foreground break-words">
