@@ -144,11 +144,13 @@ export class Engine implements Invoker {
     }
     // A read-only credential runs only what declares it reads (for this input: a signed URL for
     // PUT, a batch with a writing statement). SQL through db.query runs read-only too (db/ops.ts).
+    // Like the account-only refusal, decided from the credential and the input alone, before any
+    // lookup: it costs nothing, reveals nothing, and takes no operation from the plan.
     if (principal.readOnly === true && accessOf(op, input) === "write") {
       throw new ServiceError("forbidden", `${op.name} writes; this credential is read-only`);
     }
-    // Limits come first: a refused call touches nothing, and every call of a credential (a
-    // 404 too) takes from its bucket.
+    // Limits come next: a refused call touches nothing, and every call of a credential that gets
+    // this far (a 404 too) takes from its bucket.
     const limited = this.limiter === undefined ? undefined : { principal, op, target, input, clientIp: meta.clientIp };
     if (limited !== undefined) {
       const headers = await this.limiter?.admit(limited);
