@@ -115,6 +115,10 @@ const CLASSES: Record<OperationName, Class> = {
   "vault.grants": "",
   "vault.revoke": "",
   "vault.fetch": "",
+  "vault.request": "",
+  "vault.request_get": "",
+  "vault.request_fulfil": "writesStorage",
+  "vault.request_decline": "",
 };
 
 /** An operation's class as its declaration says it. */

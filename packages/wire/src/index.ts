@@ -29,6 +29,8 @@ export type {
   SearchHit,
   SecretInfo,
   SecretListing,
+  SecretRequest,
+  SecretRequestStatus,
   SentJob,
   SettleAction,
   SnapshotInfo,
