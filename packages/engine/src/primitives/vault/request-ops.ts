@@ -17,13 +17,17 @@ export const MAX_REQUEST_WAIT_MS = 30_000;
 
 const requestId = z.string().regex(SECRET_REQUEST_ID_RE, "must be a secret request id (sreq_…)");
 
+/** Controls (but line feed) and bidirectional overrides: a reason shown to a person must not hide or reorder text. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern exists to find them
+const HIDDEN_CHARS_RE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
 /** Printable text and line breaks only: the reason is shown to a person as the agent's words. */
 const reasonSchema = z
   .string()
   .trim()
   .min(1, "must say why the secret is needed")
   .max(MAX_REASON_CHARS, `at most ${MAX_REASON_CHARS} characters`)
-  .refine((text) => !/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text), {
+  .refine((text) => !HIDDEN_CHARS_RE.test(text), {
     message: "must not contain control or bidirectional formatting characters",
   });
 

@@ -152,8 +152,8 @@ export class SecretRequests {
         waiter.cleanup();
         resolve();
       };
-      let set = this.waiters.get(id);
-      if (set === undefined) this.waiters.set(id, (set = new Set()));
+      const set = this.waiters.get(id) ?? new Set<Waiter>();
+      this.waiters.set(id, set);
       set.add(waiter);
       const deadline = setTimeout(done, waitMs);
       timers.push(() => clearTimeout(deadline));
