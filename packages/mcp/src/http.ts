@@ -13,7 +13,7 @@ import {
   ServiceError,
 } from "@prim/wire";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { createMcpServer } from "./server.js";
+import { createMcpServer, type McpServerOptions } from "./server.js";
 import {
   MAX_SESSIONS,
   MAX_SESSIONS_PER_CREDENTIAL,
@@ -77,6 +77,8 @@ export interface McpMountOptions extends Partial<SessionLimits> {
   url?: string;
   /** The group a request addresses (default: the path's `:group`); throws to refuse. */
   groupOf?: (req: FastifyRequest) => string;
+  /** Where a person answers a secret request (apps/mcp: the dashboard); default the engine's own page. */
+  secretRequestUrl?: McpServerOptions["secretRequestUrl"];
 }
 
 const groupFromPath = (req: FastifyRequest) => (req.params as { group: string }).group;
@@ -137,7 +139,13 @@ export function mountMcp(app: FastifyInstance, invoker: Invoker, options: McpMou
     const patterns = parseToolPatterns((req.query as Record<string, unknown>).tools);
     const principal = patterns === null ? req.principal : narrowTools(req.principal, patterns);
     const group = await groupFor(invoker, req.principal, groupName);
-    const server = createMcpServer({ invoker, principal, group, baseUrl: `${req.protocol}://${req.headers.host}` });
+    const server = createMcpServer({
+      invoker,
+      principal,
+      group,
+      baseUrl: `${req.protocol}://${req.headers.host}`,
+      ...(options.secretRequestUrl === undefined ? {} : { secretRequestUrl: options.secretRequestUrl }),
+    });
     const session = { server, group: groupName, actor: req.principal.actor, lastUsed: Date.now(), busy: 0 } as Session;
     sessions.admit(session);
     session.transport = new StreamableHTTPServerTransport({

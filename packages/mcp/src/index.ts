@@ -4,3 +4,4 @@ export { createMcpServer, type McpServerOptions, visibleTools } from "./server.j
 export { proxyStdio, serveStdio } from "./stdio.js";
 export { checkToolAccess, type DeclaredAccess, derivedAccess } from "./tools/access.js";
 export { checkTools, TOOLS, type ToolSpec } from "./tools/index.js";
+export { MAX_SECRET_WAIT_MS, VAULT_REQUEST_RESULT, type VaultRequestResult } from "./tools/vault.js";

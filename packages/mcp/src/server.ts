@@ -12,6 +12,7 @@ import {
 } from "@prim/wire";
 import { z } from "zod";
 import type { ToolContext } from "./context.js";
+import { callChannel } from "./elicit.js";
 import { TOOLS, type ToolSpec } from "./tools/index.js";
 import { VERSION } from "./version.js";
 
@@ -24,6 +25,11 @@ export interface McpServerOptions {
   group: Manifest;
   /** The engine's base URL, for signed URLs. */
   baseUrl: string;
+  /**
+   * The page where a person answers a secret request (`vault_request_secret`): the cloud's
+   * dashboard. Default: the local engine's own page, `<baseUrl>/secret-requests/<primitive>/<request>`.
+   */
+  secretRequestUrl?: (ids: { workspace: string; primitive: string; request: string }) => string;
 }
 
 /** `primitive_list` is always available to a caller that reaches the group (spec). */
@@ -60,13 +66,24 @@ function withoutUndefined(args: Record<string, unknown>, fields: readonly string
  * Runs one tool call through `invoker.invoke`, narrowed to the tool; errors become results. Every
  * call asks for an audit entry (`meta.audit`), reads included: an agent's reads leave a trail.
  */
-async function callTool(tool: ToolSpec, args: Record<string, any>, options: McpServerOptions): Promise<CallToolResult> {
+async function callTool(
+  tool: ToolSpec,
+  args: Record<string, any>,
+  options: McpServerOptions,
+  channel: ReturnType<typeof callChannel>,
+): Promise<CallToolResult> {
   const principal = ALWAYS.has(tool.name) ? options.principal : narrowTools(options.principal, [tool.name]);
+  const pageOf =
+    options.secretRequestUrl ??
+    (({ primitive, request }) => `${options.baseUrl}/secret-requests/${primitive}/${request}`);
   const ctx: ToolContext = {
     principal,
     group: options.group,
     baseUrl: options.baseUrl,
-    invoke: (op, target, input) => options.invoker.invoke(principal, op, target, input, { audit: true }),
+    invoke: (op, target, input, call) =>
+      options.invoker.invoke(principal, op, target, input, { audit: call?.audit ?? true, signal: channel.signal }),
+    secretRequestUrl: (primitive, request) => pageOf({ workspace: principal.workspace, primitive, request }),
+    ...channel,
   };
   try {
     const names = Object.keys(tool.actions);
@@ -117,7 +134,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     );
     tools.set(tool.name, { spec: tool, schema: z.strictObject(tool.shape) });
   }
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.get(request.params.name);
     if (tool === undefined) {
       // A real tool this session may not use is the spec's `tool_not_allowed`, a tool error
@@ -135,7 +152,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       const message = `${field === "" ? "" : `${field}: `}${issue?.message ?? "invalid arguments"}`;
       return result({ error: { code: "invalid_request", message } }, true);
     }
-    return callTool(tool.spec, parsed.data as Record<string, unknown>, options);
+    return callTool(tool.spec, parsed.data as Record<string, unknown>, options, callChannel(server.server, extra));
   });
   return server;
 }

@@ -173,8 +173,10 @@ export type SecretRequestStatus = "pending" | "set" | "declined" | "expired";
  * Never carries a value: the value goes from the page straight into the vault.
  */
 export interface SecretRequest {
-  /** `sreq_` + 128 random bits: the page's address names it. */
+  /** `sreq_` + 128 random bits: the page's address names it (with `primitive`). */
   id: string;
+  /** The vault primitive's id. */
+  primitive: string;
   /** The secret to set. */
   name: string;
   /** The agent's words, shown to the human as its claim (untrusted text). */

@@ -10,6 +10,7 @@ import {
   SECRET_REQUEST_ID_RE,
   type SecretRequest,
   type SecretRequests,
+  type StoredRequest,
 } from "./requests.js";
 
 /** Longest a `vault.request_get` waits (the same bound as a queue receive's long poll). */
@@ -31,14 +32,14 @@ const reasonSchema = z
     message: "must not contain control or bidirectional formatting characters",
   });
 
-function find(requests: SecretRequests, id: string): SecretRequest {
+function find(requests: SecretRequests, id: string): StoredRequest {
   const request = requests.get(id);
   if (request === null) throw notFound(`secret request '${id}'`);
   return request;
 }
 
 /** 409 for a request that is no longer pending: each request is answered at most once. */
-const answeredAlready = (request: SecretRequest) =>
+const answeredAlready = (request: StoredRequest) =>
   new ServiceError(
     "conflict",
     `secret request '${request.id}' is ${request.status}; it cannot be answered again (ask for a new one)`,
@@ -87,7 +88,7 @@ export const vaultRequest = vaultOp({
       );
     }
     ctx.audit.detail = { request: request.id, expires_at: request.expires_at, allow };
-    return request;
+    return { ...request, primitive: ctx.primitive.id };
   },
 });
 
@@ -108,7 +109,7 @@ export const vaultRequestGet = vaultOp({
     ctx.audit.target = input.request;
     const request = await ctx.store.requests.wait(input.request, input.wait, ctx.signal);
     if (request === null) throw notFound(`secret request '${input.request}'`);
-    return request;
+    return { ...request, primitive: ctx.primitive.id };
   },
 });
 
@@ -140,7 +141,7 @@ export const vaultRequestFulfil = vaultOp({
     });
     requests.answered(request.id);
     ctx.audit.detail = { request: request.id, version, granted: request.allow };
-    return find(requests, request.id);
+    return { ...find(requests, request.id), primitive: ctx.primitive.id };
   },
 });
 
@@ -158,7 +159,7 @@ export const vaultRequestDecline = vaultOp({
     if (!requests.answer(request.id, "declined", ctx.principal.actor, null)) throw answeredAlready(request);
     requests.answered(request.id);
     ctx.audit.detail = { request: request.id };
-    return find(requests, request.id);
+    return { ...find(requests, request.id), primitive: ctx.primitive.id };
   },
 });
 

@@ -5,6 +5,9 @@ import type { Clock } from "../../core/clock.js";
 
 export type { SecretRequest, SecretRequestStatus };
 
+/** A request as its vault file holds it (the answers add the primitive's id). */
+export type StoredRequest = Omit<SecretRequest, "primitive">;
+
 /** How long a request waits for its human (then `expired`, unusable). */
 export const SECRET_REQUEST_TTL_MS = 15 * 60_000;
 /** Longest reason an agent may give, in characters. */
@@ -36,12 +39,12 @@ CREATE TABLE IF NOT EXISTS requests (
 ) WITHOUT ROWID;
 `;
 
-interface Row extends Omit<SecretRequest, "allow"> {
+interface Row extends Omit<StoredRequest, "allow"> {
   allow: string | null;
 }
 
 interface Waiter {
-  resolve(request: SecretRequest | null): void;
+  resolve(): void;
   cleanup(): void;
 }
 
@@ -83,7 +86,7 @@ export class SecretRequests {
     reason: string;
     allow: SecretRequest["allow"];
     requested_by: string;
-  }): SecretRequest | "full" {
+  }): StoredRequest | "full" {
     const now = this.clock.now();
     this.stmts.expire.run(now);
     this.stmts.purge.run(now - ANSWERED_KEPT_MS);
@@ -99,14 +102,14 @@ export class SecretRequests {
       expires_at: now + SECRET_REQUEST_TTL_MS,
     };
     this.stmts.insert.run(row);
-    return this.get(id) as SecretRequest;
+    return this.get(id) as StoredRequest;
   }
 
   /** The request as it stands now (a pending one past its expiry reads as `expired`); null if unknown. */
-  get(id: string): SecretRequest | null {
+  get(id: string): StoredRequest | null {
     const row = this.stmts.get.get(id) as Row | undefined;
     if (row === undefined) return null;
-    const request: SecretRequest = { ...row, allow: row.allow === null ? null : JSON.parse(row.allow) };
+    const request: StoredRequest = { ...row, allow: row.allow === null ? null : JSON.parse(row.allow) };
     if (request.status === "pending" && request.expires_at <= this.clock.now()) request.status = "expired";
     return request;
   }
@@ -134,7 +137,7 @@ export class SecretRequests {
    * The request once it is no longer pending, or as it stands after `waitMs` of real time (or
    * when `signal` aborts: the caller went away). Null if unknown.
    */
-  async wait(id: string, waitMs: number, signal?: AbortSignal): Promise<SecretRequest | null> {
+  async wait(id: string, waitMs: number, signal?: AbortSignal): Promise<StoredRequest | null> {
     const now = this.get(id);
     if (now === null || now.status !== "pending" || waitMs <= 0 || this.closed || signal?.aborted) return now;
     await new Promise<void>((resolve) => {
@@ -181,7 +184,7 @@ export class SecretRequests {
     this.waiters.delete(id);
     for (const waiter of set) {
       waiter.cleanup();
-      waiter.resolve(null);
+      waiter.resolve();
     }
   }
 }
