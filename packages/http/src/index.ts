@@ -6,6 +6,7 @@ export { buildOpenApi, openApiPath } from "./openapi.js";
 export { clientIpOf } from "./public-url.js";
 export { mountRoute, type OperationLookup, type RestRoute } from "./route.js";
 export { REST_ROUTES } from "./routes/index.js";
+export { escapeHtml, mountSecretRequestPage, SECRET_REQUEST_PAGE } from "./secret-request-page.js";
 export {
   createBaseServer,
   createLocalServer,

@@ -59,7 +59,9 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
  * The local engine's rules: requests addressed to another host (DNS rebinding) and cross-site
  * browser requests are refused with 403; with a root token, a missing or wrong Bearer is 401.
  * `/health` needs no token; signed URLs (`/v1/signed/…`) carry their own credential, so they
- * need no token and may come from any site. Returns the caller's principal.
+ * need no token and may come from any site. The secret request page (`/secret-requests/…`) is
+ * opened by a browser, which sends no Bearer header: it needs none here, and with a root token
+ * its form asks for the token itself (secret-request-page.ts). Returns the caller's principal.
  */
 export function localAuthenticator(options: LocalAuthOptions) {
   if (options.rootToken !== undefined && !TOKEN68_RE.test(options.rootToken)) {
@@ -75,7 +77,7 @@ export function localAuthenticator(options: LocalAuthOptions) {
     }
     const path = requestPath(req.url);
     if (path.startsWith("/v1/signed/")) return SIGNED_URL_PRINCIPAL;
-    const requireToken = path !== "/health";
+    const requireToken = path !== "/health" && !path.startsWith("/secret-requests/");
     const origin = req.headers.origin;
     if (req.headers["sec-fetch-site"] === "cross-site" || (origin !== undefined && !isLocalOrigin(origin))) {
       throw new ServiceError("forbidden", "cross-site requests to the local engine are refused");

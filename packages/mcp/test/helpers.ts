@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Engine, Invoker } from "@prim/engine";
 import { LOCAL_PRINCIPAL, ManualClock } from "@prim/engine";
+import { mountSecretRequestPage } from "@prim/http";
 import { openHost, PerFile, sharedHost } from "@prim/testkit/rest";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect } from "vitest";
@@ -69,7 +70,13 @@ export async function startMcpServer(options: { rootToken?: string; engine?: { a
     cleanups.push(host.release);
     ({ invoker, url } = host);
   } else {
-    const hostOptions = { allowLoopbackFetch, mount: (app: FastifyInstance, door: Invoker) => mountMcp(app, door) };
+    const hostOptions = {
+      allowLoopbackFetch,
+      mount: (app: FastifyInstance, door: Invoker) => {
+        mountMcp(app, door);
+        mountSecretRequestPage(app, door); // the local engine's page (createLocalServer mounts it)
+      },
+    };
     let host = await sharedHost(`mcp ${allowLoopbackFetch}`, hostOptions);
     if (host.busy) {
       host = await openHost(hostOptions);
