@@ -140,13 +140,16 @@ afterAll(async () => {
 
 type Caller = ReturnType<typeof callerFor>;
 
-/** A fresh secret request (an agent's `vault_request_secret`) in a vault of group `app`. */
+/**
+ * A fresh secret request in a vault of group `app`, asked by an agent's key (its own rate
+ * bucket: the samples run for every role, and the owner's calls have theirs).
+ */
 async function secretRequest(): Promise<{ primitive: string; request: string }> {
-  const owner = userPrincipal(users.owner, workspace, "owner");
+  const agent = { kind: "account", workspace, actor: "key:procedures-agent", groupId: null, tools: null } as const;
   vaultId ??= (
-    await invoker.invoke<{ id: string }>(owner, "primitive.create", null, { name: "keys", type: "vault", group: "app" })
+    await invoker.invoke<{ id: string }>(agent, "primitive.create", null, { name: "keys", type: "vault", group: "app" })
   ).id;
-  const made = await invoker.invoke<{ id: string }>(owner, "vault.request", vaultId, {
+  const made = await invoker.invoke<{ id: string }>(agent, "vault.request", vaultId, {
     name: `KEY_${++seq}`,
     reason: "For the test.",
   });
