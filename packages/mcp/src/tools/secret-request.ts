@@ -48,9 +48,9 @@ function messageOf(request: SecretRequest): string {
   return `An agent (${request.requested_by}) asks you to store the secret ${request.name} in a Prim vault. Its reason: "${request.reason}". The page opens in your browser; the value goes straight into the vault and is never shown to the agent.`;
 }
 
-/** Waits (in steps the engine bounds) until the request is answered or expires, or the call's wait ends. */
-async function waitForAnswer(request: SecretRequest, ctx: ToolContext): Promise<SecretRequest> {
-  const until = Date.now() + MAX_SECRET_WAIT_MS;
+/** Waits (in steps the engine bounds) until the request is answered or expires, or `waitMs` ends. */
+async function waitForAnswer(request: SecretRequest, ctx: ToolContext, waitMs: number): Promise<SecretRequest> {
+  const until = Date.now() + waitMs;
   let current = request;
   while (current.status === "pending" && ctx.signal?.aborted !== true) {
     const left = until - Date.now();
@@ -71,9 +71,17 @@ async function waitForAnswer(request: SecretRequest, ctx: ToolContext): Promise<
  * then wait for their answer. A client that cannot is told the URL in an error — on the first
  * call only: a call naming an earlier `request` just waits for it.
  */
-async function askPerson(request: SecretRequest, ctx: ToolContext, fresh: boolean): Promise<VaultRequestResult> {
+async function askPerson(
+  request: SecretRequest,
+  ctx: ToolContext,
+  args: Record<string, any>,
+  fresh: boolean,
+): Promise<VaultRequestResult> {
   const url = ctx.secretRequestUrl(request.primitive, request.id);
+  const waitMs = typeof args.wait === "number" ? args.wait * 1000 : MAX_SECRET_WAIT_MS;
   if (request.status !== "pending") return outcome(request, url);
+  // Asked about an earlier request without waiting: how it stands, nothing shown to anyone.
+  if (!fresh && waitMs === 0) return outcome(request, url);
   if (ctx.elicitUrl === undefined) {
     if (fresh) {
       throw new ServiceError(
@@ -81,11 +89,11 @@ async function askPerson(request: SecretRequest, ctx: ToolContext, fresh: boolea
         `this MCP client cannot show a URL elicitation, so the secret cannot be asked for here: ask the person to open ${url} to set ${request.name} (before ${new Date(request.expires_at).toISOString()}), then call vault_request_secret with request "${request.id}" to wait for their answer`,
       );
     }
-    return outcome(await waitForAnswer(request, ctx), url);
+    return outcome(await waitForAnswer(request, ctx, waitMs), url);
   }
   const { action, complete } = await ctx.elicitUrl({ message: messageOf(request), url, elicitationId: request.id });
   if (action !== "accept") return outcome(request, url, action);
-  const answered = await waitForAnswer(request, ctx);
+  const answered = await waitForAnswer(request, ctx, waitMs);
   if (answered.status !== "pending") await complete();
   return outcome(answered, url, action);
 }
@@ -115,18 +123,27 @@ export const SECRET_REQUEST_TOOL: ToolSpec = {
       .describe(
         "The id of an earlier request (from this tool's error or result): waits for the person's answer instead of asking again.",
       ),
+    wait: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_SECRET_WAIT_MS / 1000)
+      .optional()
+      .describe(
+        `Seconds to wait for the person's answer (default and most ${MAX_SECRET_WAIT_MS / 1000}); with \`request\`, 0 only says how it stands.`,
+      ),
   },
   pick: (args) => (args.request === undefined ? "ask" : "wait"),
   actions: {
     ask: {
       op: "vault.request",
       fields: ["name", "reason", "allow"],
-      output: (request: SecretRequest, ctx) => askPerson(request, ctx, true),
+      output: (request: SecretRequest, ctx, args) => askPerson(request, ctx, args, true),
     },
     wait: {
       op: "vault.request_get",
       input: (args) => ({ request: args.request, wait: 0 }),
-      output: (request: SecretRequest, ctx) => askPerson(request, ctx, false),
+      output: (request: SecretRequest, ctx, args) => askPerson(request, ctx, args, false),
     },
   },
 };
