@@ -138,6 +138,16 @@ export const SECRET_REQUEST_TOOL: ToolSpec = {
     ask: {
       op: "vault.request",
       fields: ["name", "reason", "allow"],
+      input: (_args, ctx) => {
+        // An in-process stdio server (`prim mcp` without a running `prim dev`) serves no page.
+        if (!/^https?:\/\//.test(ctx.secretRequestUrl("p", "r"))) {
+          throw new ServiceError(
+            "invalid_request",
+            "this MCP server has no page where a person could type the secret (stdio without a running engine): start `prim dev` and connect through it, or have an account store the secret (PUT /v1/primitives/{id}/secrets/{NAME})",
+          );
+        }
+        return {};
+      },
       output: (request: SecretRequest, ctx, args) => askPerson(request, ctx, args, true),
     },
     wait: {
