@@ -39,8 +39,9 @@ export function mountSecretRequestPage(app: FastifyInstance, invoker: Invoker, o
   const key = randomBytes(32);
   const formToken = (p: Params) => createHmac("sha256", key).update(`${p.primitive}\n${p.request}`).digest("base64url");
   const rootToken = options.rootToken;
-  const principalFor = (req: FastifyRequest): Principal =>
-    rootToken === undefined ? req.principal : req.principal.kind === "local" ? ROOT_PRINCIPAL : req.principal;
+  // With a root token, the visitor is `PAGE_VISITOR` (no rights): reading the request is done
+  // as the root token, answering only once the form carried it.
+  const principalFor = (req: FastifyRequest): Principal => (rootToken === undefined ? req.principal : ROOT_PRINCIPAL);
 
   const render = async (req: FastifyRequest, reply: FastifyReply, status: number, notice: Notice | null) => {
     const params = req.params as Params;

@@ -5,8 +5,11 @@
 // the audit trail. Also: a client without the capability gets the URL in an error; decline,
 // expiry, a second answer and the page's defences (escaping, form token, cross-site).
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
@@ -14,8 +17,10 @@ import {
   ElicitRequestSchema,
   type ElicitRequestURLParams,
 } from "@modelcontextprotocol/sdk/types.js";
-import { LOCAL_PRINCIPAL } from "@prim/engine";
+import { Engine, LOCAL_PRINCIPAL, ManualClock } from "@prim/engine";
+import { createLocalServer, ROOT_PRINCIPAL } from "@prim/http";
 import { afterEach, expect, it } from "vitest";
+import { mountMcp } from "../src/index.js";
 import { forEachInvoker, startMcpServer } from "./helpers.js";
 
 const VALUE = `sk-elicited-${randomBytes(12).toString("hex")}`;
@@ -304,4 +309,70 @@ forEachInvoker("local secret request page", (mode) => {
     expect(empty.html).toContain("value: must not be empty");
     expect(await t.secrets()).toEqual([]);
   });
+
+  it.skipIf(mode === "remote")(
+    "with a root token (prim dev's server), the page opens without it and its form asks for it",
+    async () => {
+      // The local engine's own server, as `prim dev` composes it: REST, the page, MCP.
+      const dir = mkdtempSync(join(tmpdir(), "prim-page-"));
+      const engine = Engine.openLocal({ dataDir: dir, clock: new ManualClock(1_800_000_000_000) });
+      const app = createLocalServer({ engine, rootToken: "root-token-123" });
+      mountMcp(app, engine);
+      await app.listen({ port: 0, host: "127.0.0.1" });
+      closers.push(async () => {
+        await app.close();
+        await engine.close();
+        rmSync(dir, { recursive: true, force: true });
+      });
+      const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+      const auth = { authorization: "Bearer root-token-123" };
+      const client = new Client({ name: "plain", version: "1.0.0" });
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/g`), { requestInit: { headers: auth } });
+      await client.connect(transport);
+      closers.push(() => client.close());
+      const tool = async (name: string, args: Record<string, unknown>) =>
+        (await client.callTool({ name, arguments: args })).structuredContent as any;
+      const vault = await tool("primitive_create", { name: "keys", type: "vault" });
+      const first = await tool("vault_request_secret", { primitive: "keys", name: "API_KEY", reason: "r" });
+      const url = /open (\S+) to set/.exec(first.error.message)?.[1] as string;
+      expect(url).toContain(`/secret-requests/${vault.id}/`);
+      // Elsewhere the token is still required.
+      expect((await fetch(`${base}/v1/primitives/${vault.id}/secrets`)).status).toBe(401);
+      const token = await formToken(url);
+      expect(token).not.toBe("");
+      for (const root of [undefined, "wrong"]) {
+        const refused = await post(url, token, {
+          action: "set",
+          value: VALUE,
+          ...(root === undefined ? {} : { root_token: root }),
+        });
+        expect(refused.status).toBe(401);
+      }
+      const set = await post(url, token, { action: "set", value: VALUE, root_token: "root-token-123" });
+      expect(set.status).toBe(200);
+      const listed = await fetch(`${base}/v1/primitives/${vault.id}/secrets`, { headers: auth });
+      expect(((await listed.json()) as { data: unknown[] }).data).toMatchObject([{ name: "API_KEY", version: 1 }]);
+    },
+  );
+
+  it.skipIf(mode === "remote")(
+    "fails closed where the page was not told the root token the server requires",
+    async () => {
+      // The test host mounts the page without a root token while this tenant's auth has one.
+      const s = await startMcpServer({ rootToken: "root-token-123" });
+      const client = await s.connect("g", "", { authorization: "Bearer root-token-123" });
+      await s.call(client, "primitive_create", { name: "keys", type: "vault" });
+      const first = await s.call(client, "vault_request_secret", { primitive: "keys", name: "API_KEY", reason: "r" });
+      const url = /open (\S+) to set/.exec(first.data.error.message)?.[1] as string;
+      const page = await fetch(url);
+      expect(page.status).toBe(403);
+      expect(await page.text()).not.toContain("API_KEY");
+      // The rightful caller (the token, over the engine) still reaches the request.
+      const request = url.split("/").at(-1) as string;
+      const vaultId = url.split("/").at(-2) as string;
+      expect(await s.invoker.invoke(ROOT_PRINCIPAL, "vault.request_get", vaultId, { request })).toMatchObject({
+        status: "pending",
+      });
+    },
+  );
 });
