@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import {
   ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
@@ -19,8 +20,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { Engine, LOCAL_PRINCIPAL, ManualClock } from "@prim/engine";
 import { createLocalServer, ROOT_PRINCIPAL } from "@prim/http";
+import { openGroup } from "@prim/wire";
 import { afterEach, expect, it } from "vitest";
-import { mountMcp } from "../src/index.js";
+import { createMcpServer, mountMcp } from "../src/index.js";
 import { forEachInvoker, startMcpServer } from "./helpers.js";
 
 const VALUE = `sk-elicited-${randomBytes(12).toString("hex")}`;
@@ -105,12 +107,21 @@ async function setup(query = "") {
       await transport.terminateSession().catch(() => {});
       await client.close();
     });
+    const progress: unknown[] = [];
     const call = async (args: Record<string, unknown>) => {
-      const res = await client.callTool({ name: "vault_request_secret", arguments: { primitive: "keys", ...args } });
+      const res = await client.callTool(
+        { name: "vault_request_secret", arguments: { primitive: "keys", ...args } },
+        undefined,
+        {
+          // A progress token: the wait reports progress (and a client may keep waiting on it).
+          onprogress: (p) => progress.push(p),
+          resetTimeoutOnProgress: true,
+        },
+      );
       expect(JSON.stringify(res)).not.toContain(VALUE);
       return { isError: res.isError === true, data: res.structuredContent as any };
     };
-    return { client, asked, completed, people, call };
+    return { client, asked, completed, people, call, progress };
   };
   const secrets = async () =>
     (await s.invoker.invoke<{ data: any[] }>(LOCAL_PRINCIPAL, "vault.list", vault.id, {})).data;
@@ -143,6 +154,7 @@ forEachInvoker("MCP: vault_request_secret", (mode) => {
     ]);
     expect(result.data.url).toBe(c.asked[0]?.url);
     expect(c.completed).toEqual([result.data.request]);
+    expect(c.progress[0]).toMatchObject({ progress: 1, message: "waiting for a person to set PAYMENTS_KEY" });
     const [page] = (await Promise.all(c.people)) as { status: number; html: string }[];
     expect(page?.status).toBe(200);
     expect(page?.html).toContain("is set (version 1)");
@@ -375,4 +387,26 @@ forEachInvoker("local secret request page", (mode) => {
       });
     },
   );
+
+  it.skipIf(mode === "remote")("an in-process stdio server has no page: refused before anything is asked", async () => {
+    const t = await setup();
+    const server = createMcpServer({
+      invoker: t.s.engine,
+      principal: LOCAL_PRINCIPAL,
+      group: await openGroup(t.s.engine, LOCAL_PRINCIPAL, "g"),
+      baseUrl: "",
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: "stdio-like", version: "1.0.0" }, { capabilities: { elicitation: { url: {} } } });
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+    closers.push(() => client.close());
+    const res = await client.callTool({ name: "vault_request_secret", arguments: { primitive: "keys", ...ask } });
+    expect(res.isError).toBe(true);
+    expect((res.structuredContent as any).error).toMatchObject({
+      code: "invalid_request",
+      message: expect.stringContaining("no page"),
+    });
+    expect((await t.s.audit()).filter((e) => e.action === "vault.request")).toEqual([]);
+  });
 });
