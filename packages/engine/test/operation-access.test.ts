@@ -110,6 +110,7 @@ const ACCESS: Record<OperationName, Class> = {
   "vault.request_get": "read",
   "vault.request_fulfil": "write",
   "vault.request_decline": "write",
+  "vault.requests": "read",
 };
 
 /** An operation's access as its declaration says it. */

@@ -119,6 +119,7 @@ const CLASSES: Record<OperationName, Class> = {
   "vault.request_get": "",
   "vault.request_fulfil": "writesStorage",
   "vault.request_decline": "",
+  "vault.requests": "",
 };
 
 /** An operation's class as its declaration says it. */

@@ -97,6 +97,7 @@ export const OPERATION_NAMES = [
   "vault.request_get",
   "vault.request_fulfil",
   "vault.request_decline",
+  "vault.requests",
 ] as const;
 
 export type OperationName = (typeof OPERATION_NAMES)[number];

@@ -143,6 +143,7 @@ export interface OperationResults {
   "vault.request_get": SecretRequest;
   "vault.request_fulfil": SecretRequest;
   "vault.request_decline": SecretRequest;
+  "vault.requests": { data: SecretRequest[] };
 }
 
 /** What operation `N` answers. */

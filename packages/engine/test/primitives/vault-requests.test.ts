@@ -165,4 +165,24 @@ describe("vault secret requests", () => {
     await expect(t.get("sreq_AAAAAAAAAAAAAAAAAAAAAA")).rejects.toMatchObject({ code: "not_found" });
     expect(await t.ask({ reason: "two\nlines" })).toMatchObject({ reason: "two\nlines" });
   });
+
+  it("lists the requests waiting for an answer (vault_list), oldest first; answered and expired ones drop out", async () => {
+    const t = await setup();
+    const a = await t.ask({ name: "FIRST" });
+    t.clock.advance(1);
+    const b = await t.ask({ name: "SECOND" });
+    t.clock.advance(1);
+    const c = await t.ask({ name: "THIRD" });
+    const list = (who: Principal) =>
+      t.engine.invoke<{ data: SecretRequest[] }>(who, "vault.requests", t.vault.id, {}).then((r) => r.data);
+    // The asking key has only vault_request_secret: listing needs vault_list.
+    await expect(list(t.asker)).rejects.toMatchObject({ code: "tool_not_allowed" });
+    const lister = agent(t.group.id, ["vault_list"]);
+    expect((await list(lister)).map((r) => r.name)).toEqual(["FIRST", "SECOND", "THIRD"]);
+    await t.fulfil(a.id);
+    await t.engine.invoke(LOCAL_PRINCIPAL, "vault.request_decline", t.vault.id, { request: b.id });
+    expect(await list(LOCAL_PRINCIPAL)).toMatchObject([{ id: c.id, primitive: t.vault.id, status: "pending" }]);
+    t.clock.advance(SECRET_REQUEST_TTL_MS);
+    expect(await list(LOCAL_PRINCIPAL)).toEqual([]);
+  });
 });

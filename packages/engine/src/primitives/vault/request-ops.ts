@@ -163,9 +163,22 @@ export const vaultRequestDecline = vaultOp({
   },
 });
 
+/** The requests waiting for an answer (the dashboard's vault browser links each to its page). */
+export const vaultRequests = vaultOp({
+  name: "vault.requests",
+  access: "read",
+  writesStorage: false,
+  tool: "vault_list",
+  input: z.strictObject({}),
+  run(ctx): { data: SecretRequest[] } {
+    return { data: ctx.store.requests.pending().map((r) => ({ ...r, primitive: ctx.primitive.id })) };
+  },
+});
+
 export const REQUEST_OPERATIONS: readonly AnyOperation[] = [
   vaultRequest,
   vaultRequestGet,
   vaultRequestFulfil,
   vaultRequestDecline,
+  vaultRequests,
 ];

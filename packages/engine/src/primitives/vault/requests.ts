@@ -65,6 +65,9 @@ export class SecretRequests {
     db.exec(SCHEMA);
     this.stmts = {
       get: db.prepare("SELECT * FROM requests WHERE id = ?"),
+      listPending: db.prepare(
+        "SELECT * FROM requests WHERE status = 'pending' AND expires_at > ? ORDER BY created_at, id",
+      ),
       insert: db.prepare(
         `INSERT INTO requests (id, name, reason, allow, status, requested_by, created_at, expires_at)
          VALUES (@id, @name, @reason, @allow, 'pending', @requested_by, @created_at, @expires_at)`,
@@ -103,6 +106,14 @@ export class SecretRequests {
     };
     this.stmts.insert.run(row);
     return this.get(id) as StoredRequest;
+  }
+
+  /** Every pending, unexpired request, oldest first (at most MAX_PENDING_REQUESTS). */
+  pending(): StoredRequest[] {
+    return (this.stmts.listPending.all(this.clock.now()) as Row[]).map((row) => ({
+      ...row,
+      allow: row.allow === null ? null : JSON.parse(row.allow),
+    }));
   }
 
   /** The request as it stands now (a pending one past its expiry reads as `expired`); null if unknown. */
