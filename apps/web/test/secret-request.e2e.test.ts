@@ -3,8 +3,9 @@
 // key; its elicitation handler opens the URL it is given in Chromium, where the owner, signed in
 // to the dashboard, reads who asked and why, types the value and presses Set. The tool call then
 // resolves `set: true`, the secret is in the vault with the proposed grant, and the value is in
-// no tool result. A member sees the request but cannot answer it. Screenshots light and dark at
-// 375 and 1440 px (with axe's checks).
+// no tool result. A member sees the request but cannot answer it; a second request is found in
+// the vault's browser and declined. Screenshots light and dark at 375 and 1440 px (with axe's
+// checks).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, type ElicitRequestURLParams } from "@modelcontextprotocol/sdk/types.js";
@@ -134,7 +135,12 @@ describe("vault_request_secret through the dashboard", () => {
     let person: Promise<void> | undefined;
     const client = await mcpClient((params) => {
       person = (async () => {
-        await owner.goto(params.url);
+        // Found without the link: the vault's browser lists the requests waiting for an answer.
+        await owner.goto(`${dashboard.web}/w/${ws}/data/app/${vault}`);
+        await owner.getByText("Requests waiting for an answer").waitFor();
+        await shoot(owner, "secret-request-vault-browser");
+        await owner.getByRole("link", { name: "Answer the request for OTHER_KEY" }).click();
+        await owner.waitForURL(params.url);
         await owner.getByRole("button", { name: "Decline" }).click();
         await owner.getByText("Declined: nothing was stored.").waitFor();
       })();
