@@ -116,7 +116,15 @@ export async function createMcpApp(
   app.get("/.well-known/oauth-protected-resource/mcp", async (req, reply) => open(req, reply));
   app.get("/.well-known/oauth-protected-resource", async (req, reply) => open(req, reply));
   origins.install(app, "/mcp");
-  mountMcp(app, invoker, { ...options.sessions, url: "/mcp", groupOf: selectGroup, changes });
+  mountMcp(app, invoker, {
+    ...options.sessions,
+    url: "/mcp",
+    groupOf: selectGroup,
+    changes,
+    // A person answers a secret request on the dashboard, signed in (apps/web: secret-requests).
+    secretRequestUrl: ({ workspace, primitive, request }) =>
+      `${env.dashboardUrl}/w/${encodeURIComponent(workspace)}/secret-requests/${primitive}/${request}`,
+  });
   return {
     app,
     resolver,

@@ -13,6 +13,9 @@ const schema = z.object({
   PRIM_PUBLIC_MCP_URL: urlString("PRIM_PUBLIC_MCP_URL").optional(),
   PRIM_AUTH_URL: urlString("PRIM_AUTH_URL").optional(),
   PRIM_API_PORT: portNumber.default(8787),
+  /** The dashboard: where a person answers a secret request (`vault_request_secret`). */
+  PRIM_DASHBOARD_URL: urlString("PRIM_DASHBOARD_URL").optional(),
+  PRIM_WEB_PORT: portNumber.default(3000),
   /** The cell's internal listener (apps/api `PRIM_INTERNAL_PORT`). */
   PRIM_INTERNAL_URL: urlString("PRIM_INTERNAL_URL").default("http://127.0.0.1:8789"),
   /**
@@ -41,6 +44,8 @@ export type McpEnv = z.infer<typeof schema> & {
   publicMcpUrl: string;
   /** The authorization server's issuer (`PRIM_AUTH_URL`, else the api's `/oauth`). */
   authUrl: string;
+  /** The dashboard's origin (`PRIM_DASHBOARD_URL`, else localhost and the web port). */
+  dashboardUrl: string;
 };
 
 export function readMcpEnv(source: NodeJS.ProcessEnv = process.env): McpEnv {
@@ -51,5 +56,6 @@ export function readMcpEnv(source: NodeJS.ProcessEnv = process.env): McpEnv {
     ...env,
     publicMcpUrl: (env.PRIM_PUBLIC_MCP_URL ?? `http://localhost:${env.PRIM_MCP_PORT}`).replace(/\/+$/, ""),
     authUrl: (env.PRIM_AUTH_URL ?? `http://localhost:${env.PRIM_API_PORT}/oauth`).replace(/\/+$/, ""),
+    dashboardUrl: (env.PRIM_DASHBOARD_URL ?? `http://localhost:${env.PRIM_WEB_PORT}`).replace(/\/+$/, ""),
   };
 }

@@ -141,10 +141,13 @@ describe("every tool of the catalog", () => {
           snapshot: b.snapshot,
           lease: "",
           branch: "br",
+          request: "",
           ...prepared,
           n: ++n,
         });
-        const bIds = [b.job, b.memory, b.snapshot, prepared.job, prepared.memory].filter((x) => x !== undefined);
+        const bIds = [b.job, b.memory, b.snapshot, prepared.job, prepared.memory, prepared.request].filter(
+          (x) => x !== undefined,
+        );
         for (const who of ["aKey", "aOAuth"] as const) {
           const attempt = async (primitive: string | undefined, expected: string) => {
             const args = { ...(primitive === undefined ? {} : { primitive }), ...sample.args(objects()) };

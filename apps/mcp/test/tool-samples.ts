@@ -26,6 +26,8 @@ export interface Objects {
   snapshot: string;
   lease: string;
   branch: string;
+  /** A secret request (`vault_request_secret`) the owner made. */
+  request: string;
   n: number;
 }
 
@@ -50,6 +52,15 @@ async function leasedJob(owner: CallTool, primitive: string): Promise<Partial<Ob
   data(await owner("queue_send", { primitive, queue: "q", body: "to settle", priority: 1000 }));
   const job = data(await owner("queue_receive", { primitive, queue: "q", max: 1 })).data[0];
   return { job: job.id, lease: job.lease_token };
+}
+
+/** A pending secret request of the owner's (its id is in the URL of the refusal a client without elicitation gets). */
+async function secretRequest(owner: CallTool, primitive: string): Promise<Partial<Objects>> {
+  const refused = await owner("vault_request_secret", { primitive, name: "WANTED", reason: "For the sweep." });
+  const message = String(refused.structuredContent?.error?.message ?? "");
+  const request = /request "(sreq_[A-Za-z0-9_-]+)"/.exec(message)?.[1];
+  if (request === undefined) throw new Error(`prepare: ${message}`);
+  return { request };
 }
 
 async function deadJob(owner: CallTool, primitive: string): Promise<Partial<Objects>> {
@@ -166,6 +177,12 @@ export const TOOL_SAMPLES: Record<string, Record<string, ActionSample>> = {
       ownerGets: "upstream_error",
     },
   },
+  vault_request_secret: {
+    // These sessions declare no URL elicitation: the owner's ask is made, then refused with its URL.
+    ask: { args: (o) => ({ name: `ASKED_${o.n}`, reason: "For the sweep." }), ownerGets: "invalid_request" },
+    // How an earlier request stands, without waiting.
+    wait: { prepare: secretRequest, args: (o) => ({ request: o.request, wait: 0 }) },
+  },
   kv_get: {
     get: { args: () => ({ key: "k" }) },
     mget: { args: () => ({ keys: ["k"] }) },
@@ -202,7 +219,15 @@ export function samplesOf(tool: ToolSpec): [string, ActionSample][] {
   return names.map((action) => {
     const sample = TOOL_SAMPLES[tool.name]?.[action];
     if (sample === undefined) throw new Error(`MCP tool ${tool.name}: no sample for action '${action}'`);
-    const args = sample.args({ job: "job", memory: "mem", snapshot: "snap", lease: "lease", branch: "br", n: 0 });
+    const args = sample.args({
+      job: "job",
+      memory: "mem",
+      snapshot: "snap",
+      lease: "lease",
+      branch: "br",
+      request: "sreq",
+      n: 0,
+    });
     const runs = (args.action as string | undefined) ?? tool.pick?.(args) ?? names[0];
     if (runs !== action) throw new Error(`MCP tool ${tool.name}: the sample for '${action}' runs '${runs}'`);
     return [action, sample];

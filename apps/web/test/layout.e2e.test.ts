@@ -199,6 +199,8 @@ describe("the dashboard's shell", () => {
       ["members", `/w/${workspace}/members`, 234],
       ["usage", `/w/${workspace}/usage`, 233],
       ["billing", `/w/${workspace}/billing`, 234],
+      // Issue 40's page: the same shell and a card (the request itself need not exist to measure).
+      ["secret request", `/w/${workspace}/secret-requests/${cacheId}/sreq_AAAAAAAAAAAAAAAAAAAAAA`, 234],
     ] as const;
     const measured: [string, number, number][] = [];
     for (const [name, path, budget] of routes) {

@@ -21,7 +21,7 @@ import { type Role, userPrincipal } from "../src/server/trpc/init";
 import { appRouter, PERMISSIONS } from "../src/server/trpc/router";
 import { callerWith, testContext } from "./trpc-caller";
 
-const ID_FIELDS = new Set(["primitive", "group", "id", "job", "snapshot", "user"]);
+const ID_FIELDS = new Set(["primitive", "group", "id", "job", "snapshot", "user", "request"]);
 const OTHER_FIELDS = new Set([
   // The membership check's own field (procedures.test.ts: another workspace is NOT_FOUND).
   "workspace",
@@ -39,6 +39,7 @@ const OTHER_FIELDS = new Set([
     "cursor",
     "action",
     "actor",
+    "value",
   ],
   // Names inside the primitive addressed, and what to do there.
   ...["key", "path", "queue", "prefix", "sql", "view", "op", "args", "method"],
@@ -65,6 +66,9 @@ interface Objects {
   fresh?: string;
   freshName?: string;
   job?: string;
+  /** A vault and a pending secret request in it. */
+  vault?: string;
+  request?: string;
 }
 
 interface Sample {
@@ -94,7 +98,24 @@ async function freshKv(w: Workspace): Promise<Partial<Objects>> {
   return { fresh: made.id, freshName: name };
 }
 
+/** A vault with a pending secret request (an agent's `vault_request_secret`). */
+async function freshRequest(w: Workspace): Promise<Partial<Objects>> {
+  const vault = await w.invoke<{ id: string }>("primitive.create", null, {
+    name: `vault-${++seq}`,
+    type: "vault",
+    group: w.objects.group,
+  });
+  const made = await w.invoke<{ id: string }>("vault.request", vault.id, { name: "KEY", reason: "For the test." });
+  return { vault: vault.id, request: made.id };
+}
+
 const SAMPLES: Record<string, Sample> = {
+  "secretRequest.get": { prepare: freshRequest, input: (o) => ({ primitive: o.vault, request: o.request }) },
+  "secretRequest.set": {
+    prepare: freshRequest,
+    input: (o) => ({ primitive: o.vault, request: o.request, value: "v4lue" }),
+  },
+  "secretRequest.decline": { prepare: freshRequest, input: (o) => ({ primitive: o.vault, request: o.request }) },
   "data.primitives": { input: (o) => ({ group: o.group }) },
   "data.createPrimitive": { input: (o) => ({ group: o.group, name: `p${++seq}`, type: "kv" }) },
   "data.deletePrimitive": { prepare: freshKv, input: (o) => ({ id: o.fresh, confirm: o.freshName }) },

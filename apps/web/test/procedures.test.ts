@@ -24,6 +24,7 @@ let dbId: string;
 let queueId: string;
 let storageId: string;
 let fsId: string;
+let vaultId: string | undefined;
 /** Group `app`'s id (connections name it). */
 let appGroupId: string;
 let pool: pg.Pool;
@@ -138,6 +139,22 @@ afterAll(async () => {
 });
 
 type Caller = ReturnType<typeof callerFor>;
+
+/**
+ * A fresh secret request in a vault of group `app`, asked by an agent's key (its own rate
+ * bucket: the samples run for every role, and the owner's calls have theirs).
+ */
+async function secretRequest(): Promise<{ primitive: string; request: string }> {
+  const agent = { kind: "account", workspace, actor: "key:procedures-agent", groupId: null, tools: null } as const;
+  vaultId ??= (
+    await invoker.invoke<{ id: string }>(agent, "primitive.create", null, { name: "keys", type: "vault", group: "app" })
+  ).id;
+  const made = await invoker.invoke<{ id: string }>(agent, "vault.request", vaultId, {
+    name: `KEY_${++seq}`,
+    reason: "For the test.",
+  });
+  return { primitive: vaultId, request: made.id };
+}
 
 /** One call of each workspace procedure, with what it needs made fresh for it. */
 const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>> = {
@@ -261,6 +278,9 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
     return c.primitive.requeue({ workspace, primitive: queueId, queue, job: job.id });
   },
   "primitive.sign": (c) => c.primitive.sign({ workspace, primitive: storageId, key: "a.txt", method: "PUT" }),
+  "secretRequest.get": async (c) => c.secretRequest.get({ workspace, ...(await secretRequest()) }),
+  "secretRequest.set": async (c) => c.secretRequest.set({ workspace, ...(await secretRequest()), value: "v4lue" }),
+  "secretRequest.decline": async (c) => c.secretRequest.decline({ workspace, ...(await secretRequest()) }),
   "usage.summary": (c) => c.usage.summary({ workspace }),
   "audit.list": (c) => c.audit.list({ workspace, action: "primitive." }),
   "settings.secretExport": (c) => c.settings.secretExport({ workspace }),

@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { primCommand, ROOT, startPrim } from "@prim/testkit";
+import { TOOL_CATALOG } from "@prim/wire";
 import { afterEach, describe, expect, it } from "vitest";
 
 const SLOW = { timeout: 90_000 };
@@ -81,7 +82,7 @@ describe("prim mcp (stdio)", () => {
     const { client, call } = await startMcp(command, ["--group", "g", "--data", data]);
     expect(client.getServerVersion()?.name).toBe("prim");
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toHaveLength(27);
+    expect(names).toHaveLength(TOOL_CATALOG.length);
     expect(names).toEqual(expect.arrayContaining(["kv_get", "kv_set", "db_query", "storage_sign", "vault_use"]));
 
     const kv = await call("primitive_create", { name: "cache", type: "kv" });
@@ -198,7 +199,7 @@ describe("prim mcp (stdio)", () => {
     const dev = await startDev(command, data);
     // Written through stdio MCP...
     const { client, call } = await startMcp(command, ["--group", "g", "--data", data]);
-    expect((await client.listTools()).tools).toHaveLength(27);
+    expect((await client.listTools()).tools).toHaveLength(TOOL_CATALOG.length);
     const kv = await call("primitive_create", { name: "cache", type: "kv" });
     expect(kv.isError).toBe(false);
     await call("kv_set", { primitive: "cache", key: "from-mcp", value: [1, 2, 3] });

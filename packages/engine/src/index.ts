@@ -105,13 +105,18 @@ export {
   LocalKeyRing,
   MAX_FETCH_TIMEOUT_MS,
   MAX_GRANT_HOSTS,
+  MAX_PENDING_REQUESTS,
+  MAX_REASON_CHARS,
   MAX_REDIRECTS,
   MAX_REQUEST_BODY_BYTES,
   MAX_RESPONSE_BYTES,
   MAX_SECRET_BYTES,
   SECRET_NAME_RE,
+  SECRET_REQUEST_ID_RE,
+  SECRET_REQUEST_TTL_MS,
   type SecretInfo,
   type SecretListing,
+  type SecretRequest,
   type VaultEnv,
 } from "./primitives/vault/index.js";
 export { guardedGet, type OutboundResponse } from "./primitives/vault/outbound.js";

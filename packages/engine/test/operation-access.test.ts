@@ -108,6 +108,11 @@ const ACCESS: Record<OperationName, Class> = {
   "vault.grants": "read",
   "vault.revoke": "write",
   "vault.fetch": "write",
+  "vault.request": "write",
+  "vault.request_get": "read",
+  "vault.request_fulfil": "write",
+  "vault.request_decline": "write",
+  "vault.requests": "read",
 };
 
 /** An operation's access as its declaration says it. */

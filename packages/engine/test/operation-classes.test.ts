@@ -115,6 +115,11 @@ const CLASSES: Record<OperationName, Class> = {
   "vault.grants": "",
   "vault.revoke": "",
   "vault.fetch": "",
+  "vault.request": "",
+  "vault.request_get": "",
+  "vault.request_fulfil": "writesStorage",
+  "vault.request_decline": "",
+  "vault.requests": "",
 };
 
 /** An operation's class as its declaration says it. */

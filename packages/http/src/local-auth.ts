@@ -17,6 +17,20 @@ export const ROOT_PRINCIPAL: Principal = {
   tools: null,
 };
 
+/**
+ * Who opens the secret request page without the root token when one is set (a browser sends no
+ * Bearer header): no rights at all — every operation refuses it — so the page works only where it
+ * checks the token itself (secret-request-page.ts, given the same root token) and fails closed
+ * anywhere else.
+ */
+export const PAGE_VISITOR: Principal = {
+  kind: "scoped",
+  workspace: "local",
+  actor: "secret-request-page",
+  groupId: null,
+  tools: [],
+};
+
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** `localhost:7777` → `localhost`; `[::1]:7777` → `[::1]`. */
@@ -59,7 +73,9 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
  * The local engine's rules: requests addressed to another host (DNS rebinding) and cross-site
  * browser requests are refused with 403; with a root token, a missing or wrong Bearer is 401.
  * `/health` needs no token; signed URLs (`/v1/signed/…`) carry their own credential, so they
- * need no token and may come from any site. Returns the caller's principal.
+ * need no token and may come from any site. The secret request page (`/secret-requests/…`) is
+ * opened by a browser, which sends no Bearer header: it needs none here, and with a root token
+ * its form asks for the token itself (secret-request-page.ts). Returns the caller's principal.
  */
 export function localAuthenticator(options: LocalAuthOptions) {
   if (options.rootToken !== undefined && !TOKEN68_RE.test(options.rootToken)) {
@@ -75,15 +91,17 @@ export function localAuthenticator(options: LocalAuthOptions) {
     }
     const path = requestPath(req.url);
     if (path.startsWith("/v1/signed/")) return SIGNED_URL_PRINCIPAL;
-    const requireToken = path !== "/health";
+    const page = path.startsWith("/secret-requests/");
+    const requireToken = path !== "/health" && !page;
     const origin = req.headers.origin;
     if (req.headers["sec-fetch-site"] === "cross-site" || (origin !== undefined && !isLocalOrigin(origin))) {
       throw new ServiceError("forbidden", "cross-site requests to the local engine are refused");
     }
-    if (expected === null || !requireToken) return LOCAL_PRINCIPAL;
+    if (expected === null || (!requireToken && !page)) return LOCAL_PRINCIPAL;
     const token = bearerToken(req.headers.authorization);
     // Compare digests so the comparison takes the same time whatever the token's length.
     if (token === undefined || !timingSafeEqual(digest(token), expected)) {
+      if (page) return PAGE_VISITOR;
       throw new ServiceError("invalid_token", "missing or wrong Bearer token", {
         headers: { "WWW-Authenticate": 'Bearer realm="prim"' },
       });

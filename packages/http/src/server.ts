@@ -16,6 +16,7 @@ import { buildOpenApi } from "./openapi.js";
 import { publicOrigin } from "./public-url.js";
 import { mountRoute, type OperationLookup } from "./route.js";
 import { REST_ROUTES } from "./routes/index.js";
+import { mountSecretRequestPage } from "./secret-request-page.js";
 import { VERSION } from "./version.js";
 
 export { JSON_BODY_LIMIT };
@@ -174,12 +175,14 @@ export function createLocalServer(options: {
 }): FastifyInstance {
   const auth: LocalAuthOptions = { rootToken: options.rootToken };
   const { engine } = options;
-  return createServer({
+  const app = createServer({
     ...engineDoor(engine),
     authenticate: localAuthenticator(auth),
     logger: options.logger,
     publicUrl: options.publicUrl,
   });
+  mountSecretRequestPage(app, engine, { rootToken: options.rootToken });
+  return app;
 }
 
 /** An engine as a server's door to data: it invokes, and it knows its operations. */

@@ -12,8 +12,26 @@ export interface ToolContext {
   group: Manifest;
   /** The engine's own base URL (signed URLs are absolute). */
   baseUrl: string;
-  /** `invoker.invoke` for this caller, audited (every MCP tool call leaves an audit entry). */
-  invoke<T = unknown>(op: string, target: Target, input: unknown): Promise<T>;
+  /**
+   * `invoker.invoke` for this caller, audited (every MCP tool call leaves an audit entry);
+   * `audit: false` for the further calls one tool call makes (a wait polling a request).
+   */
+  invoke<T = unknown>(op: string, target: Target, input: unknown, options?: { audit?: boolean }): Promise<T>;
+  /** The page where a person answers secret request `request` of vault `primitive` (absolute URL). */
+  secretRequestUrl(primitive: string, request: string): string;
+  /**
+   * Asks the client to show the person a URL (URL-mode elicitation); absent when the client did
+   * not declare `elicitation.url`. `complete` sends `notifications/elicitation/complete`.
+   */
+  elicitUrl?: (params: {
+    message: string;
+    url: string;
+    elicitationId: string;
+  }) => Promise<{ action: "accept" | "decline" | "cancel"; complete: () => Promise<void> }>;
+  /** Progress while a call waits (when the client asked for it with a progress token). */
+  progress?: (message: string) => Promise<void>;
+  /** Aborted when the client cancels the call or goes away. */
+  signal?: AbortSignal;
 }
 
 /**

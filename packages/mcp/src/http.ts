@@ -14,7 +14,7 @@ import {
   ServiceError,
 } from "@prim/wire";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { createMcpServer } from "./server.js";
+import { createMcpServer, type McpServerOptions } from "./server.js";
 import {
   MAX_SESSIONS,
   MAX_SESSIONS_PER_CREDENTIAL,
@@ -80,6 +80,8 @@ export interface McpMountOptions extends Partial<SessionLimits> {
   groupOf?: (req: FastifyRequest) => string;
   /** Change notices for resource subscriptions (the engine's feed, or the cloud's Redis one). */
   changes?: ChangeSource;
+  /** Where a person answers a secret request (apps/mcp: the dashboard); default the engine's own page. */
+  secretRequestUrl?: McpServerOptions["secretRequestUrl"];
 }
 
 const groupFromPath = (req: FastifyRequest) => (req.params as { group: string }).group;
@@ -140,8 +142,14 @@ export function mountMcp(app: FastifyInstance, invoker: Invoker, options: McpMou
     const patterns = parseToolPatterns((req.query as Record<string, unknown>).tools);
     const principal = patterns === null ? req.principal : narrowTools(req.principal, patterns);
     const group = await groupFor(invoker, req.principal, groupName);
-    const baseUrl = `${req.protocol}://${req.headers.host}`;
-    const server = createMcpServer({ invoker, principal, group, baseUrl, changes: options.changes });
+    const server = createMcpServer({
+      invoker,
+      principal,
+      group,
+      baseUrl: `${req.protocol}://${req.headers.host}`,
+      changes: options.changes,
+      ...(options.secretRequestUrl === undefined ? {} : { secretRequestUrl: options.secretRequestUrl }),
+    });
     const session = { server, group: groupName, actor: req.principal.actor, lastUsed: Date.now(), busy: 0 } as Session;
     sessions.admit(session);
     session.transport = new StreamableHTTPServerTransport({

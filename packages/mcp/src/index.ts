@@ -7,3 +7,4 @@ export { checkToolAccess, derivedAccess, type OperationEffects, toolAnnotations 
 export { OPERATION_EFFECTS } from "./tools/effects.js";
 export { checkTools, TOOLS, type ToolSpec } from "./tools/index.js";
 export { toolOutputSchema } from "./tools/output.js";
+export { MAX_SECRET_WAIT_MS, VAULT_REQUEST_RESULT, type VaultRequestResult } from "./tools/vault.js";

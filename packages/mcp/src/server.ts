@@ -20,6 +20,7 @@ import {
 } from "@prim/wire";
 import { z } from "zod";
 import type { ToolContext } from "./context.js";
+import { callChannel } from "./elicit.js";
 import { fenceData } from "./fence.js";
 import { withResourceLinks } from "./resource-links.js";
 import { registerResources } from "./resources.js";
@@ -39,6 +40,11 @@ export interface McpServerOptions {
   baseUrl: string;
   /** Change notices for resource subscriptions (resources.ts); without it, no `subscribe`. */
   changes?: ChangeSource;
+  /**
+   * The page where a person answers a secret request (`vault_request_secret`): the cloud's
+   * dashboard. Default: the local engine's own page, `<baseUrl>/secret-requests/<primitive>/<request>`.
+   */
+  secretRequestUrl?: (ids: { workspace: string; primitive: string; request: string }) => string;
 }
 
 /** `primitive_list` is always available to a caller that reaches the group (spec). */
@@ -79,13 +85,24 @@ function withoutUndefined(args: Record<string, unknown>, fields: readonly string
  * Runs one tool call through `invoker.invoke`, narrowed to the tool; errors become results. Every
  * call asks for an audit entry (`meta.audit`), reads included: an agent's reads leave a trail.
  */
-async function callTool(tool: ToolSpec, args: Record<string, any>, options: McpServerOptions): Promise<CallToolResult> {
+async function callTool(
+  tool: ToolSpec,
+  args: Record<string, any>,
+  options: McpServerOptions,
+  channel: ReturnType<typeof callChannel>,
+): Promise<CallToolResult> {
   const principal = ALWAYS.has(tool.name) ? options.principal : narrowTools(options.principal, [tool.name]);
+  const pageOf =
+    options.secretRequestUrl ??
+    (({ primitive, request }) => `${options.baseUrl}/secret-requests/${primitive}/${request}`);
   const ctx: ToolContext = {
     principal,
     group: options.group,
     baseUrl: options.baseUrl,
-    invoke: (op, target, input) => options.invoker.invoke(principal, op, target, input, { audit: true }),
+    invoke: (op, target, input, call) =>
+      options.invoker.invoke(principal, op, target, input, { audit: call?.audit ?? true, signal: channel.signal }),
+    secretRequestUrl: (primitive, request) => pageOf({ workspace: principal.workspace, primitive, request }),
+    ...channel,
   };
   try {
     const names = Object.keys(tool.actions);
@@ -161,7 +178,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const tools = new Map(visible.map((tool) => [tool.name, { spec: tool, schema: strictShape(tool) }]));
   server.server.registerCapabilities({ tools: { listChanged: false } });
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map(toolDefinition) }));
-  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.get(request.params.name);
     if (tool === undefined) {
       // A real tool this session may not use is the spec's `tool_not_allowed`, a tool error
@@ -179,7 +196,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       const message = `${field === "" ? "" : `${field}: `}${issue?.message ?? "invalid arguments"}`;
       return result({ error: { code: "invalid_request", message } }, true);
     }
-    return callTool(tool.spec, parsed.data as Record<string, unknown>, options);
+    return callTool(tool.spec, parsed.data as Record<string, unknown>, options, callChannel(server.server, extra));
   });
   registerResources(server, options);
   return server;

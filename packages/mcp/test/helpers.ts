@@ -3,6 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Engine, Invoker } from "@prim/engine";
 import { LOCAL_PRINCIPAL, ManualClock } from "@prim/engine";
+import { mountSecretRequestPage } from "@prim/http";
 import { openHost, PerFile, sharedHost } from "@prim/testkit/rest";
 import type { ChangeFeed } from "@prim/wire";
 import type { FastifyInstance } from "fastify";
@@ -72,7 +73,10 @@ export async function startMcpServer(options: { rootToken?: string; engine?: { a
   } else {
     const hostOptions = {
       allowLoopbackFetch,
-      mount: (app: FastifyInstance, door: Invoker, changes: ChangeFeed) => mountMcp(app, door, { changes }),
+      mount: (app: FastifyInstance, door: Invoker, changes: ChangeFeed) => {
+        mountMcp(app, door, { changes });
+        mountSecretRequestPage(app, door); // the local engine's page (createLocalServer mounts it)
+      },
     };
     let host = await sharedHost(`mcp ${allowLoopbackFetch}`, hostOptions);
     if (host.busy) {

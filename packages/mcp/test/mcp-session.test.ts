@@ -28,6 +28,7 @@ describe("MCP over Streamable HTTP", () => {
         "memory_forget",
         "vault_list",
         "vault_use",
+        "vault_request_secret",
         "kv_get",
         "kv_list",
         "kv_set",

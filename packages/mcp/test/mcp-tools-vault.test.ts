@@ -184,10 +184,10 @@ forEachInvoker("MCP tools: vault", () => {
     expect(post).toMatchObject({ isError: true, data: { error: { code: "secret_policy_denied" } } });
   });
 
-  it("secrets cannot be written through MCP: no tool takes a value", async () => {
+  it("secrets cannot be written through MCP: no tool takes a value (vault_request_secret asks a person)", async () => {
     const { s, client } = await withVault(false);
     const tools = (await client.listTools()).tools.filter((t) => t.name.startsWith("vault_"));
-    expect(tools.map((t) => t.name).sort()).toEqual(["vault_list", "vault_use"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["vault_list", "vault_request_secret", "vault_use"]);
     for (const tool of tools) expect(Object.keys(tool.inputSchema.properties ?? {})).not.toContain("value");
     const res = await s.call(client, "vault_list", { primitive: "keys", value: "x" });
     expect(res).toMatchObject({ isError: true, data: { error: { code: "invalid_request" } } });

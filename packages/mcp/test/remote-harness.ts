@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LOCAL_PRINCIPAL, type Principal, ServiceError, toServiceError } from "@prim/engine";
-import { JSON_BODY_LIMIT } from "@prim/http";
+import { JSON_BODY_LIMIT, mountSecretRequestPage } from "@prim/http";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import Fastify, { type FastifyInstance } from "fastify";
 import { mountMcp } from "../src/index.js";
@@ -88,6 +88,7 @@ export async function openRemoteHost(options: { allowLoopbackFetch?: boolean } =
   const invoker = new RemoteInvoker({ url: internalUrl, secret });
   const app = mcpOnlyApp();
   mountMcp(app, invoker);
+  mountSecretRequestPage(app, invoker);
   try {
     await app.listen({ port: 0, host: "127.0.0.1" });
   } catch (err) {

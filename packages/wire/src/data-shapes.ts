@@ -164,6 +164,37 @@ export interface SecretInfo {
   updated_at: number;
 }
 
+/** Where a secret request stands: waiting for a human, answered (set or declined), or past its expiry. */
+export type SecretRequestStatus = "pending" | "set" | "declined" | "expired";
+
+/**
+ * An agent's request that a human store a secret (`vault_request_secret`): the name, why, and
+ * the grant it proposes; the human answers on a page (the dashboard, or the local engine's).
+ * Never carries a value: the value goes from the page straight into the vault.
+ */
+export interface SecretRequest {
+  /** `sreq_` + 128 random bits: the page's address names it (with `primitive`). */
+  id: string;
+  /** The vault primitive's id. */
+  primitive: string;
+  /** The secret to set. */
+  name: string;
+  /** The agent's words, shown to the human as its claim (untrusted text). */
+  reason: string;
+  /** The grant set with the value (hosts and methods it may be sent to), or null: none proposed. */
+  allow: { hosts: string[]; methods: string[] | null } | null;
+  status: SecretRequestStatus;
+  /** Audit actor of the credential that asked (`key:…`, `local`, `user:…`). */
+  requested_by: string;
+  created_at: number;
+  expires_at: number;
+  /** When and by whom it was set or declined (null while pending or expired). */
+  answered_at: number | null;
+  answered_by: string | null;
+  /** The secret's version the answer stored (status `set`), else null. */
+  version: number | null;
+}
+
 export interface SecretListing extends SecretInfo {
   grant: GrantSummary | null;
   /**

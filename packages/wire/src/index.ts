@@ -37,6 +37,8 @@ export type {
   SearchHit,
   SecretInfo,
   SecretListing,
+  SecretRequest,
+  SecretRequestStatus,
   SentJob,
   SettleAction,
   SnapshotInfo,

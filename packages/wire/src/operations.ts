@@ -93,6 +93,11 @@ export const OPERATION_NAMES = [
   "vault.grants",
   "vault.revoke",
   "vault.fetch",
+  "vault.request",
+  "vault.request_get",
+  "vault.request_fulfil",
+  "vault.request_decline",
+  "vault.requests",
 ] as const;
 
 export type OperationName = (typeof OPERATION_NAMES)[number];

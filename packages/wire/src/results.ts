@@ -19,6 +19,7 @@ import type {
   SearchHit,
   SecretInfo,
   SecretListing,
+  SecretRequest,
   SentJob,
   SnapshotInfo,
   Subscription,
@@ -138,6 +139,11 @@ export interface OperationResults {
   "vault.grants": Page<Grant>;
   "vault.revoke": void;
   "vault.fetch": FetchResult;
+  "vault.request": SecretRequest;
+  "vault.request_get": SecretRequest;
+  "vault.request_fulfil": SecretRequest;
+  "vault.request_decline": SecretRequest;
+  "vault.requests": { data: SecretRequest[] };
 }
 
 /** What operation `N` answers. */

@@ -200,6 +200,15 @@ export const TOOL_CATALOG = [
     type: "vault",
   },
   {
+    name: "vault_request_secret",
+    access: "write",
+    title: "Ask a person for a secret",
+    summary: "Ask a person to store a secret in the vault; the agent never sees the value.",
+    description:
+      "Asks a person to store the secret `name` in the vault, saying why (`reason`, shown to them) and, optionally, where it may be sent (`allow: { hosts, methods? }`, the grant set with it). The person is shown a page (URL-mode elicitation) where they type the value, which goes straight into the vault: you never see it. Waits until they set or decline it (or it expires after 15 minutes) and returns { name, set, status }, never the value; then use it with vault_use. A client that cannot open a URL elicitation gets an error with the URL to give the person; call again with `request` (its id) to wait for their answer.",
+    type: "vault",
+  },
+  {
     name: "kv_get",
     access: "read",
     title: "Read keys",

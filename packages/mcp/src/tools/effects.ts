@@ -93,4 +93,9 @@ export const OPERATION_EFFECTS: Readonly<Record<OperationName, OperationEffects>
   "vault.grants": { access: "read" },
   "vault.revoke": { access: "write", destructive: true, idempotent: true },
   "vault.fetch": { access: "write", destructive: true, idempotent: false, openWorld: true },
+  "vault.request": { access: "write", destructive: false, idempotent: false },
+  "vault.request_get": { access: "read" },
+  "vault.request_fulfil": { access: "write", destructive: true, idempotent: false },
+  "vault.request_decline": { access: "write", destructive: false, idempotent: true },
+  "vault.requests": { access: "read" },
 };

@@ -1,6 +1,7 @@
 import { toolInfo } from "@prim/wire";
 import { z } from "zod";
 import { cursorArg, limitArg, primitiveArg } from "./common.js";
+import { SECRET_REQUEST_TOOL } from "./secret-request.js";
 import type { ToolSpec } from "./spec.js";
 
 const p = primitiveArg("vault");
@@ -31,4 +32,7 @@ export const VAULT_TOOLS: ToolSpec[] = [
     },
     actions: { fetch: { op: "vault.fetch", fields: ["url", "auth", "method", "headers", "body"] } },
   },
+  SECRET_REQUEST_TOOL,
 ];
+
+export { MAX_SECRET_WAIT_MS, VAULT_REQUEST_RESULT, type VaultRequestResult } from "./secret-request.js";

@@ -132,6 +132,8 @@ export async function startOAuthStack(
       PRIM_INTERNAL_SECRET: secret,
       PRIM_PUBLIC_MCP_URL: mcpOrigin,
       PRIM_AUTH_URL: issuer,
+      // Where vault_request_secret sends a person (the dashboard's secret request page).
+      PRIM_DASHBOARD_URL: dashboard,
     }),
   );
   await mcp.app.listen({ port: mcpPort, host: "127.0.0.1" });

@@ -47,6 +47,10 @@ export const PERMISSIONS = {
   "primitive.preview": DATA,
   "primitive.requeue": DATA,
   "primitive.sign": DATA,
+  "secretRequest.get": DATA,
+  // Storing a secret is account-level in the engine (owners and admins).
+  "secretRequest.set": ADMINS,
+  "secretRequest.decline": ADMINS,
   "usage.summary": ALL,
   "audit.list": ADMINS,
   "billing.summary": BILLING,

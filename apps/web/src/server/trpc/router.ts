@@ -7,6 +7,7 @@ import { dataRouter } from "./routers/data";
 import { keysRouter } from "./routers/keys";
 import { invitationRouter, membersRouter } from "./routers/members";
 import { primitiveRouter } from "./routers/primitive";
+import { secretRequestRouter } from "./routers/secret-request";
 import { usageRouter } from "./routers/usage";
 import { settingsRouter, workspaceRouter } from "./routers/workspace";
 
@@ -28,6 +29,7 @@ export const appRouter = router({
   audit: auditRouter,
   data: dataRouter,
   primitive: primitiveRouter,
+  secretRequest: secretRequestRouter,
   billing: billingRouter,
 });
 

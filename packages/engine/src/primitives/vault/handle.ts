@@ -1,9 +1,12 @@
 import { type DataContext, dataOp } from "../operation.js";
+import type { SecretRequests } from "./requests.js";
 import type { VaultStore } from "./store.js";
 
 /** What vault operations get as their store. */
 export interface VaultHandle {
   store: VaultStore;
+  /** Requests for a human to set a secret (`vault_request_secret`), and the calls waiting on them. */
+  requests: SecretRequests;
   /** Test-only engine option: fetch may reach loopback addresses. */
   allowLoopbackFetch: boolean;
 }

@@ -1,6 +1,7 @@
 import { ServiceError } from "@prim/wire";
 import type { PrimitiveDefinition, PrimitiveEnv } from "../definition.js";
 import type { VaultHandle } from "./handle.js";
+import { SecretRequests } from "./requests.js";
 import { VaultStore } from "./store.js";
 import { openFromArchive, sealForArchive } from "./transfer.js";
 
@@ -11,9 +12,12 @@ export const vaultDefinition: PrimitiveDefinition<VaultHandle> = {
     if (env.vault === undefined) throw new ServiceError("internal_error", "this engine has no vault key ring");
     return {
       store: new VaultStore(db, env.clock, env.vault.keyRing),
+      requests: new SecretRequests(db, env.clock),
       allowLoopbackFetch: env.vault.allowLoopbackFetch,
     };
   },
+  // Calls waiting for a human's answer get the request as it stands.
+  close: (vault) => vault.requests.close(),
   // Secrets (grants are not counted).
   items: (vault) => vault.store.count(),
   // Every value is re-sealed under the new group's key before the move answers.
@@ -45,4 +49,11 @@ export {
   SECRET_NAME_RE,
 } from "./limits.js";
 export { VAULT_OPERATIONS } from "./ops.js";
+export {
+  MAX_PENDING_REQUESTS,
+  MAX_REASON_CHARS,
+  SECRET_REQUEST_ID_RE,
+  SECRET_REQUEST_TTL_MS,
+  type SecretRequest,
+} from "./requests.js";
 export type { Grant, GrantSummary, SecretInfo, SecretListing } from "./store.js";

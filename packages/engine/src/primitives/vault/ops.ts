@@ -1,12 +1,13 @@
-import { invalid, notFound } from "@prim/wire";
+import { notFound } from "@prim/wire";
 import { z } from "zod";
 import { durationString } from "../../core/duration.js";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, toPage } from "../../core/pagination.js";
 import type { AnyOperation } from "../operation.js";
 import { vaultFetch } from "./fetch-op.js";
+import { hostsSchema, normalizeHosts } from "./grant-hosts.js";
 import { boundStore, vaultOp } from "./handle.js";
-import { normalizeHostPattern } from "./hosts.js";
-import { checkSecretSize, MAX_GRANT_HOSTS, methodSchema, secretNameSchema } from "./limits.js";
+import { checkSecretSize, methodSchema, secretNameSchema } from "./limits.js";
+import { REQUEST_OPERATIONS } from "./request-ops.js";
 import type { Grant, SecretInfo, SecretListing } from "./store.js";
 
 const pageInput = { limit: limitSchema(LIST_PAGE), cursor: z.string().optional() };
@@ -68,22 +69,6 @@ export const vaultList = vaultOp({
   },
 });
 
-const hostsSchema = z
-  .array(z.string())
-  .min(1, "must name at least one host")
-  .max(MAX_GRANT_HOSTS, `at most ${MAX_GRANT_HOSTS} hosts`);
-
-/** Canonical, de-duplicated host patterns; a bad one is a 400 naming its index. */
-function normalizeHosts(hosts: string[]): string[] {
-  const out = new Set<string>();
-  for (const [i, host] of hosts.entries()) {
-    const result = normalizeHostPattern(host);
-    if ("error" in result) throw invalid(`allow.hosts[${i}]: ${result.error}`);
-    out.add(result.pattern);
-  }
-  return [...out];
-}
-
 export const vaultGrant = vaultOp({
   name: "vault.grant",
   access: "write",
@@ -144,4 +129,5 @@ export const VAULT_OPERATIONS: readonly AnyOperation[] = [
   vaultGrants,
   vaultRevoke,
   vaultFetch,
+  ...REQUEST_OPERATIONS,
 ];

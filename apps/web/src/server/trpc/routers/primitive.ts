@@ -34,6 +34,7 @@ const VIEWS = {
   },
   "vault.list": { op: "vault.list", args: pageArgs },
   "vault.grants": { op: "vault.grants", args: pageArgs },
+  "vault.requests": { op: "vault.requests", args: z.object({}) },
   "memory.recall": { op: "memory.recall", args: z.object({ query: z.string().min(1).max(2000) }) },
   "fs.list": {
     op: "fs.read",

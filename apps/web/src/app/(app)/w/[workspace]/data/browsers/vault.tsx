@@ -13,6 +13,7 @@ import { formatDate, formatRelative } from "@/lib/format";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 import { isAdmin, MONO_FIELD, useAct, useWorkspaceRole } from "./act";
+import { VaultRequests } from "./vault-requests";
 import { ListState, Pager, useCursorPages } from "./view-states";
 
 type Props = { workspace: string; primitive: string };
@@ -46,6 +47,7 @@ export function VaultBrowser(props: Props) {
   const list = secrets.data?.data;
   return (
     <div className="grid gap-6">
+      <VaultRequests workspace={props.workspace} primitive={props.primitive} />
       {admin ? (
         <SecretForm
           act={act}
