@@ -143,6 +143,7 @@ describe("read-only credentials on MCP", () => {
           snapshot: own.snapshot,
           lease: "",
           branch: "br",
+          request: "",
           ...made,
           n: ++n,
         });
