@@ -1,5 +1,6 @@
 import type { ChangeFeed, ChangeListener, ChangeNotice } from "@prim/wire";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { pubSubPair } from "./pub-sub.js";
 
 /** The Redis channel of a workspace's change notices (CLOUD.md): one JSON `ChangeNotice` a message. */
 export const changesChannel = (workspace: string) => `prim:changes:${workspace}`;
@@ -19,12 +20,7 @@ export class RedisChanges implements ChangeFeed {
   private readonly subscribed = new Map<string, Promise<unknown>>();
 
   constructor(redisUrl: string) {
-    const options = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true };
-    this.subscriber = new Redis(redisUrl, options);
-    this.publisher = new Redis(redisUrl, options);
-    // Reconnection is ioredis's job (it resubscribes); an error event must not crash the process.
-    this.subscriber.on("error", () => {});
-    this.publisher.on("error", () => {});
+    ({ subscriber: this.subscriber, publisher: this.publisher } = pubSubPair(redisUrl));
     this.subscriber.on("message", (channel: string, message: string) => this.deliver(channel, message));
   }
 

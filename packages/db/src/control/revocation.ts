@@ -1,4 +1,5 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { pubSubPair } from "./pub-sub.js";
 import { counterMonth, type UsageMonth } from "./usage.js";
 
 /** The Redis channel every process listens on for revoked credentials (CLOUD.md). */
@@ -19,12 +20,7 @@ export class Revocations {
   private readonly publisher: Redis;
 
   constructor(redisUrl: string) {
-    const options = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true };
-    this.subscriber = new Redis(redisUrl, options);
-    this.publisher = new Redis(redisUrl, options);
-    // Reconnection is ioredis's job; an error event must not crash the process.
-    this.subscriber.on("error", () => {});
-    this.publisher.on("error", () => {});
+    ({ subscriber: this.subscriber, publisher: this.publisher } = pubSubPair(redisUrl));
   }
 
   async listen(onRevoked: (hash: string) => void): Promise<void> {
