@@ -86,6 +86,8 @@ describe("vault_request_secret through the dashboard", () => {
         // The agent's words are shown as text, markup and all.
         await owner.getByText(REASON).waitFor();
         await owner.getByText("api.stripe.com").waitFor();
+        // Who asked, named as the audit log names it: the key's name and its start.
+        await owner.getByText("workspace key").waitFor();
         // The member's view of the same request: no form, a note to ask an owner or admin.
         await member.goto(params.url);
         await member.getByText("needs an owner or admin").waitFor();

@@ -21,7 +21,10 @@ export const secretRequestRouter = router({
         request: input.request,
       });
       const vault = await ctx.invoker.invoke<PrimitiveInfo>(ctx.principal, "primitive.get", input.primitive, {});
-      return { request, vault: { id: vault.id, name: vault.name, group: vault.group } };
+      // Who asked, named as the audit log names it (a key's name and start, an app, a member).
+      const actors = await ctx.db.resolveActors(ctx.pool, input.workspace, [request.requested_by]);
+      const askedBy = actors[request.requested_by] ?? null;
+      return { request, askedBy, vault: { id: vault.id, name: vault.name, group: vault.group } };
     }),
   set: workspaceProcedure("secretRequest.set")
     .input(target.extend({ value: z.string().min(1, "type the value") }))

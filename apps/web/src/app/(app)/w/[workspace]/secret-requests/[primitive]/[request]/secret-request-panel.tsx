@@ -40,7 +40,7 @@ export function SecretRequestPanel(props: Props) {
 
   if (query.isPending) return <Skeleton className="h-64" />;
   if (query.isError) return <ErrorText error={query.error} prefix="Could not load the request: " />;
-  const { request, vault } = query.data;
+  const { request, vault, askedBy } = query.data;
   const pending = request.status === "pending";
   const busy = set.isPending || decline.isPending;
 
@@ -71,7 +71,15 @@ export function SecretRequestPanel(props: Props) {
         <dl className="grid gap-3">
           <div>
             <dt className="font-medium">Asked by</dt>
-            <dd className={`${MONO_FIELD} break-all text-muted-foreground`}>{request.requested_by}</dd>
+            {askedBy === null || askedBy.kind === "unknown" ? (
+              <dd className={`${MONO_FIELD} break-all text-muted-foreground`}>{request.requested_by}</dd>
+            ) : (
+              <dd className="break-words text-muted-foreground">
+                {askedBy.label}
+                {askedBy.detail === null ? null : <span className={`${MONO_FIELD} ml-2`}>{askedBy.detail}</span>}
+                {askedBy.gone ? " (no longer exists)" : null}
+              </dd>
+            )}
           </div>
           <div>
             <dt className="font-medium">Its reason (the agent&apos;s words, not ours)</dt>
