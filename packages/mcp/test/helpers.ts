@@ -46,6 +46,16 @@ export function forEachInvoker(name: string, body: (mode: InvokerMode) => void):
   }
 }
 
+/** Tests that need the engine in this process (its clock, REST routes, local auth): run once, in process. */
+export function inProcessOnly(name: string, body: () => void): void {
+  describe(`${name} (in-process invoker only)`, () => {
+    beforeEach(() => {
+      mode = "in-process";
+    });
+    body();
+  });
+}
+
 /**
  * The MCP server on a free loopback port over a fresh data directory, REST too in process. The
  * tests of a file share one server (in process: one cell and app, `@prim/testkit/rest`'s local host; remote:

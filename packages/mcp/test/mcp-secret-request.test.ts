@@ -6,7 +6,7 @@
 // expiry, a second answer and the page's defences (escaping, form token, cross-site).
 
 import { expect, it } from "vitest";
-import { forEachInvoker } from "./helpers.js";
+import { forEachInvoker, inProcessOnly } from "./helpers.js";
 import {
   ask,
   echoServer,
@@ -19,7 +19,7 @@ import {
   VALUE,
 } from "./secret-request-helpers.js";
 
-forEachInvoker("MCP: vault_request_secret", (mode) => {
+forEachInvoker("MCP: vault_request_secret", () => {
   it("elicits the page, the person sets the value there, the call resolves set: true and vault_use sends it", async () => {
     const t = await setup();
     const c = await t.elicitingClient("accept", setsValue);
@@ -114,7 +114,19 @@ forEachInvoker("MCP: vault_request_secret", (mode) => {
     expect(await t.secrets()).toMatchObject([{ name: "PAYMENTS_KEY", version: 1 }]);
   });
 
-  it.skipIf(mode === "remote")("expires: a waiting call answers expired and the page no longer sets it", async () => {
+  it("needs the tool: a session narrowed without it is refused, one with it asks", async () => {
+    const t = await setup();
+    const without = await t.s.connect("g", "?tools=vault_list,vault_use");
+    const refused = await t.s.call(without, "vault_request_secret", { primitive: "keys", ...ask });
+    expect(refused).toMatchObject({ isError: true, data: { error: { code: "tool_not_allowed" } } });
+    const narrowed = await t.elicitingClient("accept", setsValue);
+    expect((await narrowed.call(ask)).data).toMatchObject({ set: true });
+  });
+});
+
+// What needs the engine in this process (its clock, REST routes or local auth): once.
+inProcessOnly("MCP: vault_request_secret", () => {
+  it("expires: a waiting call answers expired and the page no longer sets it", async () => {
     const t = await setup();
     let url = "";
     let form = "";
@@ -136,14 +148,5 @@ forEachInvoker("MCP: vault_request_secret", (mode) => {
     expect(late.status).toBe(409);
     expect(late.html).toContain("expired");
     expect(await t.secrets()).toEqual([]);
-  });
-
-  it("needs the tool: a session narrowed without it is refused, one with it asks", async () => {
-    const t = await setup();
-    const without = await t.s.connect("g", "?tools=vault_list,vault_use");
-    const refused = await t.s.call(without, "vault_request_secret", { primitive: "keys", ...ask });
-    expect(refused).toMatchObject({ isError: true, data: { error: { code: "tool_not_allowed" } } });
-    const narrowed = await t.elicitingClient("accept", setsValue);
-    expect((await narrowed.call(ask)).data).toMatchObject({ set: true });
   });
 });

@@ -1,7 +1,7 @@
 // kv_get, kv_list, kv_set, kv_delete and storage_list, storage_read, storage_write, storage_sign
 // over Streamable HTTP: every action, with the structured result checked.
 import { expect, it } from "vitest";
-import { forEachInvoker, withStore } from "./helpers.js";
+import { forEachInvoker, inProcessOnly, withStore } from "./helpers.js";
 
 /** The MCP tools' inline content limit, stated here so a change to it fails this test: 1 MiB. */
 const MAX_INLINE_BYTES = 1_048_576;
@@ -97,7 +97,7 @@ forEachInvoker("MCP tools: kv", () => {
   });
 });
 
-forEachInvoker("MCP tools: storage", (mode) => {
+forEachInvoker("MCP tools: storage", () => {
   it("storage_write puts utf8 and base64, storage_read returns content or stat, storage_list lists", async () => {
     const { s, client, ok } = await withStore("storage");
     const text = await ok("storage_write", {
@@ -167,69 +167,6 @@ forEachInvoker("MCP tools: storage", (mode) => {
   });
 
   // Signed URLs are REST routes, served by the engine process itself in remote runs.
-  it.skipIf(mode === "remote")(
-    "storage_sign presigns an absolute URL that downloads with plain fetch, and revokes",
-    async () => {
-      const { s, ok } = await withStore("storage");
-      await ok("storage_write", {
-        primitive: "store",
-        key: "report.csv",
-        content: "a,b\n1,2\n",
-        content_type: "text/csv",
-      });
-      const signed = await ok("storage_sign", { primitive: "store", key: "report.csv", expires_in: "15m" });
-      expect(signed).toMatchObject({ method: "GET", expires_at: 1_800_000_000_000 + 15 * 60_000 });
-      expect(signed.url.startsWith(`${s.url}/v1/signed/`)).toBe(true);
-      const download = await fetch(signed.url);
-      expect(download.status).toBe(200);
-      expect(await download.text()).toBe("a,b\n1,2\n");
-
-      const upload = await ok("storage_sign", {
-        primitive: "store",
-        action: "presign",
-        key: "upload.txt",
-        method: "PUT",
-        content_type: "text/plain",
-      });
-      expect(upload).toMatchObject({ method: "PUT", headers: { "Content-Type": "text/plain" } });
-      const put = await fetch(upload.url, { method: "PUT", headers: upload.headers, body: "sent" });
-      expect(put.status).toBeLessThan(300);
-      expect((await ok("storage_read", { primitive: "store", key: "upload.txt" })).content.text).toBe("sent");
-
-      const revoked = await ok("storage_sign", { primitive: "store", action: "revoke" });
-      expect(typeof revoked.epoch).toBe("number");
-      expect((await fetch(signed.url)).status).toBe(403);
-    },
-  );
-
-  it.skipIf(mode === "remote")(
-    "storage_sign with max_uses, max_size and if_none_match: the URL's limits hold",
-    async () => {
-      const { s, client, ok } = await withStore("storage");
-      const upload = await ok("storage_sign", {
-        primitive: "store",
-        key: "once.txt",
-        method: "PUT",
-        max_size: 4,
-        max_uses: 1,
-        if_none_match: "*",
-      });
-      expect(upload).toMatchObject({ method: "PUT", headers: { "If-None-Match": "*" }, max_uses: 1 });
-      const tooBig = await fetch(upload.url, { method: "PUT", headers: upload.headers, body: "12345" });
-      expect(tooBig.status).toBe(413);
-      expect((await fetch(upload.url, { method: "PUT", headers: upload.headers, body: "1234" })).status).toBe(200);
-      expect((await fetch(upload.url, { method: "PUT", headers: upload.headers, body: "1" })).status).toBe(403);
-
-      const download = await ok("storage_sign", { primitive: "store", key: "once.txt", max_uses: 2 });
-      expect(download.max_uses).toBe(2);
-      for (let i = 0; i < 2; i++) expect(await (await fetch(download.url)).text()).toBe("1234");
-      expect((await fetch(download.url)).status).toBe(403);
-
-      const zero = await s.call(client, "storage_sign", { primitive: "store", key: "once.txt", max_uses: 0 });
-      expect(zero).toMatchObject({ isError: true, data: { error: { code: "invalid_request" } } });
-    },
-  );
-
   it("storage_read of an object over 1 MiB is payload_too_large and points at storage_sign", async () => {
     const { s, client, ok } = await withStore("storage");
     const big = Buffer.alloc(MAX_INLINE_BYTES + 1, 0x61);
@@ -256,5 +193,65 @@ forEachInvoker("MCP tools: storage", (mode) => {
     expect((await ok("storage_read", { primitive: "store", key: "big.bin", stat: true })).size).toBe(
       MAX_INLINE_BYTES + 1,
     );
+  });
+});
+
+// What needs the engine in this process (its clock, REST routes or local auth): once.
+inProcessOnly("MCP tools: storage", () => {
+  it("storage_sign presigns an absolute URL that downloads with plain fetch, and revokes", async () => {
+    const { s, ok } = await withStore("storage");
+    await ok("storage_write", {
+      primitive: "store",
+      key: "report.csv",
+      content: "a,b\n1,2\n",
+      content_type: "text/csv",
+    });
+    const signed = await ok("storage_sign", { primitive: "store", key: "report.csv", expires_in: "15m" });
+    expect(signed).toMatchObject({ method: "GET", expires_at: 1_800_000_000_000 + 15 * 60_000 });
+    expect(signed.url.startsWith(`${s.url}/v1/signed/`)).toBe(true);
+    const download = await fetch(signed.url);
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe("a,b\n1,2\n");
+
+    const upload = await ok("storage_sign", {
+      primitive: "store",
+      action: "presign",
+      key: "upload.txt",
+      method: "PUT",
+      content_type: "text/plain",
+    });
+    expect(upload).toMatchObject({ method: "PUT", headers: { "Content-Type": "text/plain" } });
+    const put = await fetch(upload.url, { method: "PUT", headers: upload.headers, body: "sent" });
+    expect(put.status).toBeLessThan(300);
+    expect((await ok("storage_read", { primitive: "store", key: "upload.txt" })).content.text).toBe("sent");
+
+    const revoked = await ok("storage_sign", { primitive: "store", action: "revoke" });
+    expect(typeof revoked.epoch).toBe("number");
+    expect((await fetch(signed.url)).status).toBe(403);
+  });
+
+  it("storage_sign with max_uses, max_size and if_none_match: the URL's limits hold", async () => {
+    const { s, client, ok } = await withStore("storage");
+    const upload = await ok("storage_sign", {
+      primitive: "store",
+      key: "once.txt",
+      method: "PUT",
+      max_size: 4,
+      max_uses: 1,
+      if_none_match: "*",
+    });
+    expect(upload).toMatchObject({ method: "PUT", headers: { "If-None-Match": "*" }, max_uses: 1 });
+    const tooBig = await fetch(upload.url, { method: "PUT", headers: upload.headers, body: "12345" });
+    expect(tooBig.status).toBe(413);
+    expect((await fetch(upload.url, { method: "PUT", headers: upload.headers, body: "1234" })).status).toBe(200);
+    expect((await fetch(upload.url, { method: "PUT", headers: upload.headers, body: "1" })).status).toBe(403);
+
+    const download = await ok("storage_sign", { primitive: "store", key: "once.txt", max_uses: 2 });
+    expect(download.max_uses).toBe(2);
+    for (let i = 0; i < 2; i++) expect(await (await fetch(download.url)).text()).toBe("1234");
+    expect((await fetch(download.url)).status).toBe(403);
+
+    const zero = await s.call(client, "storage_sign", { primitive: "store", key: "once.txt", max_uses: 0 });
+    expect(zero).toMatchObject({ isError: true, data: { error: { code: "invalid_request" } } });
   });
 });
