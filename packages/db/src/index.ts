@@ -55,7 +55,21 @@ export {
   listInvitations,
   revokeInvitation,
 } from "./control/invitations.js";
+export {
+  type KeyScope,
+  MAX_KEY_DEPTH,
+  narrowKey,
+  patternCovers,
+} from "./control/key-narrowing.js";
 export { ApiKeyResolver } from "./control/key-resolver.js";
+export {
+  type KeyMinted,
+  listMintedKeys,
+  type MintedKeyListed,
+  type MintInput,
+  mintKey,
+  revokeMintedKey,
+} from "./control/key-tree.js";
 export {
   checkTools,
   createKey,

@@ -1,6 +1,7 @@
 import { invalid, isValidName, notFound } from "@prim/engine";
 import type pg from "pg";
 import { newApiKey } from "./api-key.js";
+import { revokeSubtree } from "./key-tree.js";
 import { type Actor, auditedTransaction } from "./workspace-audit.js";
 
 /**
@@ -85,8 +86,9 @@ export async function createKey(
 }
 
 /**
- * Revokes a key (of `workspace` only, when given: the dashboard), recorded as `key.revoke` the
- * first time; `publish` tells every process to drop it (the next request answers 401).
+ * Revokes a key (of `workspace` only, when given: the dashboard) and every key minted under it
+ * (`key-tree.ts`), each recorded as `key.revoke` the first time; `publish` tells every process
+ * to drop each one (the next request answers 401).
  */
 export async function revokeKey(
   pool: pg.Pool,
@@ -95,24 +97,19 @@ export async function revokeKey(
   workspace?: string,
   actor: Actor = "admin",
 ): Promise<{ id: string; revoked_at: number }> {
-  const row = await auditedTransaction(pool, async (client, record) => {
-    const { rows } = await client.query<{ workspace_id: string; hash: string; start: string; revoked_at: Date | null }>(
-      `SELECT workspace_id, hash, start, revoked_at FROM api_keys
-        WHERE id = $1 AND ($2::text IS NULL OR workspace_id = $2) FOR UPDATE`,
+  const done = await auditedTransaction(pool, async (client, record) => {
+    const { rows } = await client.query<{ workspace_id: string }>(
+      "SELECT workspace_id FROM api_keys WHERE id = $1 AND ($2::text IS NULL OR workspace_id = $2) FOR UPDATE",
       [id, workspace ?? null],
     );
     const key = rows[0];
     if (key === undefined) throw notFound(`key '${id}'`);
-    if (key.revoked_at !== null) return { hash: key.hash, revoked_at: key.revoked_at };
-    const updated = await client.query<{ revoked_at: Date }>(
-      "UPDATE api_keys SET revoked_at = now() WHERE id = $1 RETURNING revoked_at",
-      [id],
-    );
-    await record(key.workspace_id, { actor, action: "key.revoke", target: id, detail: { start: key.start } });
-    return { hash: key.hash, revoked_at: (updated.rows[0] as { revoked_at: Date }).revoked_at };
+    const { hashes } = await revokeSubtree(client, record, { workspace: key.workspace_id, root: id, actor });
+    const at = await client.query<{ revoked_at: Date }>("SELECT revoked_at FROM api_keys WHERE id = $1", [id]);
+    return { hashes, revokedAt: (at.rows[0] as { revoked_at: Date }).revoked_at };
   });
-  await publish(row.hash);
-  return { id, revoked_at: row.revoked_at.getTime() };
+  await Promise.all(done.hashes.map((hash) => publish(hash)));
+  return { id, revoked_at: done.revokedAt.getTime() };
 }
 
 export interface KeyListed {

@@ -1,0 +1,230 @@
+import { notFound, ServiceError } from "@prim/engine";
+import type pg from "pg";
+import { newApiKey } from "./api-key.js";
+import { childDepth, narrowKey, wider } from "./key-narrowing.js";
+import { checkTools, findGroup } from "./keys.js";
+import { type Actor, auditedTransaction, type RecordAudit } from "./workspace-audit.js";
+
+/**
+ * Minted keys (issue 41, item 2; CLOUD.md, Credentials): any key mints children at most as wide
+ * as itself (`key-narrowing.ts`), lists what it minted and their descendants, and revokes any
+ * of those with its whole subtree. A key sees only its own subtree: another key's id answers
+ * 404 `not_found`, as a missing one does.
+ */
+
+/** What `POST /v1/keys` answers (the key itself shown this once). */
+export interface KeyMinted {
+  id: string;
+  key: string;
+  name: string | null;
+  group: string | null;
+  tools: string[] | null;
+  read_only: boolean;
+  parent: string;
+  created_at: number;
+}
+
+/** A key in the caller's subtree, as `GET /v1/keys` lists it (never its hash). */
+export interface MintedKeyListed {
+  id: string;
+  start: string;
+  name: string | null;
+  group: string | null;
+  tools: string[] | null;
+  read_only: boolean;
+  parent: string;
+  depth: number;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface MintInput {
+  /** The caller's key id (its principal's actor `key:<id>`). */
+  parent: string;
+  workspace: string;
+  name?: string;
+  /** A group name or id; null = every group; omitted = the parent's. */
+  group?: string | null;
+  tools?: string[];
+  readOnly?: boolean;
+}
+
+interface ParentRow {
+  group_id: string | null;
+  group_name: string | null;
+  tools: string[] | null;
+  read_only: boolean;
+  depth: number;
+  revoked_at: Date | null;
+}
+
+const revokedCaller = () =>
+  new ServiceError("invalid_token", "the credential is missing, malformed, unknown or revoked");
+
+/** Mints a child of `input.parent`, recorded as `key.mint` (by id and start) with the child. */
+export async function mintKey(pool: pg.Pool, input: MintInput): Promise<KeyMinted> {
+  if (input.tools !== undefined) checkTools(input.tools);
+  const key = newApiKey();
+  return auditedTransaction(pool, async (client, record) => {
+    // The parent's row is locked: a revocation of it waits for this mint, or this mint for it.
+    const { rows } = await client.query<ParentRow>(
+      `SELECT k.group_id, g.name AS group_name, k.tools, k.read_only, k.depth, k.revoked_at
+         FROM api_keys k LEFT JOIN groups g ON g.id = k.group_id
+        WHERE k.id = $1 AND k.workspace_id = $2 FOR UPDATE OF k`,
+      [input.parent, input.workspace],
+    );
+    const parent = rows[0];
+    if (parent === undefined || parent.revoked_at !== null) throw revokedCaller();
+    const depth = childDepth(parent.depth);
+    // A one-group parent names only its own group (another name is refused without a lookup).
+    let asked: { id: string; name: string } | null | undefined;
+    if (input.group === undefined || input.group === null) asked = input.group;
+    else if (parent.group_id === null) asked = await findGroup(client, input.workspace, input.group);
+    else if (input.group === parent.group_id || input.group === parent.group_name) {
+      asked = { id: parent.group_id, name: parent.group_name ?? input.group };
+    } else throw wider("group", "the parent reaches one group only");
+    const scope = narrowKey(
+      { groupId: parent.group_id, tools: parent.tools, readOnly: parent.read_only },
+      { groupId: asked === undefined ? undefined : (asked?.id ?? null), tools: input.tools, readOnly: input.readOnly },
+    );
+    const groupName = scope.groupId === null ? null : (asked?.name ?? parent.group_name);
+    const inserted = await client.query<{ created_at: Date }>(
+      `INSERT INTO api_keys (id, hash, start, workspace_id, group_id, tools, read_only, name, created_by, parent_id, depth)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING created_at`,
+      [
+        key.id,
+        key.hash,
+        key.start,
+        input.workspace,
+        scope.groupId,
+        scope.tools === null ? null : JSON.stringify(scope.tools),
+        scope.readOnly,
+        input.name ?? null,
+        `key:${input.parent}`,
+        input.parent,
+        depth,
+      ],
+    );
+    const minted = {
+      id: key.id,
+      key: key.key,
+      name: input.name ?? null,
+      group: groupName,
+      tools: scope.tools,
+      read_only: scope.readOnly,
+      parent: input.parent,
+      created_at: (inserted.rows[0] as { created_at: Date }).created_at.getTime(),
+    };
+    await record(input.workspace, {
+      actor: `key:${input.parent}`,
+      action: "key.mint",
+      target: key.id,
+      detail: {
+        start: key.start,
+        name: minted.name,
+        group: minted.group,
+        tools: minted.tools,
+        read_only: minted.read_only,
+        parent: input.parent,
+      },
+    });
+    return minted;
+  });
+}
+
+const SUBTREE = `WITH RECURSIVE sub AS (
+    SELECT id FROM api_keys WHERE parent_id = $1
+    UNION SELECT k.id FROM api_keys k JOIN sub ON k.parent_id = sub.id)`;
+
+/** The keys `caller` minted and their descendants, oldest first (revoked ones too, marked). */
+export async function listMintedKeys(pool: pg.Pool, caller: string): Promise<MintedKeyListed[]> {
+  const { rows } = await pool.query<{
+    id: string;
+    start: string;
+    name: string | null;
+    group: string | null;
+    tools: string[] | null;
+    read_only: boolean;
+    parent: string;
+    depth: number;
+    created_at: Date;
+    last_used_at: Date | null;
+    revoked_at: Date | null;
+  }>(
+    `${SUBTREE}
+     SELECT k.id, k.start, k.name, g.name AS group, k.tools, k.read_only, k.parent_id AS parent, k.depth,
+            k.created_at, k.last_used_at, k.revoked_at
+       FROM sub JOIN api_keys k ON k.id = sub.id LEFT JOIN groups g ON g.id = k.group_id
+      ORDER BY k.depth, k.created_at, k.id`,
+    [caller],
+  );
+  return rows.map((row) => ({
+    ...row,
+    created_at: row.created_at.getTime(),
+    last_used_at: row.last_used_at?.getTime() ?? null,
+    revoked_at: row.revoked_at?.getTime() ?? null,
+  }));
+}
+
+/**
+ * Revokes `root` and every key under it, in the caller's transaction, one `key.revoke` entry
+ * each; answers the hashes newly revoked (to publish). Repeated until nothing new is found: a
+ * mint under a key of the subtree that held its parent's lock while an update waited commits a
+ * child the next round sees, and a mint that waits for this transaction finds its parent revoked.
+ */
+export async function revokeSubtree(
+  client: pg.ClientBase,
+  record: RecordAudit,
+  input: { workspace: string; root: string; actor: Actor },
+): Promise<{ hashes: string[]; ids: string[] }> {
+  const hashes: string[] = [];
+  const ids: string[] = [];
+  for (;;) {
+    const { rows } = await client.query<{ id: string; hash: string; start: string }>(
+      `WITH RECURSIVE tree AS (
+           SELECT id FROM api_keys WHERE id = $1
+           UNION SELECT k.id FROM api_keys k JOIN tree ON k.parent_id = tree.id)
+       UPDATE api_keys SET revoked_at = now()
+        WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL
+        RETURNING id, hash, start`,
+      [input.root],
+    );
+    if (rows.length === 0) return { hashes, ids };
+    for (const row of rows) {
+      hashes.push(row.hash);
+      ids.push(row.id);
+      const detail = row.id === input.root ? { start: row.start } : { start: row.start, via: input.root };
+      await record(input.workspace, { actor: input.actor, action: "key.revoke", target: row.id, detail });
+    }
+  }
+}
+
+/**
+ * `DELETE /v1/keys/{id}`: revokes `id` and its subtree when `id` is under `caller`, else 404
+ * (a key outside the caller's subtree is not revealed). `publish` tells every process.
+ */
+export async function revokeMintedKey(
+  pool: pg.Pool,
+  input: { caller: string; workspace: string; id: string },
+  publish: (hash: string) => Promise<void>,
+): Promise<{ id: string; revoked_at: number; revoked: string[] }> {
+  const done = await auditedTransaction(pool, async (client, record) => {
+    const under = await client.query<{ revoked_at: Date | null }>(
+      `${SUBTREE}
+       SELECT k.revoked_at FROM sub JOIN api_keys k ON k.id = sub.id WHERE k.id = $2 AND k.workspace_id = $3 FOR UPDATE OF k`,
+      [input.caller, input.id, input.workspace],
+    );
+    const row = under.rows[0];
+    if (row === undefined) throw notFound(`key '${input.id}'`);
+    const revoked = await revokeSubtree(client, record, {
+      workspace: input.workspace,
+      root: input.id,
+      actor: `key:${input.caller}`,
+    });
+    const at = await client.query<{ revoked_at: Date }>("SELECT revoked_at FROM api_keys WHERE id = $1", [input.id]);
+    return { ...revoked, revokedAt: (at.rows[0] as { revoked_at: Date }).revoked_at };
+  });
+  await Promise.all(done.hashes.map((hash) => publish(hash)));
+  return { id: input.id, revoked_at: done.revokedAt.getTime(), revoked: done.ids };
+}
