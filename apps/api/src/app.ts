@@ -23,6 +23,7 @@ import type { FastifyInstance } from "fastify";
 import type pg from "pg";
 import { type ApiBilling, type BillingOptions, mountBilling, WEBHOOK_PATH } from "./billing.js";
 import type { ApiEnv } from "./env.js";
+import { mountKeys } from "./keys.js";
 import { RedisLimiter, type RedisLimiterOptions } from "./limits/limiter.js";
 import { Metering } from "./limits/metering.js";
 import { mountOAuth } from "./oauth/mount.js";
@@ -156,6 +157,7 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
         pool,
       });
     }
+    mountKeys(app, { pool, revocations, resolver });
     const billing = mountBilling(app, env, { pool, revocations }, options.billing);
     const opened = cell;
     const internal =

@@ -191,6 +191,8 @@ export async function revokeSubtree(
       [input.root],
     );
     if (rows.length === 0) return { hashes, ids };
+    // Oldest first (ids sort by time): the revoked key before its descendants.
+    rows.sort((a, b) => (a.id < b.id ? -1 : 1));
     for (const row of rows) {
       hashes.push(row.hash);
       ids.push(row.id);

@@ -1,0 +1,71 @@
+import { type ApiKeyResolver, listMintedKeys, mintKey, type Revocations, revokeMintedKey } from "@prim/db";
+import { invalid, type Principal, ServiceError } from "@prim/engine";
+import type { FastifyInstance } from "fastify";
+import type pg from "pg";
+import { z } from "zod";
+
+/**
+ * Minted keys over REST (issue 41, item 2; CLOUD.md, Credentials): `POST /v1/keys` mints a
+ * child of the calling key at most as wide as it, `GET /v1/keys` lists the caller's subtree,
+ * `DELETE /v1/keys/{id}` revokes one key of it with everything under it, in every process at
+ * once. Any `pk_` key may call them, a workspace key included (it sees the keys it minted, like
+ * any key: the dashboard shows every key); OAuth tokens are MCP-only and never reach them.
+ */
+
+/** The mint body. Unknown fields are refused, so a property this server does not know is never dropped silently. */
+const MintBody = z
+  .object({
+    name: z.string().min(1).max(100).optional(),
+    group: z.string().min(1).max(128).nullable().optional(),
+    tools: z.array(z.string()).max(100).optional(),
+    read_only: z.boolean().optional(),
+  })
+  .strict();
+
+const KEY_ID_RE = /^key_[0-9a-z]{26}$/;
+
+/** The calling key's id: only `pk_` keys have one (`key:<id>`). */
+function callerKey(principal: Principal): string {
+  if (!principal.actor.startsWith("key:"))
+    throw new ServiceError("forbidden", "only an API key can manage minted keys");
+  return principal.actor.slice("key:".length);
+}
+
+export function mountKeys(
+  app: FastifyInstance,
+  deps: { pool: pg.Pool; revocations: Revocations; resolver: ApiKeyResolver },
+): void {
+  // Dropped here at once, then every other process is told (the fan-out reaches this one too, later).
+  const publish = async (hash: string) => {
+    deps.resolver.forget(hash);
+    await deps.revocations.publish(hash);
+  };
+  app.post("/v1/keys", async (req, reply) => {
+    const caller = callerKey(req.principal);
+    const parsed = MintBody.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw invalid(`body: ${issue === undefined ? "invalid" : `${issue.path.join(".") || "body"}: ${issue.message}`}`);
+    }
+    const body = parsed.data;
+    const minted = await mintKey(deps.pool, {
+      parent: caller,
+      workspace: req.principal.workspace,
+      name: body.name,
+      group: body.group,
+      tools: body.tools,
+      readOnly: body.read_only,
+    });
+    reply.code(201);
+    return minted;
+  });
+
+  app.get("/v1/keys", async (req) => ({ data: await listMintedKeys(deps.pool, callerKey(req.principal)) }));
+
+  app.delete<{ Params: { id: string } }>("/v1/keys/:id", async (req) => {
+    const caller = callerKey(req.principal);
+    const { id } = req.params;
+    if (!KEY_ID_RE.test(id)) throw new ServiceError("not_found", `key '${id.slice(0, 64)}'`);
+    return revokeMintedKey(deps.pool, { caller, workspace: req.principal.workspace, id }, publish);
+  });
+}

@@ -1,0 +1,296 @@
+// Minted keys (issue 41, item 2): any `pk_` key mints children at most as wide as itself over
+// `POST /v1/keys`, lists its subtree and revokes any key of it with everything under it, in
+// every process (a second api process and apps/mcp) before their next request. Each refusal is
+// paired with the same caller succeeding on something narrower, or the rightful caller on the
+// same object.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createUser, createWorkspace, hashKey } from "@prim/db";
+import {
+  authorizeUrl,
+  Browser,
+  call,
+  consent,
+  exchangeCode,
+  type OAuthStack,
+  pkce,
+  registerClient,
+  startOAuthStack,
+} from "@prim/testkit/cloud";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+let stack: OAuthStack;
+let url: string;
+let workspace: string;
+let root: string;
+let kvApp: string;
+let kvOther: string;
+const clients: Client[] = [];
+
+const mint = (key: string, body: Record<string, unknown>) => call(url, key, "POST", "/v1/keys", body);
+
+async function mcp(key: string): Promise<Client> {
+  const client = new Client({ name: "minted", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(stack.mcpUrl), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+/** A raw MCP initialize with `key` (its status: 200 or the refusal). */
+async function mcpInitialize(key: string): Promise<number> {
+  const res = await fetch(stack.mcpUrl, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
+  });
+  await res.body?.cancel();
+  return res.status;
+}
+
+beforeAll(async () => {
+  stack = await startOAuthStack("api_minted_keys");
+  url = stack.cloud.url;
+  const made = await createWorkspace(stack.cloud.api.hub.pool, {
+    name: "Agents",
+    plan: "enterprise",
+    rps: 100_000,
+    burst: 100_000,
+  });
+  workspace = made.workspace.id;
+  root = made.key;
+  for (const group of ["app", "other"])
+    expect((await call(url, root, "POST", "/v1/groups", { name: group })).status).toBe(201);
+  kvApp = (await call(url, root, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" })).body.id;
+  kvOther = (await call(url, root, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "other" })).body.id;
+  await call(url, root, "PUT", `/v1/primitives/${kvApp}/keys/k`, { value: "app" });
+  await call(url, root, "PUT", `/v1/primitives/${kvOther}/keys/k`, { value: "other" });
+}, 90_000);
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => {});
+  await stack?.stop();
+});
+
+describe("minting", () => {
+  it("happy: a workspace key mints a one-group child, shown once, named by id and start in the audit log", async () => {
+    const res = await mint(root, { name: "orchestrator", group: "app", tools: ["kv_*", "primitive_create"] });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      id: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^pk_/),
+      name: "orchestrator",
+      group: "app",
+      tools: ["kv_*", "primitive_create"],
+      read_only: false,
+      parent: expect.stringMatching(/^key_/),
+      created_at: expect.any(Number),
+    });
+    const audit = await stack.cloud.api.hub.pool.query(
+      "SELECT actor, target, detail FROM audit WHERE workspace_id = $1 AND action = 'key.mint'",
+      [workspace],
+    );
+    expect(audit.rows).toEqual([
+      {
+        actor: `key:${res.body.parent}`,
+        target: res.body.id,
+        detail: expect.objectContaining({ start: res.body.key.slice(0, 8), parent: res.body.parent }),
+      },
+    ]);
+    expect(JSON.stringify(audit.rows)).not.toContain(res.body.key);
+  });
+
+  it("security: wider on group, tools, read_only or depth is 403 forbidden naming it; narrower from the same parent succeeds", async () => {
+    const mid = (await mint(root, { group: "app", tools: ["kv_*"] })).body;
+    const refused = async (body: Record<string, unknown>, property: string, parent = mid.key) => {
+      const res = await mint(parent, body);
+      expect(res.status).toBe(403);
+      expect(res.body.error).toMatchObject({ code: "forbidden", message: expect.stringContaining(property) });
+    };
+    await refused({ group: "other" }, "group");
+    await refused({ group: null }, "group");
+    await refused({ tools: ["db_query"] }, "tools");
+    await refused({ tools: ["*"] }, "tools");
+    await refused({ tools: ["k*"] }, "tools");
+    const narrower = await mint(mid.key, { group: "app", tools: ["kv_get", "kv_l*"], read_only: true });
+    expect(narrower.status).toBe(201);
+    expect(narrower.body).toMatchObject({ group: "app", tools: ["kv_get", "kv_l*"], read_only: true, parent: mid.id });
+    // Omitted properties inherit the parent's.
+    expect((await mint(mid.key, {})).body).toMatchObject({ group: "app", tools: ["kv_*"], read_only: false });
+
+    await refused({ read_only: false }, "read_only", narrower.body.key);
+    expect((await mint(narrower.body.key, {})).body).toMatchObject({ read_only: true, tools: ["kv_get", "kv_l*"] });
+
+    // Depth: root is 0, mid 1; keys nest to 8, and a depth-8 key mints nothing.
+    let parent = mid.key;
+    for (let depth = 2; depth <= 8; depth++) {
+      const child = await mint(parent, { name: `depth-${depth}` });
+      expect(child.status).toBe(201);
+      parent = child.body.key;
+    }
+    await refused({}, "depth", parent);
+    // A malformed body or a property this server does not know is 400, never silently dropped.
+    expect((await mint(mid.key, { expires_at: 1 })).body.error.code).toBe("invalid_request");
+    expect((await mint(mid.key, { tools: ["KV!"] })).body.error.code).toBe("invalid_request");
+    // A group that does not exist, from an every-group parent: 404.
+    expect((await mint(root, { group: "nope" })).status).toBe(404);
+  });
+
+  it("a child works within its scope over REST and MCP, and is refused outside", async () => {
+    const mid = (await mint(root, { group: "app", tools: ["kv_*"] })).body;
+    const child = (await mint(mid.key, { tools: ["kv_get"] })).body;
+    expect((await call(url, child.key, "GET", `/v1/primitives/${kvApp}/keys/k`)).body).toMatchObject({ value: "app" });
+    expect((await call(url, child.key, "GET", `/v1/primitives/${kvOther}/keys/k`)).status).toBe(404);
+    const write = await call(url, child.key, "PUT", `/v1/primitives/${kvApp}/keys/k`, { value: "x" });
+    expect(write.body.error.code).toBe("tool_not_allowed");
+    expect((await call(url, mid.key, "PUT", `/v1/primitives/${kvApp}/keys/k2`, { value: "x" })).status).toBe(200);
+
+    const client = await mcp(child.key);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["kv_get", "primitive_list"]);
+    const got = await client.callTool({ name: "kv_get", arguments: { primitive: "cache", key: "k" } });
+    expect(got.isError).toBeFalsy();
+    expect(JSON.stringify(got.content)).toContain("app");
+    const set = await client.callTool({ name: "kv_set", arguments: { primitive: "cache", key: "k", value: 1 } });
+    expect(set.isError).toBe(true);
+    expect(JSON.stringify(set)).toContain("tool_not_allowed");
+
+    // A read-only child of an every-tool key: reads, never writes.
+    const reader = (await mint(root, { group: "app", read_only: true })).body;
+    expect((await call(url, reader.key, "GET", `/v1/primitives/${kvApp}/keys/k`)).status).toBe(200);
+    expect((await call(url, reader.key, "PUT", `/v1/primitives/${kvApp}/keys/k`, { value: 1 })).body.error.code).toBe(
+      "forbidden",
+    );
+  });
+});
+
+describe("listing and revoking", () => {
+  it("a key lists only its subtree and revokes only within it; others' keys are 404", async () => {
+    const a = (await mint(root, { name: "a" })).body;
+    const sibling = (await mint(root, { name: "sibling" })).body;
+    const a1 = (await mint(a.key, { name: "a1" })).body;
+    const a11 = (await mint(a1.key, { name: "a11" })).body;
+    const listed = await call(url, a.key, "GET", "/v1/keys");
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((k: { id: string }) => k.id)).toEqual([a1.id, a11.id]);
+    expect(listed.body.data[1]).toMatchObject({
+      parent: a1.id,
+      depth: 3,
+      start: a11.key.slice(0, 8),
+      revoked_at: null,
+    });
+    expect(JSON.stringify(listed.body)).not.toContain(a11.key);
+    expect((await call(url, a11.key, "GET", "/v1/keys")).body.data).toEqual([]);
+    const fromRoot = (await call(url, root, "GET", "/v1/keys")).body.data.map((k: { id: string }) => k.id);
+    expect(fromRoot).toEqual(expect.arrayContaining([a.id, sibling.id, a1.id, a11.id]));
+
+    // Outside a's subtree: a sibling, a's parent, a itself, another workspace's key, nonsense.
+    const rootId = a.parent;
+    const stranger = await createWorkspace(stack.cloud.api.hub.pool, { name: "Stranger" });
+    for (const id of [sibling.id, rootId, a.id, stranger.key_id, "key_nope"]) {
+      const res = await call(url, a.key, "DELETE", `/v1/keys/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe("not_found");
+    }
+    expect((await call(url, sibling.key, "GET", "/v1/keys")).status).toBe(200); // untouched
+    // The rightful caller on the same key.
+    const revoked = await call(url, root, "DELETE", `/v1/keys/${sibling.id}`);
+    expect(revoked).toMatchObject({ status: 200, body: { id: sibling.id, revoked: [sibling.id] } });
+    expect((await call(url, sibling.key, "GET", "/v1/keys")).status).toBe(401);
+  });
+
+  it("revoking a middle key revokes its subtree at once: in a second api process and in apps/mcp", async () => {
+    const top = (await mint(root, { name: "top", group: "app" })).body;
+    const middle = (await mint(top.key, { name: "middle" })).body;
+    const leaf = (await mint(middle.key, { name: "leaf", tools: ["kv_get"] })).body;
+    const other = await stack.cloud.second();
+    // Cached everywhere first.
+    for (const base of [url, other.url]) {
+      expect((await call(base, leaf.key, "GET", `/v1/primitives/${kvApp}/keys/k`)).status).toBe(200);
+      expect((await call(base, middle.key, "GET", "/v1/keys")).status).toBe(200);
+    }
+    const client = await mcp(leaf.key);
+    expect(
+      (await client.callTool({ name: "kv_get", arguments: { primitive: "cache", key: "k" } })).isError,
+    ).toBeFalsy();
+    expect(await mcpInitialize(middle.key)).toBe(200);
+
+    const wanted = new Set([hashKey(middle.key), hashKey(leaf.key)]);
+    const heardBy = (resolver: { forget(hash: string): void }) => {
+      const seen = new Set<string>();
+      return new Promise<void>((resolve) => {
+        const forget = resolver.forget.bind(resolver);
+        resolver.forget = (hash) => {
+          forget(hash);
+          if (wanted.has(hash)) seen.add(hash);
+          if (seen.size === wanted.size) resolve();
+        };
+      });
+    };
+    const heard = Promise.all([heardBy(other.api.resolver), heardBy(stack.mcp.resolver)]);
+    const res = await call(url, top.key, "DELETE", `/v1/keys/${middle.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.revoked).toEqual([middle.id, leaf.id]);
+    // This process: the very next request.
+    expect((await call(url, leaf.key, "GET", `/v1/primitives/${kvApp}/keys/k`)).status).toBe(401);
+    await heard;
+    expect((await call(other.url, leaf.key, "GET", `/v1/primitives/${kvApp}/keys/k`)).status).toBe(401);
+    expect((await call(other.url, middle.key, "GET", "/v1/keys")).status).toBe(401);
+    expect(await mcpInitialize(leaf.key)).toBe(401);
+    expect(await mcpInitialize(middle.key)).toBe(401);
+    await expect(client.callTool({ name: "kv_get", arguments: { primitive: "cache", key: "k" } })).rejects.toThrow();
+    // The parent is untouched, and lists its revoked children as such.
+    const listed = (await call(other.url, top.key, "GET", "/v1/keys")).body.data;
+    expect(listed.every((k: { revoked_at: number | null }) => typeof k.revoked_at === "number")).toBe(true);
+    expect(await mcpInitialize(top.key)).toBe(200);
+    // Recorded once per key, the subtree's entries naming the revoked root.
+    const audit = await stack.cloud.api.hub.pool.query(
+      "SELECT target, detail FROM audit WHERE workspace_id = $1 AND action = 'key.revoke' AND target = ANY($2)",
+      [workspace, [middle.id, leaf.id]],
+    );
+    expect(audit.rows).toHaveLength(2);
+    expect(audit.rows.find((r) => r.target === leaf.id)?.detail).toEqual({
+      start: leaf.key.slice(0, 8),
+      via: middle.id,
+    });
+    // A revoked key mints nothing.
+    expect((await mint(middle.key, {})).status).toBe(401);
+  });
+});
+
+describe("OAuth tokens", () => {
+  it("cannot mint (REST is for keys only), while the same token works on MCP", async () => {
+    const alice = await createUser(stack.cloud.api.hub.pool, {
+      email: "alice@minted.test",
+      password: "correct horse 1",
+      workspace,
+    });
+    const clientId = await registerClient(stack, "Minting Agent");
+    const { verifier, challenge } = pkce();
+    const browser = new Browser({ [new URL(stack.dashboard).host]: { user: alice.id } });
+    const back = await consent(stack, browser, authorizeUrl(stack, clientId, challenge), {
+      workspace,
+      group: "app",
+      everyTool: true,
+      action: "allow",
+    });
+    if (!(back instanceof URL)) throw new Error(`consent: ${back.status}`);
+    const issued = await exchangeCode(stack, { clientId, verifier, code: back.searchParams.get("code") as string });
+    const token = issued.body.access_token as string;
+    expect(await mcpInitialize(token)).toBe(200);
+    const res = await mint(token, { group: "app" });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe("invalid_token");
+    expect((await call(url, token, "GET", "/v1/keys")).status).toBe(401);
+  });
+});
