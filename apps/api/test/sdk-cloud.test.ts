@@ -52,6 +52,21 @@ describe("the SDK against the cloud", () => {
     expect(err).toBeInstanceOf(PrimError);
     expect(err).toMatchObject({ status: 401, code: "invalid_token", requestId: expect.stringMatching(/^req_/) });
   });
+
+  it("mints a narrower key, lists it and revokes it with its subtree (prim.keys)", async () => {
+    const minted = await prim.keys.mint({ name: "agent", group: "app", tools: ["kv_get"], read_only: true });
+    expect(minted).toMatchObject({ name: "agent", group: "app", tools: ["kv_get"], read_only: true });
+    const agent = new PrimClient({ baseUrl: cloud.url, token: minted.key });
+    const grandchild = await agent.keys.mint({ name: "sub-agent" });
+    expect(grandchild).toMatchObject({ tools: ["kv_get"], read_only: true, parent: minted.id });
+    const wider = await agent.keys.mint({ tools: ["kv_set"] }).catch((err: unknown) => err);
+    expect(wider).toBeInstanceOf(PrimError);
+    expect(wider).toMatchObject({ status: 403, code: "forbidden" });
+    expect((await prim.keys.list()).map((k) => k.id)).toEqual(expect.arrayContaining([minted.id, grandchild.id]));
+    expect((await agent.keys.list()).map((k) => k.id)).toEqual([grandchild.id]);
+    expect(await prim.keys.revoke(minted.id)).toMatchObject({ id: minted.id, revoked: [minted.id, grandchild.id] });
+    await expect(agent.keys.list()).rejects.toMatchObject({ status: 401, code: "invalid_token" });
+  });
 });
 
 describe("a cloud with a public URL", () => {

@@ -10,6 +10,7 @@ import type {
 } from "@prim/wire";
 import { DbClient } from "./db.js";
 import { FsClient } from "./fs.js";
+import { KeysClient } from "./keys.js";
 import { KvClient } from "./kv.js";
 import { MemoryClient } from "./memory.js";
 import { everyItem, type PageOptions } from "./pages.js";
@@ -46,10 +47,13 @@ export class PrimClient {
   readonly transport: Transport;
   /** Downloads and uploads through signed URLs (no credential: the URL is one). */
   readonly signed: SignedUrls;
+  /** Minted keys (cloud): mint narrower keys, list and revoke the ones under this key. */
+  readonly keys: KeysClient;
 
   constructor(options: ClientOptions = {}) {
     this.transport = new Transport(options);
     this.signed = new SignedUrls(this.transport);
+    this.keys = new KeysClient(this.transport);
   }
 
   health(): Promise<{ ok: true; version: string }> {

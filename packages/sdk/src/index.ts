@@ -4,6 +4,7 @@ export { type AuditFilter, type ForkOptions, PrimClient } from "./client.js";
 export { type BranchOption, DbClient, type SqlParams, type Statement } from "./db.js";
 export { PrimError } from "./errors.js";
 export { FsClient, type FsListing } from "./fs.js";
+export { type KeyRevoked, KeysClient, type MintedKey, type MintedKeyInfo, type MintOptions } from "./keys.js";
 export { KvClient, type KvListOptions, type KvSetItem, type KvSetOptions } from "./kv.js";
 export { MemoryClient, type MemoryFilter, type NewMemory, type RecallOptions } from "./memory.js";
 export { everyItem, type PageOptions } from "./pages.js";
