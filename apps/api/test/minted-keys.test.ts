@@ -3,9 +3,14 @@
 // every process (a second api process and apps/mcp) before their next request. Each refusal is
 // paired with the same caller succeeding on something narrower, or the rightful caller on the
 // same object.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createUser, createWorkspace, hashKey } from "@prim/db";
+import { runPrimCommand } from "@prim/testkit";
 import {
   authorizeUrl,
   Browser,
@@ -292,5 +297,54 @@ describe("OAuth tokens", () => {
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe("invalid_token");
     expect((await call(url, token, "GET", "/v1/keys")).status).toBe(401);
+  });
+});
+
+describe("prim key", () => {
+  it("mints, lists and revokes with the key in PRIM_API_KEY; a wider mint fails naming the property, without the key", async () => {
+    const config = mkdtempSync(join(tmpdir(), "prim-key-"));
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PRIM_")));
+    const prim = (key: string, ...args: string[]) =>
+      runPrimCommand(["key", ...args, "--api", url], { ...clean, PRIM_CONFIG_DIR: config, PRIM_API_KEY: key });
+    try {
+      const parent = (await mint(root, { group: "app", tools: ["kv_*"] })).body;
+      const minted = await prim(
+        parent.key,
+        "mint",
+        "--tools",
+        "kv_get,kv_list",
+        "--read-only",
+        "--name",
+        "cli",
+        "--json",
+      );
+      expect(minted).toMatchObject({ code: 0, stderr: "" });
+      const child = JSON.parse(minted.stdout);
+      expect(child).toMatchObject({
+        name: "cli",
+        group: "app",
+        tools: ["kv_get", "kv_list"],
+        read_only: true,
+        parent: parent.id,
+      });
+      const text = await prim(parent.key, "mint", "--name", "plain");
+      expect(text.stdout).toMatch(
+        /^minted key_\w+ \(group app, tools kv_\*; parent key_\w+\); the key, shown once:\npk_\w+\n$/,
+      );
+      const wider = await prim(child.key, "mint", "--tools", "kv_set");
+      expect(wider.code).not.toBe(0);
+      expect(wider.stderr).toContain("403 forbidden: tools");
+      expect(wider.stderr).not.toContain(child.key);
+      const listed = await prim(parent.key, "list");
+      expect(listed.stdout).toContain(
+        `${child.id}  ${child.key.slice(0, 8)}…  cli  group app, tools kv_get,kv_list, read-only`,
+      );
+      const revoked = await prim(parent.key, "revoke", child.id);
+      expect(revoked).toMatchObject({ code: 0, stdout: `revoked ${child.id}\n` });
+      expect((await call(url, child.key, "GET", "/v1/keys")).status).toBe(401);
+      expect((await prim(parent.key, "revoke", "key_nope")).stderr).toContain("404 not_found");
+    } finally {
+      rmSync(config, { recursive: true, force: true });
+    }
   });
 });

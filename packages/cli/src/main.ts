@@ -45,6 +45,13 @@ Commands:
           --api URL | --all --json
   whoami  Who the key in use is: workspace and scope, and where the key came from
           --api URL --json  (key: env PRIM_API_KEY, else the stored one)
+  key     Minted keys (cloud): the key in use (as whoami finds it) makes narrower ones
+          mint [--group G] [--tools "kv_get,fs_*"] [--read-only] [--name N]
+                            a child at most as wide as the key (omitted: the key's
+                            own); prints the new key once
+          list              the keys minted under the key, and theirs
+          revoke ID         revokes that key and every key under it
+          --api URL --key K --json  as whoami
   push    Copy a local group to the cloud: every primitive with its content
           <group>           the local group
           --to G            the cloud group (default: the same name)
@@ -152,6 +159,8 @@ export async function main(argv: string[]): Promise<void> {
       return (await import("./login-command.js")).logout(rest);
     case "whoami":
       return (await import("./login-command.js")).whoami(rest);
+    case "key":
+      return (await import("./key-command.js")).keyCommand(rest);
     case "push":
     case "pull":
       return (await import("./transfer/transfer-command.js")).transfer(command, rest);
