@@ -67,6 +67,7 @@ export async function mintKey(pool: pg.Pool, input: MintInput): Promise<KeyMinte
   if (input.tools !== undefined) checkTools(input.tools);
   const key = newApiKey();
   return auditedTransaction(pool, async (client, record) => {
+    await lockWorkspace(client, input.workspace);
     // The parent's row is locked: a revocation of it waits for this mint, or this mint for it.
     const { rows } = await client.query<ParentRow>(
       `SELECT k.group_id, g.name AS group_name, k.tools, k.read_only, k.depth, k.revoked_at
@@ -131,6 +132,15 @@ export async function mintKey(pool: pg.Pool, input: MintInput): Promise<KeyMinte
     });
     return minted;
   });
+}
+
+/**
+ * Taken first by every mint and revocation: the workspace row, in a mode that only a workspace's
+ * closing (`FOR UPDATE`, which then revokes every key) conflicts with. One lock order, workspace
+ * then keys, so a closing and a mint neither deadlock nor leave a child minted past the closing.
+ */
+export async function lockWorkspace(client: pg.ClientBase, workspace: string): Promise<void> {
+  await client.query("SELECT 1 FROM workspaces WHERE id = $1 FOR KEY SHARE", [workspace]);
 }
 
 const SUBTREE = `WITH RECURSIVE sub AS (
@@ -212,6 +222,7 @@ export async function revokeMintedKey(
   publish: (hash: string) => Promise<void>,
 ): Promise<{ id: string; revoked_at: number; revoked: string[] }> {
   const done = await auditedTransaction(pool, async (client, record) => {
+    await lockWorkspace(client, input.workspace);
     const under = await client.query<{ revoked_at: Date | null }>(
       `${SUBTREE}
        SELECT k.revoked_at FROM sub JOIN api_keys k ON k.id = sub.id WHERE k.id = $2 AND k.workspace_id = $3 FOR UPDATE OF k`,

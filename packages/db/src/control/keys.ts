@@ -1,7 +1,7 @@
 import { invalid, isValidName, notFound } from "@prim/engine";
 import type pg from "pg";
 import { newApiKey } from "./api-key.js";
-import { revokeSubtree } from "./key-tree.js";
+import { lockWorkspace, revokeSubtree } from "./key-tree.js";
 import { type Actor, auditedTransaction } from "./workspace-audit.js";
 
 /**
@@ -99,11 +99,12 @@ export async function revokeKey(
 ): Promise<{ id: string; revoked_at: number }> {
   const done = await auditedTransaction(pool, async (client, record) => {
     const { rows } = await client.query<{ workspace_id: string }>(
-      "SELECT workspace_id FROM api_keys WHERE id = $1 AND ($2::text IS NULL OR workspace_id = $2) FOR UPDATE",
+      "SELECT workspace_id FROM api_keys WHERE id = $1 AND ($2::text IS NULL OR workspace_id = $2)",
       [id, workspace ?? null],
     );
     const key = rows[0];
     if (key === undefined) throw notFound(`key '${id}'`);
+    await lockWorkspace(client, key.workspace_id);
     const { hashes } = await revokeSubtree(client, record, { workspace: key.workspace_id, root: id, actor });
     const at = await client.query<{ revoked_at: Date }>("SELECT revoked_at FROM api_keys WHERE id = $1", [id]);
     return { hashes, revokedAt: (at.rows[0] as { revoked_at: Date }).revoked_at };
