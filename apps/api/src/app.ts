@@ -157,7 +157,7 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
         pool,
       });
     }
-    mountKeys(app, { pool, revocations, resolver });
+    mountKeys(app, { pool, revocations, resolver, limiter, rateAs: operations.get("auth.whoami") });
     const billing = mountBilling(app, env, { pool, revocations }, options.billing);
     const opened = cell;
     const internal =

@@ -1,6 +1,6 @@
 import { type ApiKeyResolver, listMintedKeys, mintKey, type Revocations, revokeMintedKey } from "@prim/db";
-import { invalid, type Principal, ServiceError } from "@prim/engine";
-import type { FastifyInstance } from "fastify";
+import { type AnyOperation, invalid, type Limiter, type Principal, ServiceError } from "@prim/engine";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type pg from "pg";
 import { z } from "zod";
 
@@ -31,17 +31,35 @@ function callerKey(principal: Principal): string {
   return principal.actor.slice("key:".length);
 }
 
-export function mountKeys(
-  app: FastifyInstance,
-  deps: { pool: pg.Pool; revocations: Revocations; resolver: ApiKeyResolver },
-): void {
+export interface KeysDeps {
+  pool: pg.Pool;
+  revocations: Revocations;
+  resolver: ApiKeyResolver;
+  /**
+   * With limits on: each call takes a token from the calling key's bucket, as every request
+   * does, declared as `rateAs` (an operation that is not metered: key management counts as no
+   * operation, spec "What counts as an operation").
+   */
+  limiter?: Limiter;
+  rateAs?: AnyOperation;
+}
+
+export function mountKeys(app: FastifyInstance, deps: KeysDeps): void {
+  const admit = async (req: FastifyRequest, reply: FastifyReply): Promise<string> => {
+    const caller = callerKey(req.principal);
+    if (deps.limiter !== undefined && deps.rateAs !== undefined) {
+      const headers = await deps.limiter.admit({ principal: req.principal, op: deps.rateAs, target: null, input: {} });
+      if (headers !== undefined) reply.headers(headers);
+    }
+    return caller;
+  };
   // Dropped here at once, then every other process is told (the fan-out reaches this one too, later).
   const publish = async (hash: string) => {
     deps.resolver.forget(hash);
     await deps.revocations.publish(hash);
   };
   app.post("/v1/keys", async (req, reply) => {
-    const caller = callerKey(req.principal);
+    const caller = await admit(req, reply);
     const parsed = MintBody.safeParse(req.body ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
@@ -60,10 +78,10 @@ export function mountKeys(
     return minted;
   });
 
-  app.get("/v1/keys", async (req) => ({ data: await listMintedKeys(deps.pool, callerKey(req.principal)) }));
+  app.get("/v1/keys", async (req, reply) => ({ data: await listMintedKeys(deps.pool, await admit(req, reply)) }));
 
-  app.delete<{ Params: { id: string } }>("/v1/keys/:id", async (req) => {
-    const caller = callerKey(req.principal);
+  app.delete<{ Params: { id: string } }>("/v1/keys/:id", async (req, reply) => {
+    const caller = await admit(req, reply);
     const { id } = req.params;
     if (!KEY_ID_RE.test(id)) throw new ServiceError("not_found", `key '${id.slice(0, 64)}'`);
     return revokeMintedKey(deps.pool, { caller, workspace: req.principal.workspace, id }, publish);

@@ -45,13 +45,14 @@ async function mcp(key: string): Promise<Client> {
 }
 
 /** A raw MCP initialize with `key` (its status: 200 or the refusal). */
-async function mcpInitialize(key: string): Promise<number> {
+async function mcpInitialize(key: string, group?: string): Promise<number> {
   const res = await fetch(stack.mcpUrl, {
     method: "POST",
     headers: {
       authorization: `Bearer ${key}`,
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
+      ...(group === undefined ? {} : { "x-service-group": group }),
     },
     body: JSON.stringify({
       jsonrpc: "2.0",
@@ -169,6 +170,8 @@ describe("minting", () => {
     const set = await client.callTool({ name: "kv_set", arguments: { primitive: "cache", key: "k", value: 1 } });
     expect(set.isError).toBe(true);
     expect(JSON.stringify(set)).toContain("tool_not_allowed");
+    expect(await mcpInitialize(child.key, "other")).toBe(403); // group_mismatch
+    expect(await mcpInitialize(child.key, "app")).toBe(200);
 
     // A read-only child of an every-tool key: reads, never writes.
     const reader = (await mint(root, { group: "app", read_only: true })).body;
@@ -270,6 +273,23 @@ describe("listing and revoking", () => {
     });
     // A revoked key mints nothing.
     expect((await mint(middle.key, {})).status).toBe(401);
+  });
+});
+
+describe("limits", () => {
+  it("key management is rate-limited per key like any request, and counts as no operation", async () => {
+    const pool = stack.cloud.api.hub.pool;
+    const slow = await createWorkspace(pool, { name: "Slow", plan: "enterprise", rps: 1, burst: 3 });
+    const answers = await Promise.all(Array.from({ length: 12 }, () => call(url, slow.key, "GET", "/v1/keys")));
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0]?.body.error.code).toBe("rate_limited");
+    expect(limited[0]?.headers.get("retry-after")).toMatch(/^\d+$/);
+    // Another key of the same workspace has its own bucket.
+    const other = await mint(root, {});
+    expect(other.status).toBe(201);
+    // The workspace's live operation counter (Redis) is untouched.
+    expect(await stack.cloud.api.limiter?.operations(slow.workspace.id)).toEqual({ month: 0, day: 0 });
   });
 });
 
