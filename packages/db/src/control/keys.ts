@@ -1,7 +1,7 @@
 import { invalid, isValidName, notFound } from "@prim/engine";
 import type pg from "pg";
 import { newApiKey } from "./api-key.js";
-import { lockWorkspace, revokeSubtree } from "./key-tree.js";
+import { lockWorkspace, revokeSubtree } from "./key-revocation.js";
 import { type Actor, auditedTransaction } from "./workspace-audit.js";
 
 /**
