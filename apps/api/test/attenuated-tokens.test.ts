@@ -3,6 +3,7 @@
 // address — each refusal next to the rightful call on the same object; a caveat cannot widen the
 // key; a tampered chain, and every token of a revoked key, answer 401 `invalid_token`.
 import { createKey, createWorkspace, hashKey, revokeKey } from "@prim/db";
+import { runPrimCommand } from "@prim/testkit";
 import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { attenuate, type Caveat } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -132,5 +133,19 @@ describe("the chain is checked against the key", () => {
     for (const t of [token, deeper])
       expect((await call(cloud.url, t, "GET", kv(appKv))).body.error.code).toBe("invalid_token");
     expect((await call(cloud.url, keptToken, "GET", kv(appKv))).status).toBe(200);
+  });
+});
+
+describe("made by the CLI", () => {
+  it("prim key attenuate --group app --read-only: a token that reads app and writes nothing", async () => {
+    const run = await runPrimCommand(["key", "attenuate", "--group", "app", "--read-only"], {
+      ...process.env,
+      PRIM_API_KEY: key,
+    });
+    expect(run.code).toBe(0);
+    const token = run.stdout.trim();
+    expect((await call(cloud.url, token, "GET", kv(appKv))).status).toBe(200);
+    expect((await call(cloud.url, token, "PUT", kv(appKv), { value: 5 })).body.error.code).toBe("forbidden");
+    expect((await call(cloud.url, token, "GET", kv(opsKv))).status).toBe(404);
   });
 });

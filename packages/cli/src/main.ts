@@ -45,6 +45,17 @@ Commands:
           --api URL | --all --json
   whoami  Who the key in use is: workspace and scope, and where the key came from
           --api URL --json  (key: env PRIM_API_KEY, else the stored one)
+  key     key attenuate: narrow a key offline (no request) and print the pa_
+          token; it answers as the key with every caveat applied, can be
+          narrowed again the same way, and stops when the key is revoked
+          --key K           the key (pk_…) or a pa_ token; default env
+                            PRIM_API_KEY, else the stored key for --api
+          --group G         one group (a name or id) within the key's
+          --tools P         tool patterns (kv_get,fs_*); repeatable
+          --read-only       nothing that writes
+          --expires-in D    refused after D (90s, 15m, 1h, 7d)
+          --ip CIDR         only from these client addresses; repeatable
+          --json            print { token, caveats }
   push    Copy a local group to the cloud: every primitive with its content
           <group>           the local group
           --to G            the cloud group (default: the same name)
@@ -152,6 +163,9 @@ export async function main(argv: string[]): Promise<void> {
       return (await import("./login-command.js")).logout(rest);
     case "whoami":
       return (await import("./login-command.js")).whoami(rest);
+    case "key":
+      if (rest[0] === "attenuate") return (await import("./key-attenuate.js")).keyAttenuate(rest.slice(1));
+      throw new Error(`prim key: unknown subcommand '${rest[0] ?? ""}' (prim key attenuate)`);
     case "push":
     case "pull":
       return (await import("./transfer/transfer-command.js")).transfer(command, rest);
