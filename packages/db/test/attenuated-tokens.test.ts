@@ -96,4 +96,36 @@ describe("pa_ tokens resolve to the key's principal, narrowed", () => {
     expect(await codeOf(resolver.resolve(made.key))).toBe("invalid_token");
     expect(hashKey(made.key)).toHaveLength(64);
   });
+
+  it("the first verification anywhere is audited once (key.attenuate: the key by id and start, the caveats, never the token)", async () => {
+    const made = await createKey(pool, { workspace });
+    const token = await attenuate(made.key, [{ type: "group", group: "app" }, { type: "read_only" }]);
+    // Two processes' resolvers, each verifying twice (a cache miss each time: ttl 0).
+    const one = new ApiKeyResolver(pool, { ttlMs: 0 });
+    const two = new ApiKeyResolver(pool, { ttlMs: 0 });
+    await Promise.all([one.resolve(token), two.resolve(token)]);
+    await Promise.all([one.resolve(token), two.resolve(token)]);
+    const { rows } = await pool.query(
+      "SELECT actor, action, target, detail FROM audit WHERE workspace_id = $1 AND action = 'key.attenuate' AND target = $2",
+      [workspace, made.id],
+    );
+    expect(rows).toEqual([
+      {
+        actor: `key:${made.id}`,
+        action: "key.attenuate",
+        target: made.id,
+        detail: { start: made.key.slice(0, 8), caveats: ["group=app", "read_only"] },
+      },
+    ]);
+    expect(JSON.stringify(rows)).not.toContain(token);
+    expect(JSON.stringify(rows)).not.toContain(made.key);
+    // Another token of the key is another entry; a refused one (tampered) none.
+    await one.resolve(await attenuate(made.key, [{ type: "read_only" }]));
+    await expect(one.resolve(`${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`)).rejects.toThrow();
+    const count = await pool.query(
+      "SELECT count(*)::int AS n FROM audit WHERE action = 'key.attenuate' AND target = $1",
+      [made.id],
+    );
+    expect(count.rows[0].n).toBe(2);
+  });
 });

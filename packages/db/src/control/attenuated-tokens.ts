@@ -1,11 +1,14 @@
+import { hash } from "node:crypto";
 import { BlockList, isIP } from "node:net";
 import { type Principal, ServiceError } from "@prim/engine";
 import { type Caveat, parseAttenuated, verifyAttenuated } from "@prim/wire";
 import type pg from "pg";
+import { auditedTransaction } from "./workspace-audit.js";
 
 /** The root key row an attenuated token names, as the key resolver reads it. */
 export interface RootKeyRow {
   id: string;
+  start: string;
   hash: string;
   workspace_id: string;
   group_id: string | null;
@@ -35,6 +38,8 @@ interface Verified {
  */
 export class AttenuatedTokens {
   private readonly cache = new Map<string, Verified>();
+  /** Token hashes this process has recorded (or found recorded) in `attenuations`. */
+  private readonly recorded = new Set<string>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -77,7 +82,7 @@ export class AttenuatedTokens {
     if (parts === null) throw this.invalidToken();
     // Hex sorts the same in every collation; `g` sorts after every hex digit.
     const { rows } = await this.pool.query<RootKeyRow>(
-      `SELECT k.id, k.hash, k.workspace_id, k.group_id, k.tools, k.read_only, w.name AS workspace_name
+      `SELECT k.id, k.start, k.hash, k.workspace_id, k.group_id, k.tools, k.read_only, w.name AS workspace_name
          FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
         WHERE k.hash >= $1 AND k.hash < $1 || 'g' AND k.revoked_at IS NULL
         LIMIT 2`,
@@ -86,10 +91,39 @@ export class AttenuatedTokens {
     for (const row of rows) {
       const caveats = await verifyAttenuated(parts, row.hash);
       if (caveats !== null) {
-        return { ...(await this.narrow(this.principalOf(row), caveats)), rootHash: row.hash, at: now };
+        const narrowed = await this.narrow(this.principalOf(row), caveats);
+        await this.recordFirst(token, row, parts.caveats);
+        return { ...narrowed, rootHash: row.hash, at: now };
       }
     }
     throw this.invalidToken();
+  }
+
+  /**
+   * The first verification of a token anywhere: a row in `attenuations` (its sha256, the key,
+   * the caveats) and the control-plane audit entry `key.attenuate` in one transaction; the
+   * primary key makes it once across processes. Later verifications in this process skip it.
+   */
+  private async recordFirst(token: string, row: RootKeyRow, caveats: readonly string[]): Promise<void> {
+    const tokenHash = hash("sha256", token, "hex");
+    if (this.recorded.has(tokenHash)) return;
+    await auditedTransaction(this.pool, async (client, record) => {
+      const inserted = await client.query(
+        `INSERT INTO attenuations (hash, key_id, workspace_id, caveats) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (hash) DO NOTHING`,
+        [tokenHash, row.id, row.workspace_id, JSON.stringify(caveats)],
+      );
+      if (inserted.rowCount === 1) {
+        await record(row.workspace_id, {
+          actor: `key:${row.id}`,
+          action: "key.attenuate",
+          target: row.id,
+          detail: { start: row.start, caveats },
+        });
+      }
+    });
+    if (this.recorded.size >= (this.options.maxEntries ?? 10_000)) this.recorded.clear();
+    this.recorded.add(tokenHash);
   }
 
   /** The root's principal with every caveat applied: each one only ever takes away. */
