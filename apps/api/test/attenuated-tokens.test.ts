@@ -43,6 +43,7 @@ describe("each caveat narrows, and the rightful call still succeeds", () => {
   it("tools: only the listed tools", async () => {
     const token = await attenuate(key, [{ type: "tools", tools: ["kv_get"] }]);
     expect((await call(cloud.url, token, "GET", kv(appKv))).status).toBe(200);
+    expect((await call(cloud.url, token, "GET", "/v1/whoami")).body).toMatchObject({ kind: "scoped", group: null });
     const set = await call(cloud.url, token, "PUT", kv(appKv), { value: 2 });
     expect(set.body.error.code).toBe("tool_not_allowed");
     expect((await call(cloud.url, key, "PUT", kv(appKv), { value: 2 })).status).toBe(200);
