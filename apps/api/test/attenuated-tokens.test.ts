@@ -3,6 +3,7 @@
 // address — each refusal next to the rightful call on the same object; a caveat cannot widen the
 // key; a tampered chain, and every token of a revoked key, answer 401 `invalid_token`.
 import { createKey, createWorkspace, hashKey, revokeKey } from "@prim/db";
+import { PrimClient, PrimError, attenuate as sdkAttenuate } from "@prim/sdk";
 import { runPrimCommand } from "@prim/testkit";
 import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { attenuate, type Caveat } from "@prim/wire";
@@ -134,6 +135,23 @@ describe("the chain is checked against the key", () => {
     for (const t of [token, deeper])
       expect((await call(cloud.url, t, "GET", kv(appKv))).body.error.code).toBe("invalid_token");
     expect((await call(cloud.url, keptToken, "GET", kv(appKv))).status).toBe(200);
+  });
+});
+
+describe("made by the SDK", () => {
+  it("an agent's client with a token narrowed to kv_get on app reads, and its write throws tool_not_allowed", async () => {
+    const token = await sdkAttenuate(key, [
+      { type: "group", group: "app" },
+      { type: "tools", tools: ["kv_get"] },
+    ]);
+    const agent = new PrimClient({ baseUrl: cloud.url, token });
+    expect((await agent.kv(appKv).get("k")).key).toBe("k");
+    const refused = await agent
+      .kv(appKv)
+      .set("k", 9)
+      .catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(PrimError);
+    expect((refused as PrimError).code).toBe("tool_not_allowed");
   });
 });
 
