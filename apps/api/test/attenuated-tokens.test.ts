@@ -95,6 +95,19 @@ describe("a caveat cannot widen its key", () => {
     expect((await call(cloud.url, own, "GET", kv(appKv))).status).toBe(200);
   });
 
+  it("another workspace's group id is 403 group_mismatch, its kv 404; its own key still reads it", async () => {
+    const other = await createWorkspace(cloud.api.hub.pool, { name: "Beta", plan: "pro" });
+    const groupB = (await call(cloud.url, other.key, "POST", "/v1/groups", { name: "app" })).body.id;
+    const kvB = (await call(cloud.url, other.key, "POST", "/v1/primitives", { name: "c", type: "kv", group: "app" }))
+      .body.id;
+    await call(cloud.url, other.key, "PUT", kv(kvB), { value: "b" });
+    const crossed = await attenuate(key, [{ type: "group", group: groupB }]);
+    expect((await call(cloud.url, crossed, "GET", kv(kvB))).body.error.code).toBe("group_mismatch");
+    const mine = await attenuate(key, [{ type: "read_only" }]);
+    expect((await call(cloud.url, mine, "GET", kv(kvB))).status).toBe(404);
+    expect((await call(cloud.url, other.key, "GET", kv(kvB))).body.value).toBe("b");
+  });
+
   it("a read-only key stays read-only under any caveats", async () => {
     const ro = await createKey(cloud.api.hub.pool, { workspace, readOnly: true });
     const token = await attenuate(ro.key, [{ type: "tools", tools: ["kv_set", "kv_get"] }]);
