@@ -17,7 +17,7 @@ import {
   SIGNED_URL_PRINCIPAL,
   UrlSigner,
 } from "@prim/engine";
-import { createInternalServer, createServer, requestPath } from "@prim/http";
+import { clientIpOf, createInternalServer, createServer, requestPath } from "@prim/http";
 import { bearerToken } from "@prim/wire";
 import type { FastifyInstance } from "fastify";
 import type pg from "pg";
@@ -134,7 +134,8 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
         const path = requestPath(req.url);
         if (OPEN_PATHS.has(path) || isOAuthPath(path) || (billingHooks && path === WEBHOOK_PATH)) return ANONYMOUS;
         if (path.startsWith(SIGNED_PREFIX)) return signedUrlPrincipal(path);
-        return resolver.resolve(bearerToken(req.headers.authorization));
+        // The client address: what an attenuated token's `ip` caveat is checked against.
+        return resolver.resolve(bearerToken(req.headers.authorization), { clientIp: clientIpOf(req) });
       },
     });
     let stopOAuth = () => {};

@@ -1,5 +1,6 @@
 import { type ApiKeyResolver, listMintedKeys, mintKey, type Revocations, revokeMintedKey } from "@prim/db";
-import { type AnyOperation, invalid, type Limiter, type Principal, ServiceError } from "@prim/engine";
+import { type AnyOperation, invalid, type Limiter, ServiceError } from "@prim/engine";
+import { bearerToken } from "@prim/wire";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type pg from "pg";
 import { z } from "zod";
@@ -24,10 +25,22 @@ const MintBody = z
 
 const KEY_ID_RE = /^key_[0-9a-z]{26}$/;
 
-/** The calling key's id: only `pk_` keys have one (`key:<id>`). */
-function callerKey(principal: Principal): string {
+/**
+ * The calling key's id: only `pk_` keys have one (`key:<id>`). A `pa_` token (a key narrowed
+ * offline) resolves to its key's actor too, but its caveats live in the token, not in the key's
+ * row that minting narrows from: a child minted through it could drop them (a one-hour token
+ * minting a key that never expires). It is refused; mint from the key itself.
+ */
+function callerKey(req: FastifyRequest): string {
+  const { principal } = req;
   if (!principal.actor.startsWith("key:"))
     throw new ServiceError("forbidden", "only an API key can manage minted keys");
+  if (bearerToken(req.headers.authorization)?.startsWith("pa_") === true) {
+    throw new ServiceError(
+      "forbidden",
+      "an attenuated (pa_) token cannot manage minted keys: its caveats would not bind the child; use the key itself",
+    );
+  }
   return principal.actor.slice("key:".length);
 }
 
@@ -46,7 +59,7 @@ export interface KeysDeps {
 
 export function mountKeys(app: FastifyInstance, deps: KeysDeps): void {
   const admit = async (req: FastifyRequest, reply: FastifyReply): Promise<string> => {
-    const caller = callerKey(req.principal);
+    const caller = callerKey(req);
     if (deps.limiter !== undefined && deps.rateAs !== undefined) {
       const headers = await deps.limiter.admit({ principal: req.principal, op: deps.rateAs, target: null, input: {} });
       if (headers !== undefined) reply.headers(headers);

@@ -105,7 +105,7 @@ export async function keyCommand(args: string[]): Promise<void> {
       if (id === undefined || positionals.length > 1) throw new Error("name one key id: prim key revoke key_…");
       const done = (await request(api, key, "DELETE", `/v1/keys/${encodeURIComponent(id)}`)) as { revoked: string[] };
       print(done, `revoked ${done.revoked.join(", ")}`);
-    } else throw new Error("mint, list or revoke");
+    } else throw new Error("mint, list, revoke or attenuate");
   } catch (err) {
     throw new Error(`prim key ${sub ?? ""}: ${redactKeys(err instanceof Error ? err.message : String(err))}`);
   }

@@ -52,6 +52,10 @@ Commands:
           list              the keys minted under the key, and theirs
           revoke ID         revokes that key and every key under it
           --api URL --key K --json  as whoami
+          attenuate [--key K] [--group G] [--tools P] [--read-only] [--expires-in D] [--ip CIDR] [--json]
+                            narrows a key offline (no request) and prints the pa_
+                            token; it answers as the key with every caveat applied,
+                            can be narrowed again, and stops when the key is revoked
   push    Copy a local group to the cloud: every primitive with its content
           <group>           the local group
           --to G            the cloud group (default: the same name)
@@ -160,6 +164,7 @@ export async function main(argv: string[]): Promise<void> {
     case "whoami":
       return (await import("./login-command.js")).whoami(rest);
     case "key":
+      if (rest[0] === "attenuate") return (await import("./key-attenuate.js")).keyAttenuate(rest.slice(1));
       return (await import("./key-command.js")).keyCommand(rest);
     case "push":
     case "pull":

@@ -18,6 +18,7 @@ import { createMcpServer, type McpServerOptions } from "./server.js";
 import {
   MAX_SESSIONS,
   MAX_SESSIONS_PER_CREDENTIAL,
+  reachOf,
   SESSION_IDLE_MS,
   type Session,
   type SessionLimits,
@@ -114,7 +115,12 @@ export function mountMcp(app: FastifyInstance, invoker: Invoker, options: McpMou
     let session: Session | undefined;
     if (typeof sessionId === "string") {
       session = sessions.get(sessionId);
-      if (session === undefined || session.group !== group || session.actor !== req.principal.actor) {
+      if (
+        session === undefined ||
+        session.group !== group ||
+        session.actor !== req.principal.actor ||
+        session.reach !== reachOf(req.principal)
+      ) {
         throw notFound(`MCP session '${sessionId}'`);
       }
     } else if (req.method === "POST" && isInitialize(req.body)) {
@@ -150,7 +156,14 @@ export function mountMcp(app: FastifyInstance, invoker: Invoker, options: McpMou
       changes: options.changes,
       ...(options.secretRequestUrl === undefined ? {} : { secretRequestUrl: options.secretRequestUrl }),
     });
-    const session = { server, group: groupName, actor: req.principal.actor, lastUsed: Date.now(), busy: 0 } as Session;
+    const session = {
+      server,
+      group: groupName,
+      actor: req.principal.actor,
+      reach: reachOf(req.principal),
+      lastUsed: Date.now(),
+      busy: 0,
+    } as Session;
     sessions.admit(session);
     session.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { ServiceError } from "@prim/wire";
+import { type Principal, ServiceError } from "@prim/wire";
 
 /**
  * Session caps. A session holds an MCP server with every tool's schema (~150 KB measured: 3,000
@@ -25,6 +25,11 @@ export interface Session {
   group: string;
   /** The credential (principal actor) that started it; caps count per actor. */
   actor: string;
+  /**
+   * How far the credential reaches (`reachOf`): a narrower credential of the same actor (a key's
+   * `pa_` token) presenting the session's id gets 404, not the session's wider principal.
+   */
+  reach: string;
   /** When a request last arrived or finished. */
   lastUsed: number;
   /**
@@ -110,4 +115,9 @@ export class SessionTable {
     this.remove(session); // at once: its id answers 404 from now on
     return session.transport.close();
   }
+}
+
+/** A principal's reach, compared when a session id is presented: kind, group, tools, narrowings, read-only. */
+export function reachOf(p: Principal): string {
+  return JSON.stringify([p.kind, p.groupId, p.tools, p.narrowed ?? null, p.readOnly === true]);
 }

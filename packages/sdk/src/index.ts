@@ -1,5 +1,7 @@
 // Every wire type (KvEntry, Job, MemoryRecord, OperationResult, ...): the answers this client returns.
 export type * from "@prim/wire";
+// Offline attenuation: narrow a key (or a pa_ token) by caveats without calling the API.
+export { attenuate, type Caveat, encodeCaveat, parseCaveat } from "@prim/wire";
 export { type AuditFilter, type ForkOptions, PrimClient } from "./client.js";
 export { type BranchOption, DbClient, type SqlParams, type Statement } from "./db.js";
 export { PrimError } from "./errors.js";

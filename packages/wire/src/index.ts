@@ -2,6 +2,18 @@
 // remote Invoker). No runtime dependencies: a browser bundle or the SDK imports it without the
 // engine. The Node-only HTTP client of the Invoker is `@prim/wire/invoke`.
 
+export {
+  ATTENUATED_PREFIX,
+  type AttenuatedParts,
+  attenuate,
+  type Caveat,
+  encodeCaveat,
+  isAttenuatedToken,
+  MAX_CAVEATS,
+  parseAttenuated,
+  parseCaveat,
+  verifyAttenuated,
+} from "./attenuation.js";
 export { bearerToken, TOKEN68_RE } from "./bearer.js";
 export {
   type ChangeFeed,

@@ -1,6 +1,8 @@
 import { type Principal, ServiceError } from "@prim/engine";
+import { isAttenuatedToken } from "@prim/wire";
 import type pg from "pg";
 import { hashKey, looksLikeApiKey } from "./api-key.js";
+import { AttenuatedTokens } from "./attenuated-tokens.js";
 
 /** The key row a credential resolves to (api_keys joined with what a request needs). */
 interface KeyRow {
@@ -23,6 +25,22 @@ const invalidToken = () =>
     headers: { "WWW-Authenticate": 'Bearer realm="prim"' },
   });
 
+/** A key row's principal, before any attenuation. */
+function principalOf(row: KeyRow): Principal {
+  return {
+    // A key with every group and every tool is a workspace key; anything narrower is scoped.
+    kind: row.group_id === null && row.tools === null ? "account" : "scoped",
+    workspace: row.workspace_id,
+    actor: `key:${row.id}`,
+    groupId: row.group_id,
+    tools: row.tools,
+    workspaceName: row.workspace_name,
+    // Read-only is its own property, beside the kind: a read-only key with every group and
+    // tool is still the workspace's (it lists and reads every group) but writes nothing.
+    ...(row.read_only ? { readOnly: true } : {}),
+  };
+}
+
 /**
  * `pk_` keys to principals (CLOUD.md, Credentials): sha256 → in-process cache (short TTL) →
  * Postgres. Only the hash is ever looked up. `forget(hash)` drops an entry at once (the
@@ -33,18 +51,31 @@ const invalidToken = () =>
 export class ApiKeyResolver {
   private readonly cache = new Map<string, Cached>();
   private readonly lastUsed = new Map<string, number>();
+  /** `pa_` tokens: keys narrowed offline by their holders (attenuated-tokens.ts). */
+  private readonly attenuated: AttenuatedTokens;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {},
-  ) {}
+  ) {
+    this.attenuated = new AttenuatedTokens(pool, principalOf, invalidToken, { ...options, now: () => this.now() });
+  }
 
   private now(): number {
     return this.options.now?.() ?? Date.now();
   }
 
-  /** The principal of `Authorization: Bearer <token>`, or 401 `invalid_token`. */
-  async resolve(token: string | undefined): Promise<Principal> {
+  /**
+   * The principal of `Authorization: Bearer <token>` (a `pk_` key or a `pa_` attenuated token),
+   * or 401 `invalid_token`. `clientIp` (the trusted client address) is what a token's `ip`
+   * caveat is checked against: 403 `forbidden` outside it, or when it is not given.
+   */
+  async resolve(token: string | undefined, context: { clientIp?: string } = {}): Promise<Principal> {
+    if (token !== undefined && isAttenuatedToken(token)) {
+      const { principal, rootHash } = await this.attenuated.resolve(token, context.clientIp);
+      this.touch(rootHash, principal, this.now());
+      return principal;
+    }
     if (token === undefined || !looksLikeApiKey(token)) throw invalidToken();
     const hash = hashKey(token);
     const now = this.now();
@@ -64,27 +95,17 @@ export class ApiKeyResolver {
       this.cache.delete(hash);
       throw invalidToken();
     }
-    const principal: Principal = {
-      // A key with every group and every tool is a workspace key; anything narrower is scoped.
-      kind: row.group_id === null && row.tools === null ? "account" : "scoped",
-      workspace: row.workspace_id,
-      actor: `key:${row.id}`,
-      groupId: row.group_id,
-      tools: row.tools,
-      workspaceName: row.workspace_name,
-      // Read-only is its own property, beside the kind: a read-only key with every group and
-      // tool is still the workspace's (it lists and reads every group) but writes nothing.
-      ...(row.read_only ? { readOnly: true } : {}),
-    };
+    const principal = principalOf(row);
     if (this.cache.size >= (this.options.maxEntries ?? 10_000)) this.cache.clear();
     this.cache.set(hash, { principal, at: now });
     this.touch(hash, principal, now);
     return principal;
   }
 
-  /** Drops a key from the cache (revocation). */
+  /** Drops a key from the cache (revocation), and every attenuated token made from it. */
   forget(hash: string): void {
     this.cache.delete(hash);
+    this.attenuated.forget(hash);
   }
 
   private touch(hash: string, principal: Principal, now: number): void {

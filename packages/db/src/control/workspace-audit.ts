@@ -32,6 +32,7 @@ export type ControlAction =
   | "invitation.withdraw"
   | "key.create"
   | "key.mint"
+  | "key.attenuate"
   | "key.revoke"
   | "plan.change"
   | "oauth.connect"

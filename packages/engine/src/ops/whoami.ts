@@ -16,7 +16,8 @@ export const whoAmI = untargetedOp({
   async run(ctx): Promise<WhoAmI> {
     const { principal, services } = ctx;
     const group = principal.groupId === null ? null : await services.catalog.getGroup(principal.groupId);
-    const everything = principal.groupId === null && principal.tools === null;
+    // A further allowlist (an attenuated token's tools caveat, MCP `tools=`) makes it scoped too.
+    const everything = principal.groupId === null && principal.tools === null && principal.narrowed === undefined;
     return {
       workspace: principal.workspace,
       workspace_name: principal.workspaceName ?? null,
