@@ -17,7 +17,7 @@ import {
   SIGNED_URL_PRINCIPAL,
   UrlSigner,
 } from "@prim/engine";
-import { createInternalServer, createServer, requestPath } from "@prim/http";
+import { clientIpOf, createInternalServer, createServer, requestPath } from "@prim/http";
 import { bearerToken } from "@prim/wire";
 import type { FastifyInstance } from "fastify";
 import type pg from "pg";
@@ -95,7 +95,8 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
   try {
     cell = openCell(env, options.clock, changes);
     const pool = hub.pool as pg.Pool;
-    limiter = env.PRIM_LIMITS === "on" ? new RedisLimiter(env.REDIS_URL, pool, options.limits) : undefined;
+    const limits = { timeoutMs: env.PRIM_LIMITS_TIMEOUT_MS, ...options.limits };
+    limiter = env.PRIM_LIMITS === "on" ? new RedisLimiter(env.REDIS_URL, pool, limits) : undefined;
     const tenants = new WorkspaceEngines(cell, hub, { blobsFor: blobStores(env), limiter });
     const placements = new PlacementCache(pool, { hub });
     const invoker = new PlacementRouter({
@@ -133,7 +134,8 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
         const path = requestPath(req.url);
         if (OPEN_PATHS.has(path) || isOAuthPath(path) || (billingHooks && path === WEBHOOK_PATH)) return ANONYMOUS;
         if (path.startsWith(SIGNED_PREFIX)) return signedUrlPrincipal(path);
-        return resolver.resolve(bearerToken(req.headers.authorization));
+        // The trusted client address: a key with an IP allowlist is checked against it.
+        return resolver.resolve(bearerToken(req.headers.authorization), { clientIp: clientIpOf(req) });
       },
     });
     let stopOAuth = () => {};

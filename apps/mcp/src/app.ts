@@ -1,6 +1,6 @@
 import { PlacementCache, PlacementRouter } from "@prim/cells";
 import { ApiKeyResolver, OAuthTokenResolver, openPool, RedisChanges, Revocations } from "@prim/db";
-import { createBaseServer, requestPath } from "@prim/http";
+import { clientIpOf, createBaseServer, requestPath } from "@prim/http";
 import { type McpMountOptions, mountMcp } from "@prim/mcp";
 import { bearerToken, invalid, type Principal, ServiceError } from "@prim/wire";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -90,6 +90,7 @@ export async function createMcpApp(
   const app = createBaseServer({
     logger: options.logger,
     publicUrl: env.publicMcpUrl,
+    clientIpHeader: env.PRIM_CLIENT_IP_HEADER,
     authenticate: async (req) => {
       const path = requestPath(req.url);
       if (path === "/health" || path.startsWith("/.well-known/")) return ANONYMOUS;
@@ -99,7 +100,9 @@ export async function createMcpApp(
       if (token === undefined)
         throw unauthorized(undefined, "this resource needs a Bearer token (an API key or an OAuth token)");
       try {
-        return await (token.startsWith("po_") ? tokens.resolve(token) : resolver.resolve(token));
+        return await (token.startsWith("po_")
+          ? tokens.resolve(token)
+          : resolver.resolve(token, { clientIp: clientIpOf(req) }));
       } catch (err) {
         if (err instanceof ServiceError && err.code === "invalid_token") {
           throw unauthorized("invalid_token", err.message);

@@ -55,12 +55,24 @@ export {
   listInvitations,
   revokeInvitation,
 } from "./control/invitations.js";
-export { ApiKeyResolver } from "./control/key-resolver.js";
+export {
+  checkBudget,
+  checkExpiry,
+  checkIpAllow,
+  formatBudget,
+  ipMatcher,
+  parseBudget,
+  parseCidr,
+  parseDuration,
+  parseIpAllow,
+} from "./control/key-limits.js";
+export { ApiKeyResolver, type ResolveContext } from "./control/key-resolver.js";
 export {
   checkTools,
   createKey,
   findGroup,
   type KeyCreated,
+  type KeyLimits,
   type KeyListed,
   listKeys,
   revokeKey,
