@@ -1,7 +1,8 @@
 // Keys for agents (issue 41, item 1) end to end: two api cells and apps/mcp as child processes
 // (startProbeCloud) over the machine's Postgres and Redis. A key's budget is counted in the
 // limit script's one round trip, so 200 concurrent calls split across both processes admit
-// exactly the budget; an expired key answers 401 on REST and MCP; a client address outside a
+// exactly the budget, and over MCP the budget crosses the internal invoke with the principal;
+// an expired key answers 401 on REST and MCP; a client address outside a
 // key's ip_allow answers 403. Each refusal is shown beside a key that succeeds on the same store.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -84,13 +85,17 @@ async function mcpStatus(key: string): Promise<number> {
 }
 
 async function mcpTools(key: string): Promise<string[]> {
+  return withMcp(key, async (client) => (await client.listTools()).tools.map((t) => t.name));
+}
+
+async function withMcp<T>(key: string, fn: (client: Client) => Promise<T>): Promise<T> {
   const transport = new StreamableHTTPClientTransport(new URL(mcp.mcpUrl), {
     requestInit: { headers: { authorization: `Bearer ${key}`, "x-service-group": "app" } },
   });
   const client = new Client({ name: "key-limits", version: "1.0.0" });
   await client.connect(transport);
   try {
-    return (await client.listTools()).tools.map((t) => t.name);
+    return await fn(client);
   } finally {
     await client.close();
   }
@@ -129,6 +134,32 @@ describe("key budgets across processes", () => {
     // Its own counter: another key's budget is untouched by this one's.
     const other = await createKey(cloud.pool, { workspace: ws.id, budget: { per: "day", limit: 30 } });
     expect((await burst(other.key, 4)).map((a) => a.status)).toEqual([200, 200, 200, 200]);
+  }, 60_000);
+});
+
+describe("key budgets over MCP", () => {
+  it("the budget crosses the internal invoke: 3 tool calls admitted, the 4th a tool error naming the budget", async () => {
+    const agent = await createKey(cloud.pool, { workspace: ws.id, name: "mcp-three", budget: { total: 3 } });
+    const results = await withMcp(agent.key, async (client) => {
+      const out: { isError: boolean; text: string }[] = [];
+      for (let i = 0; i < 4; i++) {
+        const res = (await client.callTool({
+          name: "kv_set",
+          arguments: { primitive: "state", key: `m${i}`, value: i },
+        })) as {
+          isError?: boolean;
+          content: { type: string; text: string }[];
+        };
+        out.push({ isError: res.isError === true, text: res.content[0]?.text ?? "" });
+      }
+      return out;
+    });
+    expect(results.map((r) => r.isError)).toEqual([false, false, false, true]);
+    expect(JSON.parse(results[3]?.text as string).error).toMatchObject({ code: "forbidden" });
+    expect(results[3]?.text).toContain("budget of 3 operations");
+    // The same key through REST: spent there too (one counter); the workspace key writes on.
+    expect((await rest(agent.key, "cell-b")).status).toBe(403);
+    expect((await rest(ws.key, "cell-b")).status).toBe(404);
   }, 60_000);
 });
 
