@@ -59,7 +59,6 @@ export {
   checkBudget,
   checkExpiry,
   checkIpAllow,
-  formatBudget,
   ipMatcher,
   parseBudget,
   parseCidr,

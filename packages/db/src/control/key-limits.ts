@@ -85,11 +85,6 @@ export function parseBudget(text: string): KeyBudget {
   return checkBudget(match[2] === undefined ? { total: n } : { per: match[2] as "day" | "month", limit: n });
 }
 
-/** A budget as people read it: `1000`, `1000/day`. */
-export function formatBudget(budget: KeyBudget): string {
-  return "total" in budget ? String(budget.total) : `${budget.limit}/${budget.per}`;
-}
-
 /** An expiry (ms since the epoch) that is still ahead of `now`, else 400. */
 export function checkExpiry(expiresAt: number, now = Date.now()): number {
   if (!Number.isSafeInteger(expiresAt)) throw invalid("expires_at: milliseconds since the epoch");
