@@ -96,7 +96,8 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
   try {
     cell = openCell(env, options.clock, changes);
     const pool = hub.pool as pg.Pool;
-    limiter = env.PRIM_LIMITS === "on" ? new RedisLimiter(env.REDIS_URL, pool, options.limits) : undefined;
+    const limits = { timeoutMs: env.PRIM_LIMITS_TIMEOUT_MS, ...options.limits };
+    limiter = env.PRIM_LIMITS === "on" ? new RedisLimiter(env.REDIS_URL, pool, limits) : undefined;
     const tenants = new WorkspaceEngines(cell, hub, { blobsFor: blobStores(env), limiter });
     const placements = new PlacementCache(pool, { hub });
     const invoker = new PlacementRouter({
@@ -134,7 +135,7 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
         const path = requestPath(req.url);
         if (OPEN_PATHS.has(path) || isOAuthPath(path) || (billingHooks && path === WEBHOOK_PATH)) return ANONYMOUS;
         if (path.startsWith(SIGNED_PREFIX)) return signedUrlPrincipal(path);
-        // The client address: what an attenuated token's `ip` caveat is checked against.
+        // The trusted client address: a key's IP allowlist and a pa_ token's `ip` caveat are checked against it.
         return resolver.resolve(bearerToken(req.headers.authorization), { clientIp: clientIpOf(req) });
       },
     });

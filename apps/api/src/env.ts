@@ -26,6 +26,8 @@ const schema = z.object({
   PRIM_INTERNAL_HOST: z.string().min(1).default("127.0.0.1"),
   /** `off` runs without limits or metering (benchmarks' baseline); anything else is on. */
   PRIM_LIMITS: z.enum(["on", "off"]).default("on"),
+  /** How long the limiter waits for Redis before it limits in process (ms, default 50). */
+  PRIM_LIMITS_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).optional(),
   /** The header a trusted proxy sets to the client's address (signed URLs are limited per IP). */
   PRIM_CLIENT_IP_HEADER: z
     .string()

@@ -80,6 +80,23 @@ describe("each caveat narrows, and the rightful call still succeeds", () => {
 });
 
 describe("a caveat cannot widen its key", () => {
+  it("a token keeps its key's own expiry and IP allowlist (no caveat needed); the key's sibling without them answers", async () => {
+    const pool = cloud.api.hub.pool;
+    const walled = await createKey(pool, { workspace, group: "app", ipAllow: ["10.0.0.0/8"] });
+    const fromWalled = await attenuate(walled.key, [{ type: "read_only" }]);
+    const refused = await call(cloud.url, fromWalled, "GET", kv(appKv));
+    expect({ status: refused.status, code: refused.body.error?.code }).toEqual({ status: 403, code: "forbidden" });
+    const expiring = await createKey(pool, { workspace, group: "app", expiresAt: Date.now() + 3_600_000 });
+    const fromExpiring = await attenuate(expiring.key, [{ type: "read_only" }]);
+    expect((await call(cloud.url, fromExpiring, "GET", kv(appKv))).status).toBe(200);
+    // The key expires (its row says so; a fresh token is verified from it): so do its tokens.
+    await pool.query("UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1", [expiring.id]);
+    const later = await attenuate(expiring.key, [{ type: "tools", tools: ["kv_get"] }]);
+    expect((await call(cloud.url, later, "GET", kv(appKv))).status).toBe(401);
+    const open = await attenuate((await createKey(pool, { workspace, group: "app" })).key, [{ type: "read_only" }]);
+    expect((await call(cloud.url, open, "GET", kv(appKv))).status).toBe(200);
+  });
+
   it("a pa_ token cannot mint, list or revoke keys (a child would drop its caveats); the key itself mints", async () => {
     const scoped = await createKey(cloud.api.hub.pool, { workspace, group: "app", tools: ["kv_*"] });
     const token = await attenuate(scoped.key, [{ type: "expires", at: Date.now() + 3_600_000 }, { type: "read_only" }]);

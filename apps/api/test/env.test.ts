@@ -14,6 +14,10 @@ describe("api configuration", () => {
     });
     expect(readApiEnv({ PRIM_DURABILITY: "fast" }).PRIM_DURABILITY).toBe("fast");
     expect(() => readApiEnv({ PRIM_DURABILITY: "eventual" })).toThrow(/PRIM_DURABILITY/);
+    // The limiter's Redis timeout: 50 ms unless set (suites in child processes set 2 s).
+    expect(readApiEnv({}).PRIM_LIMITS_TIMEOUT_MS).toBeUndefined();
+    expect(readApiEnv({ PRIM_LIMITS_TIMEOUT_MS: "2000" }).PRIM_LIMITS_TIMEOUT_MS).toBe(2000);
+    expect(() => readApiEnv({ PRIM_LIMITS_TIMEOUT_MS: "soon" })).toThrow(/PRIM_LIMITS_TIMEOUT_MS/);
   });
 
   it("names every missing or malformed variable at once", () => {

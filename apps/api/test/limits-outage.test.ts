@@ -2,7 +2,7 @@
 // bucket limits, counts wait in memory and reach Redis when it is back, one log line per change.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
-import { createWorkspace } from "@prim/db";
+import { createKey, createWorkspace } from "@prim/db";
 import { call, startCloud } from "@prim/testkit/cloud";
 import { Redis } from "ioredis";
 import { afterAll, expect, it } from "vitest";
@@ -102,6 +102,44 @@ it("keeps serving while Redis is down, limits in process, and hands the counts b
     }
     expect((await put(100)).status).toBe(200);
     expect(lines).toHaveLength(2);
+  } finally {
+    await cloud.stop();
+  }
+});
+
+it("refuses a budgeted key's metered calls while Redis is down (429, retry in 1 s); others go on; the budget is back with Redis", async () => {
+  const port = await freePort();
+  children.push(await redisServer(port));
+  const lines: string[] = [];
+  const cloud = await startCloud(
+    "limits_outage_budget",
+    { PRIM_LIMITS: "on", REDIS_URL: `redis://127.0.0.1:${port}` },
+    { limits: { log: (line) => lines.push(line) } },
+  );
+  try {
+    const ws = await createWorkspace(cloud.api.hub.pool, { name: "w", plan: "pro" });
+    await call(cloud.url, ws.key, "POST", "/v1/groups", { name: "app" });
+    const kv = (await call(cloud.url, ws.key, "POST", "/v1/primitives", { name: "c", type: "kv", group: "app" })).body
+      .id;
+    const agent = await createKey(cloud.api.hub.pool, { workspace: ws.workspace.id, budget: { total: 5 } });
+    const get = (key: string) => call(cloud.url, key, "GET", `/v1/primitives/${kv}/keys/a`);
+    expect((await get(agent.key)).status).toBe(404); // admitted: 1 of 5 spent
+
+    await stop(children.pop() as ChildProcess);
+    const refused = await get(agent.key);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe("rate_limited");
+    expect(refused.body.error.message).toContain("budget cannot be counted");
+    expect(refused.headers.get("retry-after")).toBe("1");
+    // Unmetered calls of the same key, and the workspace key's metered ones, still succeed.
+    expect((await call(cloud.url, agent.key, "GET", "/v1/whoami")).status).toBe(200);
+    expect((await get(ws.key)).status).toBe(404);
+
+    // A fresh server (the old one's counts are gone with it): the budget counts from there.
+    children.push(await redisServer(port));
+    await until(() => lines.some((l) => l.includes("Redis is back")));
+    for (let i = 0; i < 5; i++) expect((await get(agent.key)).status).toBe(404);
+    expect((await get(agent.key)).status).toBe(403);
   } finally {
     await cloud.stop();
   }

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createUser, createWorkspace, hashKey } from "@prim/db";
+import { createKey, createUser, createWorkspace, hashKey } from "@prim/db";
 import { runPrimCommand } from "@prim/testkit";
 import {
   authorizeUrl,
@@ -151,6 +151,22 @@ describe("minting", () => {
     expect((await mint(mid.key, { tools: ["KV!"] })).body.error.code).toBe("invalid_request");
     // A group that does not exist, from an every-group parent: 404.
     expect((await mint(root, { group: "nope" })).status).toBe(404);
+  });
+
+  it("a child keeps its parent's expiry and IP allowlist; a key with a budget mints nothing, one without does", async () => {
+    const pool = stack.cloud.api.hub.pool;
+    const expiresAt = Date.now() + 3_600_000;
+    const limited = await createKey(pool, { workspace, group: "app", expiresAt, ipAllow: ["127.0.0.0/8", "::1/128"] });
+    const child = await mint(limited.key, { name: "sub" });
+    expect(child.status, JSON.stringify(child.body)).toBe(201);
+    const row = await pool.query("SELECT expires_at, ip_allow FROM api_keys WHERE id = $1", [child.body.id]);
+    expect(row.rows[0]).toEqual({ expires_at: new Date(expiresAt), ip_allow: ["127.0.0.0/8", "::1/128"] });
+    expect((await call(url, child.body.key, "GET", `/v1/primitives/${kvApp}/keys/k`)).status).toBe(200);
+    const budgeted = await createKey(pool, { workspace, group: "app", budget: { total: 1000 } });
+    const refused = await mint(budgeted.key, { name: "sub" });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: "forbidden", message: expect.stringContaining("budget") });
+    expect((await mint((await createKey(pool, { workspace, group: "app" })).key, { name: "sub" })).status).toBe(201);
   });
 
   it("a child works within its scope over REST and MCP, and is refused outside", async () => {

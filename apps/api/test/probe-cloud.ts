@@ -52,7 +52,11 @@ export interface ProbeCloud {
 const FAST_ENTERPRISE = { rps: 10_000, burst: 10_000 };
 
 /** Starts `cellIds` (two by default) as child processes, together. */
-export async function startProbeCloud(label: string, cellIds: string[] = ["cell-a", "cell-b"]): Promise<ProbeCloud> {
+export async function startProbeCloud(
+  label: string,
+  cellIds: string[] = ["cell-a", "cell-b"],
+  extraEnv: Record<string, string> = {},
+): Promise<ProbeCloud> {
   const database = freshDatabase(label);
   await migrate({ databaseUrl: database.url });
   const s3 = await startS3();
@@ -72,6 +76,7 @@ export async function startProbeCloud(label: string, cellIds: string[] = ["cell-
     PRIM_MASTER_KEY: randomBytes(32).toString("hex"),
     PRIM_API_PORT: "0",
     PRIM_INTERNAL_PORT: "0",
+    ...extraEnv,
   };
   const pool = await openPool(database.url);
   const redis = new Redis(env.REDIS_URL as string);

@@ -34,7 +34,10 @@ const schema = z.object({
     .refine((list) => list.every((o) => o === "*" || URL.canParse(o)), {
       message: "PRIM_MCP_ALLOWED_ORIGINS must be a comma-separated list of origins (https://app.example.com) or *",
     }),
-  /** The header a trusted proxy sets to the client's address (an attenuated token's `ip` caveat). */
+  /**
+   * The header a trusted proxy sets to the client's address (as apps/api's): a key's IP
+   * allowlist and a pa_ token's `ip` caveat are checked against it; unset, the socket's address.
+   */
   PRIM_CLIENT_IP_HEADER: z
     .string()
     .regex(/^[A-Za-z0-9-]+$/, "PRIM_CLIENT_IP_HEADER must be a header name")

@@ -416,6 +416,36 @@ describe("what the procedures do", () => {
     });
   });
 
+  it("creates a key for agents with an expiry, an IP allowlist and a budget, and lists them", async () => {
+    const expiresAt = Date.now() + 3_600_000;
+    const made = await callerFor("admin").keys.create({
+      workspace,
+      name: "sub-agent",
+      expiresAt,
+      ipAllow: ["10.0.0.0/8", "::1/128"],
+      budget: { per: "day", limit: 1000 },
+    });
+    expect(made).toMatchObject({ expires_at: expiresAt, ip_allow: ["10.0.0.0/8", "::1/128"] });
+    const listed = (await callerFor("member").keys.list({ workspace })).find((k) => k.id === made.id);
+    expect(listed?.expires_at?.getTime()).toBe(expiresAt);
+    expect(listed).toMatchObject({ ip_allow: ["10.0.0.0/8", "::1/128"], budget: { per: "day", limit: 1000 } });
+    // The principal carries the budget and answers only inside the allowlist.
+    const resolver = new PrimDb.ApiKeyResolver(pool);
+    expect((await resolver.resolve(made.key, { clientIp: "::1" })).budget).toEqual({ per: "day", limit: 1000 });
+    await expect(resolver.resolve(made.key, { clientIp: "192.0.2.1" })).rejects.toMatchObject({ code: "forbidden" });
+    // Bad limits are refused, nothing made; a member cannot make keys at all.
+    await expect(callerFor("admin").keys.create({ workspace, ipAllow: ["10.0.0.0/99"] })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+    await expect(callerFor("admin").keys.create({ workspace, expiresAt: Date.now() - 1000 })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
+    await expect(callerFor("member").keys.create({ workspace, budget: { total: 5 } })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await callerFor("owner").keys.revoke({ workspace, id: made.id });
+  });
+
   it("tells how to connect (this deployment's REST and MCP URLs, the groups) and counts the workspace", async () => {
     const connect = await callerFor("member").workspace.connect({ workspace });
     const groups = (await PrimDb.listGroups(pool, workspace)).map((g) => g.name);

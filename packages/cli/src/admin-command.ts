@@ -51,6 +51,10 @@ export async function adminCommand(args: string[]): Promise<void> {
       on: { type: "boolean" },
       off: { type: "boolean" },
       "read-only": { type: "boolean" },
+      "expires-in": { type: "string" },
+      "expires-at": { type: "string" },
+      "ip-allow": { type: "string" },
+      budget: { type: "string" },
       "database-url": { type: "string" },
     },
   });
@@ -86,6 +90,7 @@ export async function adminCommand(args: string[]): Promise<void> {
           tools: values.tools?.split(",").map((t) => t.trim()),
           name: values.name,
           readOnly: values["read-only"] === true,
+          ...keyLimits(db, values),
         });
         break;
       case "key revoke": {
@@ -241,4 +246,25 @@ async function cellsCommand(command: string, args: string[]): Promise<void> {
     log: (line) => console.error(`prim: ${line}`),
   });
   console.log(JSON.stringify(report));
+}
+
+/** `--expires-in 1h | --expires-at <iso>`, `--ip-allow "10.0.0.0/8,::1/128"`, `--budget 1000[/day|/month]`. */
+function keyLimits(
+  db: typeof import("@prim/db"),
+  values: { "expires-in"?: string; "expires-at"?: string; "ip-allow"?: string; budget?: string },
+): { expiresAt?: number; ipAllow?: string[]; budget?: import("@prim/db").KeyLimits["budget"] } {
+  const inText = values["expires-in"];
+  const atText = values["expires-at"];
+  if (inText !== undefined && atText !== undefined) throw new Error("give --expires-in or --expires-at, not both");
+  let expiresAt: number | undefined;
+  if (inText !== undefined) expiresAt = Date.now() + db.parseDuration(inText);
+  if (atText !== undefined) {
+    expiresAt = Date.parse(atText);
+    if (Number.isNaN(expiresAt)) throw new Error(`--expires-at: '${atText}' is not an ISO 8601 time`);
+  }
+  return {
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...(values["ip-allow"] === undefined ? {} : { ipAllow: db.parseIpAllow(values["ip-allow"]) }),
+    ...(values.budget === undefined ? {} : { budget: db.parseBudget(values.budget) }),
+  };
 }

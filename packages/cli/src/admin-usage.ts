@@ -25,9 +25,13 @@ export const ADMIN_USAGE: Readonly<Record<string, string>> = {
   The workspaces deleted by their owners (the dashboard) within the audit retention (30 days),
   newest first → { deleted: [{ id, name, actor, deleted_at, detail: { plan, members, groups,
   keys_revoked, connections_ended, invitations_withdrawn, subscription_canceled } }] }. ${DB}`,
-  "key create": `prim admin key create --workspace W [--group G] [--tools "db_query,fs_*"] [--name N] [--read-only] --json
+  "key create": `prim admin key create --workspace W [--group G] [--tools "db_query,fs_*"] [--name N] [--read-only]
+    [--expires-in 1h | --expires-at 2027-01-01T00:00:00Z] [--ip-allow "10.0.0.0/8,::1/128"]
+    [--budget 1000 | --budget 1000/day | --budget 1000/month] --json
   A workspace key, or one scoped to a group and tools; --read-only: every call that writes is
-  refused (403 forbidden), whatever its tools → { id, key, group, tools, read_only }. ${DB}`,
+  refused (403 forbidden), whatever its tools; past its expiry it answers 401; from a client
+  address outside --ip-allow, 403; --budget caps its metered operations (in total, or per UTC
+  day or month) → { id, key, group, tools, read_only, expires_at, ip_allow, budget }. ${DB}`,
   "key revoke": `prim admin key revoke --id K --json
   Revokes a key; every app process drops it through Redis → { id, revoked_at }. ${DB}, REDIS_URL`,
   "plan set": `prim admin plan set --workspace W --plan starter|pro|enterprise [--rps R --burst B] --json

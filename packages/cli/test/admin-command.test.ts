@@ -48,6 +48,9 @@ describe("prim admin", { timeout: 60_000 }, () => {
       group: null,
       tools: ["db_query", "fs_*"],
       read_only: false,
+      expires_at: null,
+      ip_allow: null,
+      budget: null,
     });
     // --read-only: the key's principal is read-only (every writing call refused in engine.invoke).
     const reader = await admin("key", "create", "--workspace", ws.out.workspace.id, "--read-only");
@@ -68,6 +71,50 @@ describe("prim admin", { timeout: 60_000 }, () => {
     expect(plan.out.workspace).toMatchObject({ plan: "pro", rps: null, burst: null });
     const revoked = await admin("key", "revoke", "--id", key.out.id);
     expect(revoked.out).toMatchObject({ id: key.out.id, revoked_at: expect.any(Number) });
+  });
+
+  it("creates keys for agents: an expiry (--expires-in, --expires-at), an IP allowlist, a budget", async () => {
+    const ws = await admin("workspace", "create", "--name", "Agents");
+    const before = Date.now();
+    const hour = await admin(
+      "key",
+      "create",
+      "--workspace",
+      ws.out.workspace.id,
+      "--expires-in",
+      "1h",
+      "--ip-allow",
+      "10.0.0.0/8,::1/128",
+      "--budget",
+      "1000/day",
+    );
+    expect(hour).toMatchObject({ code: 0, stderr: "" });
+    expect(hour.out).toMatchObject({ ip_allow: ["10.0.0.0/8", "::1/128"], budget: { per: "day", limit: 1000 } });
+    expect(hour.out.expires_at).toBeGreaterThanOrEqual(before + 3_600_000);
+    expect(hour.out.expires_at).toBeLessThanOrEqual(Date.now() + 3_600_000);
+    const at = await admin(
+      "key",
+      "create",
+      "--workspace",
+      ws.out.workspace.id,
+      "--expires-at",
+      "2099-01-01T00:00:00Z",
+      "--budget",
+      "1000",
+    );
+    expect(at.out).toMatchObject({ expires_at: Date.UTC(2099, 0, 1), ip_allow: null, budget: { total: 1000 } });
+    // Bad values: one line each, nothing made.
+    for (const bad of [
+      ["--expires-in", "1h", "--expires-at", "2099-01-01T00:00:00Z"],
+      ["--expires-at", "2000-01-01T00:00:00Z"],
+      ["--expires-at", "soon"],
+      ["--ip-allow", "10.0.0.0/33"],
+      ["--budget", "10/week"],
+    ]) {
+      const refused = await admin("key", "create", "--workspace", ws.out.workspace.id, ...bad);
+      expect(refused.code, bad.join(" ")).not.toBe(0);
+      expect(refused.stderr.trim().split("\n"), bad.join(" ")).toHaveLength(1);
+    }
   });
 
   it("creates a user with a password the dashboard can check, as a member of a workspace", async () => {

@@ -56,12 +56,22 @@ export {
   revokeInvitation,
 } from "./control/invitations.js";
 export {
+  checkBudget,
+  checkExpiry,
+  checkIpAllow,
+  ipMatcher,
+  parseBudget,
+  parseCidr,
+  parseDuration,
+  parseIpAllow,
+} from "./control/key-limits.js";
+export {
   type KeyScope,
   MAX_KEY_DEPTH,
   narrowKey,
   patternCovers,
 } from "./control/key-narrowing.js";
-export { ApiKeyResolver } from "./control/key-resolver.js";
+export { ApiKeyResolver, type ResolveContext } from "./control/key-resolver.js";
 export {
   type KeyMinted,
   listMintedKeys,
@@ -75,6 +85,7 @@ export {
   createKey,
   findGroup,
   type KeyCreated,
+  type KeyLimits,
   type KeyListed,
   listKeys,
   revokeKey,

@@ -74,6 +74,7 @@ export { isValidName, NAME_RE } from "./names.js";
 export { isOperationName, OPERATION_NAMES, type OperationName } from "./operations.js";
 export {
   isAccount,
+  type KeyBudget,
   LOCAL_PRINCIPAL,
   narrowTools,
   type Principal,

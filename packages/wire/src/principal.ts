@@ -30,7 +30,18 @@ export interface Principal {
   readOnly?: boolean;
   /** Further allowlists that must each match too (MCP `tools=` narrowing a key). */
   narrowed?: readonly (readonly string[])[];
+  /**
+   * The key's operation budget (keys for agents): the limiter counts the key's metered
+   * operations against it in the rate limit's own round trip. Absent: no budget.
+   */
+  budget?: KeyBudget;
 }
+
+/**
+ * What a key may spend, in operations as the plan counts them: a total for its whole life, or
+ * a limit per UTC day or month that refills at the period's start.
+ */
+export type KeyBudget = { total: number } | { per: "day" | "month"; limit: number };
 
 export const LOCAL_PRINCIPAL: Principal = {
   kind: "local",

@@ -9,6 +9,7 @@ import {
 import { type LimitCall, type Limiter, ServiceError, writesStorage } from "@prim/engine";
 import { Redis } from "ioredis";
 import type pg from "pg";
+import { budgetArgs, budgetRefusal, budgetUnchecked } from "./budget.js";
 import { bucketShare, LocalBuckets, PendingCounts, PrimitiveCounts, Refreshed, utcPeriods } from "./fallback.js";
 import { LIMIT_SCRIPT } from "./script.js";
 
@@ -30,7 +31,7 @@ const PLAN_TTL_S = 3600;
 /** While Redis is away: how old the plans and the live cell count may get before Postgres is read again. */
 export const FALLBACK_REFRESH_MS = 10_000;
 
-type ScriptReply = [number, number, number, number, number?];
+type ScriptReply = [number, number, number, number, number?, number?];
 
 interface LimitRedis extends Redis {
   primLimit(k1: string, k2: string, k3: string, ...args: (string | number)[]): Promise<ScriptReply>;
@@ -118,6 +119,7 @@ export class RedisLimiter implements Limiter {
       units,
       storageWrite ? 1 : 0,
       feature ? 1 : 0,
+      ...budgetArgs(call.principal, units),
     ];
     const script = () => this.redis.primLimit(keys.bucket(who), keys.plan, keys.storage, ...args);
     if (!this.down) {
@@ -131,11 +133,12 @@ export class RedisLimiter implements Limiter {
         });
       }
       if (reply !== undefined) {
+        if (reply[0] === 5 && call.principal.budget !== undefined) throw budgetRefusal(call.principal.budget, reply[1]);
         if (reply[4] !== undefined && reply[4] >= 0) this.monthOps.set(ws, reply[4]);
         return answer(reply);
       }
     }
-    return this.admitLocally(ws, who, units, storageWrite, feature);
+    return this.admitLocally(call, who, units, storageWrite, feature);
   }
 
   /** An admitted call's resolved primitive: its operations counted here, per UTC day. */
@@ -189,12 +192,16 @@ export class RedisLimiter implements Limiter {
   }
 
   private async admitLocally(
-    ws: string,
+    call: LimitCall,
     who: string,
     units: number,
     storageWrite: boolean,
     feature: boolean,
   ): Promise<Record<string, string>> {
+    const ws = call.principal.workspace;
+    // A budget is exact or it is nothing: without Redis no process knows what the others spent,
+    // so a budgeted key's metered calls wait for it (429, retry in a second).
+    if (budgetArgs(call.principal, units)[0] !== "") throw budgetUnchecked();
     const now = this.now();
     const refreshMs = this.options.fallbackRefreshMs ?? FALLBACK_REFRESH_MS;
     const plan = await this.planOf(ws).get(now, refreshMs);

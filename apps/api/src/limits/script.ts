@@ -12,12 +12,17 @@
  *       3 storage gauge (`prim:{ws}:storage`, bytes)
  * ARGV: 1 now ms ("" = Redis TIME), 2 counter prefix (`prim:{ws}:ops:`), 3 operations the call
  *       counts (0 = not metered; a batch counts each entry),
- *       4 storage write 0/1, 5 Starter feature 0/1
- * Answers { status, a, b, c, d }:
- *   0 admitted: a = tokens left (floor), b = burst, c = rate per s, d = operations this month
+ *       4 storage write 0/1, 5 Starter feature 0/1,
+ *       6 the key's budget counter (`prim:{ws}:budget:<who>`, "" = no budget; the period is
+ *       appended here from the script's clock), 7 the budget's limit, 8 its period: total|day|month
+ * Answers { status, a, b, c, d, e }:
+ *   0 admitted: a = tokens left (floor), b = burst, c = rate per s, d = operations this month,
+ *     e = the key's budget used in its period, this call included (-1: no budget or not metered)
  *   1 rate_limited: a = Retry-After s (>= 1), b = burst, c = rate
  *   2 plan_limit (429): a = 1 operations, 2 storage
  *   3 plan_limit (403): a = 1 Starter feature
+ *   5 the key's budget is spent: a = seconds until it refills (0: a total, never), b = the limit,
+ *     c = used, d = 1 the first refusal of this period (the caller audits it), else 0
  * The count caps (primitives, groups) are not here: the catalog takes them in the create's own
  * Postgres transaction (@prim/db, plan-caps.ts), where concurrent creates cannot both pass.
  *   4 the plan is not in Redis: the caller loads it and calls again
@@ -28,6 +33,13 @@ if not plan[1] then return {4, 0, 0, 0} end
 local now
 if ARGV[1] ~= '' then now = tonumber(ARGV[1]) else
   local t = redis.call('TIME'); now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function civil(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = math.floor(y / 400)
+  local yoe = y - era * 400
+  local doy = math.floor((153 * ((m + 9) % 12) + 2) / 5) + d - 1
+  return era * 146097 + yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy - 719468
 end
 local function ymd(ms)
   local z = math.floor(ms / 86400000) + 719468
@@ -69,6 +81,28 @@ if starter then
   if ARGV[4] == '1' and (tonumber(redis.call('GET', KEYS[3])) or 0) >= 5368709120 then return {2, 2, 0, 0} end
 end
 
+-- The key's budget: metered operations only, in its period (UTC day or month) or in total.
+local budgetKey, per = nil, ARGV[8]
+if ARGV[6] ~= '' and units > 0 then
+  budgetKey = ARGV[6]
+  if per == 'day' then budgetKey = budgetKey .. ':' .. string.format('%04d%02d%02d', y, m, d)
+  elseif per == 'month' then budgetKey = budgetKey .. ':' .. string.format('%04d%02d', y, m) end
+  local limit = tonumber(ARGV[7])
+  local used = tonumber(redis.call('GET', budgetKey)) or 0
+  if used + units > limit then
+    local refill = 0
+    if per == 'day' then refill = (math.floor(now / 86400000) + 1) * 86400000
+    elseif per == 'month' then
+      if m == 12 then refill = civil(y + 1, 1, 1) * 86400000 else refill = civil(y, m + 1, 1) * 86400000 end
+    end
+    local retry = 0
+    if refill > 0 then retry = math.max(1, math.ceil((refill - now) / 1000)) end
+    -- Told once per period: the first refusal is audited (key.budget_exhausted).
+    local first = redis.call('SET', budgetKey .. ':spent', '1', 'NX', 'PX', refill > 0 and (refill - now + 86400000) or 400 * 86400000)
+    return {5, retry, limit, used, first and 1 or 0}
+  end
+end
+
 -- Admitted: only now take the token and count the operation.
 -- Expires once it would be full again anyway.
 redis.call('SET', KEYS[1], (tokens - 1) .. ' ' .. math.max(now, ts), 'PX', math.ceil(burst / rate * 1000) + 1000)
@@ -78,5 +112,12 @@ if units > 0 then
   if ops == units then redis.call('EXPIRE', monthKey, 40 * 86400) end
   if redis.call('INCRBY', dayKey, units) == units then redis.call('EXPIRE', dayKey, 3 * 86400) end
 end
-return {0, math.floor(tokens - 1), burst, rate, ops}
+local spent = -1
+if budgetKey then
+  spent = redis.call('INCRBY', budgetKey, units)
+  -- A period's counter outlives its period a little; a total's never expires.
+  if spent == units and per == 'day' then redis.call('EXPIRE', budgetKey, 3 * 86400) end
+  if spent == units and per == 'month' then redis.call('EXPIRE', budgetKey, 40 * 86400) end
+end
+return {0, math.floor(tokens - 1), burst, rate, ops, spent}
 `;

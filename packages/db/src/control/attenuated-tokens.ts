@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import { BlockList, isIP } from "node:net";
-import { type Principal, ServiceError } from "@prim/engine";
+import { type KeyBudget, type Principal, ServiceError } from "@prim/engine";
 import { type Caveat, parseAttenuated, verifyAttenuated } from "@prim/wire";
 import type pg from "pg";
 import { auditedTransaction } from "./workspace-audit.js";
@@ -14,6 +14,9 @@ export interface RootKeyRow {
   group_id: string | null;
   tools: string[] | null;
   read_only: boolean;
+  expires_at: Date | null;
+  ip_allow: string[] | null;
+  budget: KeyBudget | null;
   workspace_name: string;
 }
 
@@ -23,6 +26,8 @@ interface Verified {
   rootHash: string;
   expiresAt: number | null;
   ipLists: BlockList[];
+  /** The root key's own IP allowlist (`ip_allow`), which every token made from it keeps. */
+  rootAllows: ((ip: string) => boolean) | null;
   at: number;
 }
 
@@ -46,6 +51,7 @@ export class AttenuatedTokens {
     private readonly principalOf: (row: RootKeyRow) => Principal,
     private readonly invalidToken: () => ServiceError,
     private readonly options: { ttlMs?: number; maxEntries?: number; now: () => number },
+    private readonly ipMatcher: (list: readonly string[]) => (ip: string) => boolean,
   ) {}
 
   async resolve(token: string, clientIp: string | undefined): Promise<{ principal: Principal; rootHash: string }> {
@@ -58,6 +64,13 @@ export class AttenuatedTokens {
       this.cache.set(token, verified);
     }
     if (verified.expiresAt !== null && now >= verified.expiresAt) throw this.invalidToken();
+    // The root key's own limits hold for every token made from it (key-limits.ts).
+    if (verified.rootAllows !== null && (clientIp === undefined || !verified.rootAllows(clientIp))) {
+      throw new ServiceError(
+        "forbidden",
+        `the client address ${clientIp ?? "(unknown)"} is outside the key's IP allowlist (ip_allow)`,
+      );
+    }
     if (verified.ipLists.length > 0) {
       const address = clientIp === undefined ? undefined : normalizeAddress(clientIp);
       const family = address === undefined ? 0 : isIP(address);
@@ -82,7 +95,8 @@ export class AttenuatedTokens {
     if (parts === null) throw this.invalidToken();
     // Hex sorts the same in every collation; `g` sorts after every hex digit.
     const { rows } = await this.pool.query<RootKeyRow>(
-      `SELECT k.id, k.start, k.hash, k.workspace_id, k.group_id, k.tools, k.read_only, w.name AS workspace_name
+      `SELECT k.id, k.start, k.hash, k.workspace_id, k.group_id, k.tools, k.read_only, k.expires_at, k.ip_allow,
+              k.budget, w.name AS workspace_name
          FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
         WHERE k.hash >= $1 AND k.hash < $1 || 'g' AND k.revoked_at IS NULL
         LIMIT 2`,
@@ -93,7 +107,14 @@ export class AttenuatedTokens {
       if (caveats !== null) {
         const narrowed = await this.narrow(this.principalOf(row), caveats);
         await this.recordFirst(token, row, parts.caveats);
-        return { ...narrowed, rootHash: row.hash, at: now };
+        // The earlier of the key's own expiry and the token's.
+        const rootExpiry = row.expires_at?.getTime() ?? null;
+        const expiresAt =
+          rootExpiry === null
+            ? narrowed.expiresAt
+            : Math.min(rootExpiry, narrowed.expiresAt ?? Number.POSITIVE_INFINITY);
+        const rootAllows = row.ip_allow === null ? null : this.ipMatcher(row.ip_allow);
+        return { ...narrowed, expiresAt, rootAllows, rootHash: row.hash, at: now };
       }
     }
     throw this.invalidToken();

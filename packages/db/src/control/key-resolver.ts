@@ -1,8 +1,9 @@
-import { type Principal, ServiceError } from "@prim/engine";
+import { type KeyBudget, type Principal, ServiceError } from "@prim/engine";
 import { isAttenuatedToken } from "@prim/wire";
 import type pg from "pg";
 import { hashKey, looksLikeApiKey } from "./api-key.js";
 import { AttenuatedTokens } from "./attenuated-tokens.js";
+import { ipMatcher } from "./key-limits.js";
 
 /** The key row a credential resolves to (api_keys joined with what a request needs). */
 interface KeyRow {
@@ -11,22 +12,33 @@ interface KeyRow {
   group_id: string | null;
   tools: string[] | null;
   read_only: boolean;
+  expires_at: Date | null;
+  ip_allow: string[] | null;
+  budget: KeyBudget | null;
   workspace_name: string;
 }
 
 interface Cached {
   principal: Principal;
   at: number;
+  /** Ms since the epoch, or null: checked on every hit, so a cached key stops at its expiry. */
+  expiresAt: number | null;
+  /** The key's IP allowlist as a matcher, or null for any address. */
+  allows: ((ip: string) => boolean) | null;
+}
+
+/** What the edge knows of the request besides its credential. */
+export interface ResolveContext {
+  /** The trusted client address (packages/http `clientIpOf`): a key with `ip_allow` needs it. */
+  clientIp?: string;
 }
 
 /** One answer for every bad credential, so a caller learns nothing from which it was. */
-const invalidToken = () =>
-  new ServiceError("invalid_token", "the credential is missing, malformed, unknown or revoked", {
-    headers: { "WWW-Authenticate": 'Bearer realm="prim"' },
-  });
+const invalidToken = (message = "the credential is missing, malformed, unknown or revoked") =>
+  new ServiceError("invalid_token", message, { headers: { "WWW-Authenticate": 'Bearer realm="prim"' } });
 
 /** A key row's principal, before any attenuation. */
-function principalOf(row: KeyRow): Principal {
+export function principalOf(row: Omit<KeyRow, "expires_at" | "ip_allow">): Principal {
   return {
     // A key with every group and every tool is a workspace key; anything narrower is scoped.
     kind: row.group_id === null && row.tools === null ? "account" : "scoped",
@@ -38,7 +50,26 @@ function principalOf(row: KeyRow): Principal {
     // Read-only is its own property, beside the kind: a read-only key with every group and
     // tool is still the workspace's (it lists and reads every group) but writes nothing.
     ...(row.read_only ? { readOnly: true } : {}),
+    // Counted by the limiter in the rate limit's own script (apps/api limits).
+    ...(row.budget === null ? {} : { budget: row.budget }),
   };
+}
+
+/**
+ * An expired key answers as a revoked one would (401), then the client address is checked
+ * against the key's allowlist (403: the key is good, the place is not).
+ */
+function admitted(entry: Cached, now: number, context: ResolveContext): Principal {
+  if (entry.expiresAt !== null && entry.expiresAt <= now) {
+    throw invalidToken(`the key expired at ${new Date(entry.expiresAt).toISOString()}`);
+  }
+  if (entry.allows !== null && (context.clientIp === undefined || !entry.allows(context.clientIp))) {
+    throw new ServiceError(
+      "forbidden",
+      `the client address ${context.clientIp ?? "(unknown)"} is outside this key's IP allowlist (ip_allow)`,
+    );
+  }
+  return entry.principal;
 }
 
 /**
@@ -58,7 +89,13 @@ export class ApiKeyResolver {
     private readonly pool: pg.Pool,
     private readonly options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {},
   ) {
-    this.attenuated = new AttenuatedTokens(pool, principalOf, invalidToken, { ...options, now: () => this.now() });
+    this.attenuated = new AttenuatedTokens(
+      pool,
+      principalOf,
+      () => invalidToken(),
+      { ...options, now: () => this.now() },
+      ipMatcher,
+    );
   }
 
   private now(): number {
@@ -67,10 +104,10 @@ export class ApiKeyResolver {
 
   /**
    * The principal of `Authorization: Bearer <token>` (a `pk_` key or a `pa_` attenuated token),
-   * or 401 `invalid_token`. `clientIp` (the trusted client address) is what a token's `ip`
-   * caveat is checked against: 403 `forbidden` outside it, or when it is not given.
+   * or 401 `invalid_token` (unknown, revoked or expired), or 403 `forbidden` (a client address
+   * outside the key's `ip_allow` or a token's `ip` caveat).
    */
-  async resolve(token: string | undefined, context: { clientIp?: string } = {}): Promise<Principal> {
+  async resolve(token: string | undefined, context: ResolveContext = {}): Promise<Principal> {
     if (token !== undefined && isAttenuatedToken(token)) {
       const { principal, rootHash } = await this.attenuated.resolve(token, context.clientIp);
       this.touch(rootHash, principal, this.now());
@@ -81,11 +118,13 @@ export class ApiKeyResolver {
     const now = this.now();
     const cached = this.cache.get(hash);
     if (cached !== undefined && now - cached.at < (this.options.ttlMs ?? 30_000)) {
-      this.touch(hash, cached.principal, now);
-      return cached.principal;
+      const principal = admitted(cached, now, context);
+      this.touch(hash, principal, now);
+      return principal;
     }
     const { rows } = await this.pool.query<KeyRow>(
-      `SELECT k.id, k.workspace_id, k.group_id, k.tools, k.read_only, w.name AS workspace_name
+      `SELECT k.id, k.workspace_id, k.group_id, k.tools, k.read_only, k.expires_at, k.ip_allow, k.budget,
+              w.name AS workspace_name
          FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
         WHERE k.hash = $1 AND k.revoked_at IS NULL`,
       [hash],
@@ -96,10 +135,17 @@ export class ApiKeyResolver {
       throw invalidToken();
     }
     const principal = principalOf(row);
+    const entry: Cached = {
+      principal,
+      at: now,
+      expiresAt: row.expires_at?.getTime() ?? null,
+      allows: row.ip_allow === null ? null : ipMatcher(row.ip_allow),
+    };
     if (this.cache.size >= (this.options.maxEntries ?? 10_000)) this.cache.clear();
-    this.cache.set(hash, { principal, at: now });
-    this.touch(hash, principal, now);
-    return principal;
+    this.cache.set(hash, entry);
+    const admittedPrincipal = admitted(entry, now, context);
+    this.touch(hash, admittedPrincipal, now);
+    return admittedPrincipal;
   }
 
   /** Drops a key from the cache (revocation), and every attenuated token made from it. */

@@ -58,6 +58,9 @@ interface ParentRow {
   read_only: boolean;
   depth: number;
   revoked_at: Date | null;
+  expires_at: Date | null;
+  ip_allow: string[] | null;
+  budget: unknown;
 }
 
 const revokedCaller = () =>
@@ -71,13 +74,22 @@ export async function mintKey(pool: pg.Pool, input: MintInput): Promise<KeyMinte
     await lockWorkspace(client, input.workspace);
     // The parent's row is locked: a revocation of it waits for this mint, or this mint for it.
     const { rows } = await client.query<ParentRow>(
-      `SELECT k.group_id, g.name AS group_name, k.tools, k.read_only, k.depth, k.revoked_at
+      `SELECT k.group_id, g.name AS group_name, k.tools, k.read_only, k.depth, k.revoked_at,
+              k.expires_at, k.ip_allow, k.budget
          FROM api_keys k LEFT JOIN groups g ON g.id = k.group_id
         WHERE k.id = $1 AND k.workspace_id = $2 FOR UPDATE OF k`,
       [input.parent, input.workspace],
     );
     const parent = rows[0];
     if (parent === undefined || parent.revoked_at !== null) throw revokedCaller();
+    // A parent's budget is counted under its own id only (Redis): a child would spend beside it.
+    // Until a child's budget is carved out of the parent's, a key with a budget mints nothing.
+    if (parent.budget !== null) {
+      throw new ServiceError(
+        "forbidden",
+        "a key with a budget cannot mint keys yet (a child's calls would not count against it)",
+      );
+    }
     const depth = childDepth(parent.depth);
     // A one-group parent names only its own group (another name is refused without a lookup).
     let asked: { id: string; name: string } | null | undefined;
@@ -92,8 +104,10 @@ export async function mintKey(pool: pg.Pool, input: MintInput): Promise<KeyMinte
     );
     const groupName = scope.groupId === null ? null : (asked?.name ?? parent.group_name);
     const inserted = await client.query<{ created_at: Date }>(
-      `INSERT INTO api_keys (id, hash, start, workspace_id, group_id, tools, read_only, name, created_by, parent_id, depth)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING created_at`,
+      // The child keeps the parent's expiry and IP allowlist: never wider on either.
+      `INSERT INTO api_keys (id, hash, start, workspace_id, group_id, tools, read_only, name, created_by, parent_id, depth,
+                             expires_at, ip_allow)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING created_at`,
       [
         key.id,
         key.hash,
@@ -106,6 +120,8 @@ export async function mintKey(pool: pg.Pool, input: MintInput): Promise<KeyMinte
         `key:${input.parent}`,
         input.parent,
         depth,
+        parent.expires_at,
+        parent.ip_allow === null ? null : JSON.stringify(parent.ip_allow),
       ],
     );
     const minted = {

@@ -1,6 +1,7 @@
-import { invalid, isValidName, notFound } from "@prim/engine";
+import { invalid, isValidName, type KeyBudget, notFound } from "@prim/engine";
 import type pg from "pg";
 import { newApiKey } from "./api-key.js";
+import { checkBudget, checkExpiry, checkIpAllow } from "./key-limits.js";
 import { lockWorkspace, revokeSubtree } from "./key-revocation.js";
 import { type Actor, auditedTransaction } from "./workspace-audit.js";
 
@@ -18,6 +19,20 @@ export interface KeyCreated {
   tools: string[] | null;
   /** Read-only: `engine.invoke` refuses its every writing call. */
   read_only: boolean;
+  /** When it stops working (ms since the epoch), or null for never. */
+  expires_at: number | null;
+  /** The CIDRs its client address must fall in, or null for any address. */
+  ip_allow: string[] | null;
+  /** The operations it may spend, or null for no budget. */
+  budget: KeyBudget | null;
+}
+
+/** A key's limits besides its scope, as `createKey` takes them (each optional). */
+export interface KeyLimits {
+  /** Ms since the epoch; must be ahead of now. */
+  expiresAt?: number;
+  ipAllow?: string[];
+  budget?: KeyBudget;
 }
 
 const TOOL_PATTERN = /^[a-z_*]{1,64}$/;
@@ -48,11 +63,21 @@ export async function findGroup(
 /** A key of `workspace`, made by `createdBy` (the actor: `admin` or `user:<id>`). */
 export async function createKey(
   pool: pg.Pool,
-  input: { workspace: string; group?: string; tools?: string[]; name?: string; readOnly?: boolean; createdBy?: Actor },
+  input: {
+    workspace: string;
+    group?: string;
+    tools?: string[];
+    name?: string;
+    readOnly?: boolean;
+    createdBy?: Actor;
+  } & KeyLimits,
 ): Promise<KeyCreated> {
   const tools = input.tools ?? null;
   const readOnly = input.readOnly === true;
   checkTools(tools ?? []);
+  const expiresAt = input.expiresAt === undefined ? null : checkExpiry(input.expiresAt);
+  const ipAllow = input.ipAllow === undefined ? null : checkIpAllow(input.ipAllow);
+  const budget = input.budget === undefined ? null : checkBudget(input.budget);
   const actor = input.createdBy ?? "admin";
   const key = newApiKey();
   const group = await auditedTransaction(pool, async (client, record) => {
@@ -60,8 +85,9 @@ export async function createKey(
     if (ws.rowCount === 0) throw notFound(`workspace '${input.workspace}'`);
     const group = input.group === undefined ? null : await findGroup(client, input.workspace, input.group);
     await client.query(
-      `INSERT INTO api_keys (id, hash, start, workspace_id, group_id, tools, read_only, name, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      `INSERT INTO api_keys (id, hash, start, workspace_id, group_id, tools, read_only, name, created_by,
+                             expires_at, ip_allow, budget)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
       [
         key.id,
         key.hash,
@@ -72,17 +98,38 @@ export async function createKey(
         readOnly,
         input.name ?? null,
         actor,
+        expiresAt === null ? null : new Date(expiresAt),
+        ipAllow === null ? null : JSON.stringify(ipAllow),
+        budget === null ? null : JSON.stringify(budget),
       ],
     );
     await record(input.workspace, {
       actor,
       action: "key.create",
       target: key.id,
-      detail: { start: key.start, name: input.name ?? null, group: group?.name ?? null, tools, read_only: readOnly },
+      detail: {
+        start: key.start,
+        name: input.name ?? null,
+        group: group?.name ?? null,
+        tools,
+        read_only: readOnly,
+        ...(expiresAt === null ? {} : { expires_at: expiresAt }),
+        ...(ipAllow === null ? {} : { ip_allow: ipAllow }),
+        ...(budget === null ? {} : { budget }),
+      },
     });
     return group;
   });
-  return { id: key.id, key: key.key, group: group?.name ?? null, tools, read_only: readOnly };
+  return {
+    id: key.id,
+    key: key.key,
+    group: group?.name ?? null,
+    tools,
+    read_only: readOnly,
+    expires_at: expiresAt,
+    ip_allow: ipAllow,
+    budget,
+  };
 }
 
 /**
@@ -120,6 +167,9 @@ export interface KeyListed {
   group: string | null;
   tools: string[] | null;
   read_only: boolean;
+  expires_at: Date | null;
+  ip_allow: string[] | null;
+  budget: KeyBudget | null;
   created_by: string | null;
   /** The creator's email when `created_by` is a user (`user:<id>`) who still exists, else null. */
   created_by_email: string | null;
@@ -134,7 +184,8 @@ export interface KeyListed {
  */
 export async function listKeys(pool: pg.Pool, workspace: string): Promise<KeyListed[]> {
   const { rows } = await pool.query<KeyListed>(
-    `SELECT k.id, k.start, k.name, g.name AS group, k.tools, k.read_only, k.created_by, u.email AS created_by_email,
+    `SELECT k.id, k.start, k.name, g.name AS group, k.tools, k.read_only, k.expires_at, k.ip_allow, k.budget,
+            k.created_by, u.email AS created_by_email,
             k.created_at, k.last_used_at, k.revoked_at
        FROM api_keys k LEFT JOIN groups g ON g.id = k.group_id
        LEFT JOIN users u ON k.created_by LIKE 'user:%' AND u.id = substr(k.created_by, 6)

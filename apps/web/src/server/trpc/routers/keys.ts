@@ -10,6 +10,17 @@ export const keyInput = z.object({
     .optional(),
   /** Read-only: every call that writes is refused (engine.invoke), whatever the tools. */
   readOnly: z.boolean().optional(),
+  /** When it stops working (ms since the epoch; checked ahead of now by @prim/db). */
+  expiresAt: z.number().int().optional(),
+  /** CIDRs its client address must fall in (checked by @prim/db with node's BlockList). */
+  ipAllow: z.array(z.string().trim().min(1).max(64)).min(1).max(64).optional(),
+  /** Its operation budget: in total, or per UTC day or month. */
+  budget: z
+    .union([
+      z.strictObject({ total: z.number().int().positive() }),
+      z.strictObject({ per: z.enum(["day", "month"]), limit: z.number().int().positive() }),
+    ])
+    .optional(),
 });
 
 /** The workspace's API keys: listed without their secret, created (shown once), revoked at once. */
@@ -25,6 +36,9 @@ export const keysRouter = router({
         tools: input.tools,
         name: input.name,
         readOnly: input.readOnly,
+        expiresAt: input.expiresAt,
+        ipAllow: input.ipAllow,
+        budget: input.budget,
         createdBy: ctx.actor,
       }),
     ),

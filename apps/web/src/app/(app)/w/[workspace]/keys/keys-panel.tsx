@@ -26,11 +26,49 @@ function When({ at, never = "never" }: { at: Date | null; never?: string }) {
   );
 }
 
-/** The form of a new key: name, group (or every group), tools (or every tool), read-only or not. */
+/** The expiry choices of the form (ms from now); "" = never. */
+const EXPIRIES = [
+  ["", "Never"],
+  ["3600000", "In 1 hour"],
+  ["86400000", "In 1 day"],
+  ["604800000", "In 7 days"],
+  ["2592000000", "In 30 days"],
+] as const;
+
+type Budget = { total: number } | { per: "day" | "month"; limit: number };
+
+/** A budget as people read it: "1,000 operations", "1,000 operations a day". */
+function budgetText(budget: Budget): string {
+  return "total" in budget
+    ? `${budget.total.toLocaleString("en")} operations`
+    : `${budget.limit.toLocaleString("en")} operations a ${budget.per}`;
+}
+
+/** The budget fields: none, or a whole number in total or per day or month. */
+function budgetOf(form: FormData): Budget | undefined {
+  const n = String(form.get("budget") ?? "").trim();
+  if (n === "") return undefined;
+  const per = String(form.get("budgetPer") ?? "total");
+  return per === "day" || per === "month" ? { per, limit: Number(n) } : { total: Number(n) };
+}
+
+/**
+ * The form of a new key: name, group (or every group), tools (or every tool), read-only or not,
+ * and its limits for agents: an expiry, an IP allowlist, an operation budget.
+ */
 function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (made: CreatedKey) => void }) {
   const trpc = useTRPC();
   const groups = useQuery(trpc.data.groups.queryOptions({ workspace }));
-  const ids = { name: useId(), group: useId(), tools: useId(), readOnly: useId() };
+  const ids = {
+    name: useId(),
+    group: useId(),
+    tools: useId(),
+    readOnly: useId(),
+    expires: useId(),
+    ipAllow: useId(),
+    budget: useId(),
+    budgetPer: useId(),
+  };
   const formRef = useRef<HTMLFormElement>(null);
   const [readOnly, setReadOnly] = useState(false);
   const create = useMutation(
@@ -51,6 +89,11 @@ function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (ma
       .map((t) => t.trim())
       .filter((t) => t !== "");
     const group = String(form.get("group") ?? "");
+    const expiresIn = String(form.get("expires") ?? "");
+    const ipAllow = String(form.get("ipAllow") ?? "")
+      .split(",")
+      .map((c) => c.trim())
+      .filter((c) => c !== "");
     create.reset();
     create.mutate({
       workspace,
@@ -58,6 +101,9 @@ function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (ma
       group: group === "" ? undefined : group,
       tools: tools.length === 0 ? undefined : tools,
       readOnly,
+      expiresAt: expiresIn === "" ? undefined : Date.now() + Number(expiresIn),
+      ipAllow: ipAllow.length === 0 ? undefined : ipAllow,
+      budget: budgetOf(form),
     });
   }
   return (
@@ -88,6 +134,34 @@ function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (ma
           <div className="grid gap-1.5">
             <Label htmlFor={ids.tools}>Tools</Label>
             <Input id={ids.tools} name="tools" placeholder="Every tool, or e.g. kv_*, db_query" />
+          </div>
+          <div className="grid gap-4 md:col-span-4 md:grid-cols-[1fr_2fr_1fr_1fr] md:items-end">
+            <div className="grid gap-1.5">
+              <Label htmlFor={ids.expires}>Expires</Label>
+              <NativeSelect id={ids.expires} name="expires" defaultValue="">
+                {EXPIRIES.map(([ms, label]) => (
+                  <option key={ms} value={ms}>
+                    {label}
+                  </option>
+                ))}
+              </NativeSelect>
+            </div>
+            <div className="grid gap-1.5">
+              <Label htmlFor={ids.ipAllow}>IP allowlist</Label>
+              <Input id={ids.ipAllow} name="ipAllow" placeholder="Any address, or e.g. 10.0.0.0/8, ::1/128" />
+            </div>
+            <div className="grid gap-1.5">
+              <Label htmlFor={ids.budget}>Budget (operations)</Label>
+              <Input id={ids.budget} name="budget" type="number" min={1} step={1} placeholder="No budget" />
+            </div>
+            <div className="grid gap-1.5">
+              <Label htmlFor={ids.budgetPer}>Budget period</Label>
+              <NativeSelect id={ids.budgetPer} name="budgetPer" defaultValue="total">
+                <option value="total">In total</option>
+                <option value="day">Per day (UTC)</option>
+                <option value="month">Per month (UTC)</option>
+              </NativeSelect>
+            </div>
           </div>
           <div className="flex items-start gap-3 md:col-span-3">
             <Switch
@@ -174,12 +248,26 @@ export function KeysPanel({ workspace, canManage }: { workspace: string; canMana
                       <span className="font-medium break-all">{k.name ?? "Unnamed key"}</span>
                       <code className="rounded bg-muted px-1.5 py-0.5 font-mono text-xs">{k.start}…</code>
                       {k.read_only && <Badge variant="outline">read-only</Badge>}
+                      {k.expires_at !== null && new Date(k.expires_at).getTime() <= Date.now() && (
+                        <Badge variant="secondary">expired</Badge>
+                      )}
                       {k.revoked_at !== null && <Badge variant="secondary">revoked</Badge>}
                     </p>
                     <p className="text-muted-foreground break-words">
                       {k.group === null ? "Every group" : `Group ${k.group}`} ·{" "}
                       {k.tools === null ? "every tool" : k.tools.join(", ")}
                     </p>
+                    {(k.expires_at !== null || k.ip_allow !== null || k.budget !== null) && (
+                      <p className="text-muted-foreground break-words" data-testid="key-limits">
+                        {[
+                          k.expires_at === null ? null : `Expires ${formatDate(k.expires_at, { time: true })}`,
+                          k.ip_allow === null ? null : `IP ${k.ip_allow.join(", ")}`,
+                          k.budget === null ? null : `Budget ${budgetText(k.budget)}`,
+                        ]
+                          .filter((part) => part !== null)
+                          .join(" · ")}
+                      </p>
+                    )}
                     <p className="text-muted-foreground break-words">
                       By {k.created_by_email ?? k.created_by ?? "unknown"} · created <When at={k.created_at} /> · last
                       used <When at={k.last_used_at} />
