@@ -40,6 +40,9 @@ const OTHER_FIELDS = new Set([
     "action",
     "actor",
     "value",
+    "expiresAt",
+    "ipAllow",
+    "budget",
   ],
   // Names inside the primitive addressed, and what to do there.
   ...["key", "path", "queue", "prefix", "sql", "view", "op", "args", "method"],
