@@ -20,6 +20,10 @@ const MintBody = z
     group: z.string().min(1).max(128).nullable().optional(),
     tools: z.array(z.string()).max(100).optional(),
     read_only: z.boolean().optional(),
+    /** Ms since the epoch, no later than the caller's own expiry. */
+    expires_at: z.number().int().optional(),
+    /** CIDRs, each inside one of the caller's (when it has an allowlist). */
+    ip_allow: z.array(z.string()).max(100).optional(),
   })
   .strict();
 
@@ -86,6 +90,8 @@ export function mountKeys(app: FastifyInstance, deps: KeysDeps): void {
       group: body.group,
       tools: body.tools,
       readOnly: body.read_only,
+      expiresAt: body.expires_at,
+      ipAllow: body.ip_allow,
     });
     reply.code(201);
     return minted;

@@ -153,7 +153,7 @@ describe("minting", () => {
     expect((await mint(root, { group: "nope" })).status).toBe(404);
   });
 
-  it("a child keeps its parent's expiry and IP allowlist; a key with a budget mints nothing, one without does", async () => {
+  it("a child keeps its parent's expiry and IP allowlist or asks for less, never more; a key with a budget mints nothing", async () => {
     const pool = stack.cloud.api.hub.pool;
     const expiresAt = Date.now() + 3_600_000;
     const limited = await createKey(pool, { workspace, group: "app", expiresAt, ipAllow: ["127.0.0.0/8", "::1/128"] });
@@ -162,6 +162,24 @@ describe("minting", () => {
     const row = await pool.query("SELECT expires_at, ip_allow FROM api_keys WHERE id = $1", [child.body.id]);
     expect(row.rows[0]).toEqual({ expires_at: new Date(expiresAt), ip_allow: ["127.0.0.0/8", "::1/128"] });
     expect((await call(url, child.body.key, "GET", `/v1/primitives/${kvApp}/keys/k`)).status).toBe(200);
+    // Asking for more than the parent's is refused naming the property; less is granted.
+    const later = await mint(limited.key, { expires_at: expiresAt + 60_000 });
+    expect(later.status).toBe(403);
+    expect(later.body.error.message).toContain("expires_at");
+    const outside = await mint(limited.key, { ip_allow: ["10.0.0.0/8"] });
+    expect(outside.status).toBe(403);
+    expect(outside.body.error.message).toContain("ip_allow");
+    const wide = await mint(limited.key, { ip_allow: ["0.0.0.0/0"] });
+    expect(wide.status).toBe(403);
+    const sooner = await mint(limited.key, { expires_at: expiresAt - 60_000, ip_allow: ["127.0.0.1/32"] });
+    expect(sooner.status, JSON.stringify(sooner.body)).toBe(201);
+    expect(sooner.body).toMatchObject({ expires_at: expiresAt - 60_000, ip_allow: ["127.0.0.1/32"] });
+    expect((await call(url, sooner.body.key, "GET", `/v1/primitives/${kvApp}/keys/k`)).status).toBe(200);
+    // From a parent without limits, a child may take any: one outside this address is refused.
+    const free = (await createKey(pool, { workspace, group: "app" })).key;
+    const walled = await mint(free, { ip_allow: ["10.0.0.0/8"] });
+    expect(walled.status).toBe(201);
+    expect((await call(url, walled.body.key, "GET", `/v1/primitives/${kvApp}/keys/k`)).status).toBe(403);
     const budgeted = await createKey(pool, { workspace, group: "app", budget: { total: 1000 } });
     const refused = await mint(budgeted.key, { name: "sub" });
     expect(refused.status).toBe(403);
@@ -363,6 +381,20 @@ describe("prim key", () => {
         read_only: true,
         parent: parent.id,
       });
+      const limited = await prim(
+        parent.key,
+        "mint",
+        "--expires-in",
+        "1h",
+        "--ip-allow",
+        "127.0.0.0/8, ::1/128",
+        "--json",
+      );
+      expect(limited).toMatchObject({ code: 0, stderr: "" });
+      const bounded = JSON.parse(limited.stdout);
+      expect(bounded.ip_allow).toEqual(["127.0.0.0/8", "::1/128"]);
+      expect(bounded.expires_at).toBeGreaterThan(Date.now() + 3_500_000);
+      expect(bounded.expires_at).toBeLessThanOrEqual(Date.now() + 3_600_000);
       const text = await prim(parent.key, "mint", "--name", "plain");
       expect(text.stdout).toMatch(
         /^minted key_\w+ \(group app, tools kv_\*; parent key_\w+\); the key, shown once:\npk_\w+\n$/,

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { resolveApi } from "./credentials.js";
 import { API_KEY_FLAG_WARNING, forgetEnvSecrets, readEnv } from "./env.js";
+import { parseDuration } from "./key-attenuate.js";
 import { redactKeys } from "./login-command.js";
 
 /**
@@ -68,6 +69,8 @@ export async function keyCommand(args: string[]): Promise<void> {
         group: { type: "string" },
         tools: { type: "string" },
         "read-only": { type: "boolean" },
+        "expires-in": { type: "string" },
+        "ip-allow": { type: "string" },
       },
       allowPositionals: sub === "revoke",
       strict: true,
@@ -87,6 +90,8 @@ export async function keyCommand(args: string[]): Promise<void> {
           .map((t) => t.trim())
           .filter((t) => t !== "");
       if (values["read-only"]) body.read_only = true;
+      if (values["expires-in"] !== undefined) body.expires_at = Date.now() + parseDuration(values["expires-in"]);
+      if (values["ip-allow"] !== undefined) body.ip_allow = values["ip-allow"].split(",").map((c) => c.trim());
       const minted = (await request(api, key, "POST", "/v1/keys", body)) as KeyInfo & { key: string };
       // The key goes to stdout only, once; the line before says what it may do.
       print(

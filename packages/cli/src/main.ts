@@ -47,6 +47,7 @@ Commands:
           --api URL --json  (key: env PRIM_API_KEY, else the stored one)
   key     Minted keys (cloud): the key in use (as whoami finds it) makes narrower ones
           mint [--group G] [--tools "kv_get,fs_*"] [--read-only] [--name N]
+               [--expires-in 1h] [--ip-allow "10.0.0.0/8,::1/128"]
                             a child at most as wide as the key (omitted: the key's
                             own); prints the new key once
           list              the keys minted under the key, and theirs

@@ -59,6 +59,7 @@ export {
   checkBudget,
   checkExpiry,
   checkIpAllow,
+  ipAllowWithin,
   ipMatcher,
   parseBudget,
   parseCidr,

@@ -5,6 +5,7 @@ import {
   ApiKeyResolver,
   createKey,
   createWorkspace,
+  ipAllowWithin,
   ipMatcher,
   listKeys,
   migrate,
@@ -139,5 +140,17 @@ describe("key budgets and listings", () => {
     expect(await refusal(createKey(pool, { workspace, budget: { total: 0 } }))).toMatchObject({
       code: "invalid_request",
     });
+  });
+});
+
+describe("ipAllowWithin (a minted key's allowlist inside its parent's)", () => {
+  it("holds a narrower block of the same family, and nothing wider, elsewhere or of the other family", () => {
+    const parent = ["10.0.0.0/8", "2001:db8::/32"];
+    expect(ipAllowWithin(parent, ["10.1.0.0/16", "10.1.2.3/32", "2001:db8:1::/48"])).toBe(true);
+    expect(ipAllowWithin(parent, ["10.0.0.0/8"])).toBe(true);
+    expect(ipAllowWithin(parent, ["10.0.0.0/7"])).toBe(false);
+    expect(ipAllowWithin(parent, ["11.0.0.0/16"])).toBe(false);
+    expect(ipAllowWithin(parent, ["::/0"])).toBe(false);
+    expect(ipAllowWithin(["127.0.0.0/8"], ["::1/128"])).toBe(false);
   });
 });

@@ -14,6 +14,10 @@ export interface MintOptions {
   tools?: string[];
   /** Omitted = the caller's; a read-only key mints read-only keys only. */
   read_only?: boolean;
+  /** Ms since the epoch, no later than the caller's own expiry; omitted = the caller's. */
+  expires_at?: number;
+  /** CIDRs, each inside one of the caller's allowlist; omitted = the caller's. */
+  ip_allow?: string[];
 }
 
 /** What `mint` answers: the key itself, shown this once. */
@@ -24,6 +28,9 @@ export interface MintedKey {
   group: string | null;
   tools: string[] | null;
   read_only: boolean;
+  /** Ms since the epoch, or null: never. */
+  expires_at: number | null;
+  ip_allow: string[] | null;
   /** The id of the key that minted it. */
   parent: string;
   created_at: number;

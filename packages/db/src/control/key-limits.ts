@@ -101,3 +101,21 @@ export function parseDuration(text: string): number {
   if (ms <= 0 || !Number.isSafeInteger(ms)) throw invalid(`'${text}' is not a positive duration`);
   return ms;
 }
+
+/**
+ * Whether every CIDR of `child` lies inside one CIDR of `parent` (same family, a prefix at least
+ * as long, its network address within the parent's block): a minted key's allowlist may only
+ * shrink its parent's.
+ */
+export function ipAllowWithin(parent: readonly string[], child: readonly string[]): boolean {
+  const blocks = parent.map((cidr) => {
+    const { address, prefix, family } = parseCidr(cidr);
+    const list = new BlockList();
+    list.addSubnet(address, prefix, family);
+    return { list, prefix, family };
+  });
+  return child.every((cidr) => {
+    const { address, prefix, family } = parseCidr(cidr);
+    return blocks.some((b) => b.family === family && prefix >= b.prefix && b.list.check(address, family));
+  });
+}

@@ -1,6 +1,7 @@
 import { notFound, ServiceError } from "@prim/engine";
 import type pg from "pg";
 import { newApiKey } from "./api-key.js";
+import { checkExpiry, checkIpAllow, ipAllowWithin } from "./key-limits.js";
 import { childDepth, narrowKey, wider } from "./key-narrowing.js";
 import { lockWorkspace, revokeSubtree } from "./key-revocation.js";
 import { checkTools, findGroup } from "./keys.js";
@@ -21,6 +22,9 @@ export interface KeyMinted {
   group: string | null;
   tools: string[] | null;
   read_only: boolean;
+  /** Ms since the epoch, or null: never (the parent's unless asked for less). */
+  expires_at: number | null;
+  ip_allow: string[] | null;
   parent: string;
   created_at: number;
 }
@@ -49,6 +53,10 @@ export interface MintInput {
   group?: string | null;
   tools?: string[];
   readOnly?: boolean;
+  /** Ms since the epoch, no later than the parent's; omitted = the parent's. */
+  expiresAt?: number;
+  /** CIDRs, each inside one of the parent's; omitted = the parent's. */
+  ipAllow?: string[];
 }
 
 interface ParentRow {
@@ -69,6 +77,8 @@ const revokedCaller = () =>
 /** Mints a child of `input.parent`, recorded as `key.mint` (by id and start) with the child. */
 export async function mintKey(pool: pg.Pool, input: MintInput): Promise<KeyMinted> {
   if (input.tools !== undefined) checkTools(input.tools);
+  const askedExpiry = input.expiresAt === undefined ? undefined : checkExpiry(input.expiresAt);
+  const askedIps = input.ipAllow === undefined ? undefined : checkIpAllow(input.ipAllow);
   const key = newApiKey();
   return auditedTransaction(pool, async (client, record) => {
     await lockWorkspace(client, input.workspace);
@@ -91,6 +101,16 @@ export async function mintKey(pool: pg.Pool, input: MintInput): Promise<KeyMinte
       );
     }
     const depth = childDepth(parent.depth);
+    // Expiry and IP allowlist: the parent's unless the child asks for less, never more.
+    const parentExpiry = parent.expires_at?.getTime() ?? null;
+    if (askedExpiry !== undefined && parentExpiry !== null && askedExpiry > parentExpiry) {
+      throw wider("expires_at", `the parent expires at ${new Date(parentExpiry).toISOString()}`);
+    }
+    const expiresAt = askedExpiry ?? parentExpiry;
+    if (askedIps !== undefined && parent.ip_allow !== null && !ipAllowWithin(parent.ip_allow, askedIps)) {
+      throw wider("ip_allow", `each CIDR must lie inside one of the parent's: ${parent.ip_allow.join(", ")}`);
+    }
+    const ipAllow = askedIps ?? parent.ip_allow;
     // A one-group parent names only its own group (another name is refused without a lookup).
     let asked: { id: string; name: string } | null | undefined;
     if (input.group === undefined || input.group === null) asked = input.group;
@@ -120,8 +140,8 @@ export async function mintKey(pool: pg.Pool, input: MintInput): Promise<KeyMinte
         `key:${input.parent}`,
         input.parent,
         depth,
-        parent.expires_at,
-        parent.ip_allow === null ? null : JSON.stringify(parent.ip_allow),
+        expiresAt === null ? null : new Date(expiresAt),
+        ipAllow === null ? null : JSON.stringify(ipAllow),
       ],
     );
     const minted = {
@@ -131,6 +151,8 @@ export async function mintKey(pool: pg.Pool, input: MintInput): Promise<KeyMinte
       group: groupName,
       tools: scope.tools,
       read_only: scope.readOnly,
+      expires_at: expiresAt,
+      ip_allow: ipAllow,
       parent: input.parent,
       created_at: (inserted.rows[0] as { created_at: Date }).created_at.getTime(),
     };
@@ -144,6 +166,8 @@ export async function mintKey(pool: pg.Pool, input: MintInput): Promise<KeyMinte
         group: minted.group,
         tools: minted.tools,
         read_only: minted.read_only,
+        ...(expiresAt === null ? {} : { expires_at: expiresAt }),
+        ...(ipAllow === null ? {} : { ip_allow: ipAllow }),
         parent: input.parent,
       },
     });
