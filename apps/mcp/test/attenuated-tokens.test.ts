@@ -80,7 +80,9 @@ describe("pa_ tokens over MCP", () => {
 
   it("a tampered token is 401 invalid_token with the resource's challenge", async () => {
     const token = await attenuate(key, [{ type: "read_only" }]);
-    const tampered = token.replace(/.$/, (c) => (c === "A" ? "B" : "A"));
+    // One character of the signature changed in its significant bits (the first of its last part).
+    const at = token.lastIndexOf(".") + 1;
+    const tampered = `${token.slice(0, at)}${token[at] === "A" ? "B" : "A"}${token.slice(at + 1)}`;
     const res = await rawInitialize(url, { authorization: `Bearer ${tampered}`, "x-service-group": "app" });
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');

@@ -113,9 +113,13 @@ export function parseAttenuated(token: string): AttenuatedParts | null {
     return null;
   }
   if (![sig, ...parts].every((p) => PART_RE.test(p))) return null;
-  const sigBytes = fromBase64url(sig);
+  // Only the canonical encoding: a last character differing in its unused bits decodes to the
+  // same bytes, so one token would have many spellings (each a "first" verification).
+  const decoded = [sig, ...parts].map(fromBase64url);
+  if (decoded.some((bytes, i) => base64url(bytes) !== [sig, ...parts][i])) return null;
+  const sigBytes = decoded[0] as Uint8Array;
   if (sigBytes.length !== 32) return null;
-  return { id, caveats: parts.map((p) => new TextDecoder().decode(fromBase64url(p))), sig: sigBytes };
+  return { id, caveats: decoded.slice(1).map((bytes) => new TextDecoder().decode(bytes)), sig: sigBytes };
 }
 
 /**

@@ -82,6 +82,18 @@ describe("a chain cannot be tampered with", () => {
     expect(await verify(T2, `${HASH.slice(0, 32)}${"0".repeat(32)}`)).toBeNull();
   });
 
+  it("refuses another spelling of the same signature (its last character's unused bits changed)", async () => {
+    const p = parts();
+    const sig = p[p.length - 1] as string;
+    // 32 bytes are 43 base64url characters: the last one carries 4 bits and 2 unused ones.
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const last = alphabet.indexOf(sig.at(-1) as string);
+    p[p.length - 1] = sig.slice(0, -1) + alphabet[last ^ 1];
+    expect(Buffer.from(p[p.length - 1] as string, "base64url")).toEqual(Buffer.from(sig, "base64url"));
+    expect(parseAttenuated(p.join("."))).toBeNull();
+    expect(await verify(T2)).not.toBeNull();
+  });
+
   it("refuses malformed tokens by shape", () => {
     for (const bad of [
       "pa_",
