@@ -1,23 +1,16 @@
 import { hash } from "node:crypto";
 import { BlockList, isIP } from "node:net";
-import { type KeyBudget, type Principal, ServiceError } from "@prim/engine";
+import { type Principal, ServiceError } from "@prim/engine";
 import { type Caveat, parseAttenuated, verifyAttenuated } from "@prim/wire";
 import type pg from "pg";
+import { admitKey, invalidToken, type KeyAdmission, keyAdmission } from "./key-limits.js";
+import type { KeyRow } from "./key-resolver.js";
 import { auditedTransaction } from "./workspace-audit.js";
 
-/** The root key row an attenuated token names, as the key resolver reads it. */
-export interface RootKeyRow {
-  id: string;
+/** The root key row an attenuated token names: the key resolver's row, with its start and hash. */
+export interface RootKeyRow extends KeyRow {
   start: string;
   hash: string;
-  workspace_id: string;
-  group_id: string | null;
-  tools: string[] | null;
-  read_only: boolean;
-  expires_at: Date | null;
-  ip_allow: string[] | null;
-  budget: KeyBudget | null;
-  workspace_name: string;
 }
 
 /** What a verified token leaves to check on every request: its earliest expiry and its address lists. */
@@ -26,8 +19,8 @@ interface Verified {
   rootHash: string;
   expiresAt: number | null;
   ipLists: BlockList[];
-  /** The root key's own IP allowlist (`ip_allow`), which every token made from it keeps. */
-  rootAllows: ((ip: string) => boolean) | null;
+  /** The root key's own expiry and IP allowlist, which every token made from it keeps. */
+  root: KeyAdmission;
   at: number;
 }
 
@@ -49,9 +42,7 @@ export class AttenuatedTokens {
   constructor(
     private readonly pool: pg.Pool,
     private readonly principalOf: (row: RootKeyRow) => Principal,
-    private readonly invalidToken: () => ServiceError,
     private readonly options: { ttlMs?: number; maxEntries?: number; now: () => number },
-    private readonly ipMatcher: (list: readonly string[]) => (ip: string) => boolean,
   ) {}
 
   async resolve(token: string, clientIp: string | undefined): Promise<{ principal: Principal; rootHash: string }> {
@@ -63,14 +54,9 @@ export class AttenuatedTokens {
       if (this.cache.size >= (this.options.maxEntries ?? 10_000)) this.cache.clear();
       this.cache.set(token, verified);
     }
-    if (verified.expiresAt !== null && now >= verified.expiresAt) throw this.invalidToken();
-    // The root key's own limits hold for every token made from it (key-limits.ts).
-    if (verified.rootAllows !== null && (clientIp === undefined || !verified.rootAllows(clientIp))) {
-      throw new ServiceError(
-        "forbidden",
-        `the client address ${clientIp ?? "(unknown)"} is outside the key's IP allowlist (ip_allow)`,
-      );
-    }
+    // The root key's own limits hold for every token made from it, checked as for the key.
+    admitKey(verified.root, now, clientIp);
+    if (verified.expiresAt !== null && now >= verified.expiresAt) throw invalidToken();
     if (verified.ipLists.length > 0) {
       const address = clientIp === undefined ? undefined : normalizeAddress(clientIp);
       const family = address === undefined ? 0 : isIP(address);
@@ -92,7 +78,7 @@ export class AttenuatedTokens {
 
   private async verify(token: string, now: number): Promise<Verified> {
     const parts = parseAttenuated(token);
-    if (parts === null) throw this.invalidToken();
+    if (parts === null) throw invalidToken();
     // Hex sorts the same in every collation; `g` sorts after every hex digit.
     const { rows } = await this.pool.query<RootKeyRow>(
       `SELECT k.id, k.start, k.hash, k.workspace_id, k.group_id, k.tools, k.read_only, k.expires_at, k.ip_allow,
@@ -107,17 +93,10 @@ export class AttenuatedTokens {
       if (caveats !== null) {
         const narrowed = await this.narrow(this.principalOf(row), caveats);
         await this.recordFirst(token, row, parts.caveats);
-        // The earlier of the key's own expiry and the token's.
-        const rootExpiry = row.expires_at?.getTime() ?? null;
-        const expiresAt =
-          rootExpiry === null
-            ? narrowed.expiresAt
-            : Math.min(rootExpiry, narrowed.expiresAt ?? Number.POSITIVE_INFINITY);
-        const rootAllows = row.ip_allow === null ? null : this.ipMatcher(row.ip_allow);
-        return { ...narrowed, expiresAt, rootAllows, rootHash: row.hash, at: now };
+        return { ...narrowed, root: keyAdmission(row), rootHash: row.hash, at: now };
       }
     }
-    throw this.invalidToken();
+    throw invalidToken();
   }
 
   /**

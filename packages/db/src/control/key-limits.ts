@@ -1,5 +1,5 @@
 import { BlockList, isIP } from "node:net";
-import { invalid, type KeyBudget } from "@prim/engine";
+import { invalid, type KeyBudget, ServiceError } from "@prim/engine";
 
 /**
  * A key's limits besides its scope (keys for agents, issue 41): when it expires, the client
@@ -118,4 +118,41 @@ export function ipAllowWithin(parent: readonly string[], child: readonly string[
     const { address, prefix, family } = parseCidr(cidr);
     return blocks.some((b) => b.family === family && prefix >= b.prefix && b.list.check(address, family));
   });
+}
+
+/** One answer for every bad credential, so a caller learns nothing from which it was. */
+export const invalidToken = (message = "the credential is missing, malformed, unknown or revoked") =>
+  new ServiceError("invalid_token", message, { headers: { "WWW-Authenticate": 'Bearer realm="prim"' } });
+
+/** A key's expiry and IP allowlist as checked on every request (cached with its principal). */
+export interface KeyAdmission {
+  /** Ms since the epoch, or null: checked on every hit, so a cached key stops at its expiry. */
+  expiresAt: number | null;
+  /** The key's IP allowlist as a matcher, or null for any address. */
+  allows: ((ip: string) => boolean) | null;
+}
+
+/** A key row's expiry and allowlist, ready for `admitKey`. */
+export function keyAdmission(row: { expires_at: Date | null; ip_allow: string[] | null }): KeyAdmission {
+  return {
+    expiresAt: row.expires_at?.getTime() ?? null,
+    allows: row.ip_allow === null ? null : ipMatcher(row.ip_allow),
+  };
+}
+
+/**
+ * An expired key answers as a revoked one would (401), then the client address is checked
+ * against the key's allowlist (403: the key is good, the place is not). The same for the key
+ * itself and for every `pa_` token made from it.
+ */
+export function admitKey(key: KeyAdmission, now: number, clientIp: string | undefined): void {
+  if (key.expiresAt !== null && key.expiresAt <= now) {
+    throw invalidToken(`the key expired at ${new Date(key.expiresAt).toISOString()}`);
+  }
+  if (key.allows !== null && (clientIp === undefined || !key.allows(clientIp))) {
+    throw new ServiceError(
+      "forbidden",
+      `the client address ${clientIp ?? "(unknown)"} is outside this key's IP allowlist (ip_allow)`,
+    );
+  }
 }

@@ -1,12 +1,12 @@
-import { type KeyBudget, type Principal, ServiceError } from "@prim/engine";
+import type { KeyBudget, Principal } from "@prim/engine";
 import { isAttenuatedToken } from "@prim/wire";
 import type pg from "pg";
 import { hashKey, looksLikeApiKey } from "./api-key.js";
 import { AttenuatedTokens } from "./attenuated-tokens.js";
-import { ipMatcher } from "./key-limits.js";
+import { admitKey, invalidToken, type KeyAdmission, keyAdmission } from "./key-limits.js";
 
 /** The key row a credential resolves to (api_keys joined with what a request needs). */
-interface KeyRow {
+export interface KeyRow {
   id: string;
   workspace_id: string;
   group_id: string | null;
@@ -18,13 +18,9 @@ interface KeyRow {
   workspace_name: string;
 }
 
-interface Cached {
+interface Cached extends KeyAdmission {
   principal: Principal;
   at: number;
-  /** Ms since the epoch, or null: checked on every hit, so a cached key stops at its expiry. */
-  expiresAt: number | null;
-  /** The key's IP allowlist as a matcher, or null for any address. */
-  allows: ((ip: string) => boolean) | null;
 }
 
 /** What the edge knows of the request besides its credential. */
@@ -32,10 +28,6 @@ export interface ResolveContext {
   /** The trusted client address (packages/http `clientIpOf`): a key with `ip_allow` needs it. */
   clientIp?: string;
 }
-
-/** One answer for every bad credential, so a caller learns nothing from which it was. */
-const invalidToken = (message = "the credential is missing, malformed, unknown or revoked") =>
-  new ServiceError("invalid_token", message, { headers: { "WWW-Authenticate": 'Bearer realm="prim"' } });
 
 /** A key row's principal, before any attenuation. */
 export function principalOf(row: Omit<KeyRow, "expires_at" | "ip_allow">): Principal {
@@ -55,20 +47,9 @@ export function principalOf(row: Omit<KeyRow, "expires_at" | "ip_allow">): Princ
   };
 }
 
-/**
- * An expired key answers as a revoked one would (401), then the client address is checked
- * against the key's allowlist (403: the key is good, the place is not).
- */
+/** The cached key's principal, once its expiry and allowlist admit this request (`admitKey`). */
 function admitted(entry: Cached, now: number, context: ResolveContext): Principal {
-  if (entry.expiresAt !== null && entry.expiresAt <= now) {
-    throw invalidToken(`the key expired at ${new Date(entry.expiresAt).toISOString()}`);
-  }
-  if (entry.allows !== null && (context.clientIp === undefined || !entry.allows(context.clientIp))) {
-    throw new ServiceError(
-      "forbidden",
-      `the client address ${context.clientIp ?? "(unknown)"} is outside this key's IP allowlist (ip_allow)`,
-    );
-  }
+  admitKey(entry, now, context.clientIp);
   return entry.principal;
 }
 
@@ -89,13 +70,7 @@ export class ApiKeyResolver {
     private readonly pool: pg.Pool,
     private readonly options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {},
   ) {
-    this.attenuated = new AttenuatedTokens(
-      pool,
-      principalOf,
-      () => invalidToken(),
-      { ...options, now: () => this.now() },
-      ipMatcher,
-    );
+    this.attenuated = new AttenuatedTokens(pool, principalOf, { ...options, now: () => this.now() });
   }
 
   private now(): number {
@@ -135,12 +110,7 @@ export class ApiKeyResolver {
       throw invalidToken();
     }
     const principal = principalOf(row);
-    const entry: Cached = {
-      principal,
-      at: now,
-      expiresAt: row.expires_at?.getTime() ?? null,
-      allows: row.ip_allow === null ? null : ipMatcher(row.ip_allow),
-    };
+    const entry: Cached = { principal, at: now, ...keyAdmission(row) };
     if (this.cache.size >= (this.options.maxEntries ?? 10_000)) this.cache.clear();
     this.cache.set(hash, entry);
     const admittedPrincipal = admitted(entry, now, context);
