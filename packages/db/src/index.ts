@@ -74,9 +74,7 @@ export {
 } from "./control/key-narrowing.js";
 export { ApiKeyResolver, type ResolveContext } from "./control/key-resolver.js";
 export {
-  type KeyMinted,
   listMintedKeys,
-  type MintedKeyListed,
   type MintInput,
   mintKey,
   revokeMintedKey,

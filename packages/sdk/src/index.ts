@@ -1,12 +1,13 @@
 // Every wire type (KvEntry, Job, MemoryRecord, OperationResult, ...): the answers this client returns.
 export type * from "@prim/wire";
+export type { KeyRevoked, MintedKey, MintedKeyInfo } from "@prim/wire";
 // Offline attenuation: narrow a key (or a pa_ token) by caveats without calling the API.
 export { attenuate, type Caveat, encodeCaveat, parseCaveat } from "@prim/wire";
 export { type AuditFilter, type ForkOptions, PrimClient } from "./client.js";
 export { type BranchOption, DbClient, type SqlParams, type Statement } from "./db.js";
 export { PrimError } from "./errors.js";
 export { FsClient, type FsListing } from "./fs.js";
-export { type KeyRevoked, KeysClient, type MintedKey, type MintedKeyInfo, type MintOptions } from "./keys.js";
+export { KeysClient, type MintOptions } from "./keys.js";
 export { KvClient, type KvListOptions, type KvSetItem, type KvSetOptions } from "./kv.js";
 export { MemoryClient, type MemoryFilter, type NewMemory, type RecallOptions } from "./memory.js";
 export { everyItem, type PageOptions } from "./pages.js";

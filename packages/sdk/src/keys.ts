@@ -1,3 +1,4 @@
+import type { KeyRevoked, MintedKey, MintedKeyInfo } from "@prim/wire";
 import { seg } from "./primitive-client.js";
 import type { Transport } from "./transport.js";
 
@@ -18,45 +19,6 @@ export interface MintOptions {
   expires_at?: number;
   /** CIDRs, each inside one of the caller's allowlist; omitted = the caller's. */
   ip_allow?: string[];
-}
-
-/** What `mint` answers: the key itself, shown this once. */
-export interface MintedKey {
-  id: string;
-  key: string;
-  name: string | null;
-  group: string | null;
-  tools: string[] | null;
-  read_only: boolean;
-  /** Ms since the epoch, or null: never. */
-  expires_at: number | null;
-  ip_allow: string[] | null;
-  /** The id of the key that minted it. */
-  parent: string;
-  created_at: number;
-}
-
-/** A key under the caller, as `list` shows it (never the key). */
-export interface MintedKeyInfo {
-  id: string;
-  /** The key's first 8 characters. */
-  start: string;
-  name: string | null;
-  group: string | null;
-  tools: string[] | null;
-  read_only: boolean;
-  parent: string;
-  depth: number;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
-
-export interface KeyRevoked {
-  id: string;
-  revoked_at: number;
-  /** Every key revoked by this call: the key, then the keys under it. */
-  revoked: string[];
 }
 
 export class KeysClient {

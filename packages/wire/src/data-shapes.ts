@@ -296,3 +296,43 @@ export interface WhoAmI {
   /** Read-only: every call that writes is refused (403 `forbidden`), whatever the tools. */
   read_only: boolean;
 }
+
+/** What `POST /v1/keys` answers (cloud): the minted key itself, shown this once. */
+export interface MintedKey {
+  id: string;
+  key: string;
+  name: string | null;
+  group: string | null;
+  tools: string[] | null;
+  read_only: boolean;
+  /** Ms since the epoch, or null: never (the parent's unless asked for less). */
+  expires_at: number | null;
+  ip_allow: string[] | null;
+  /** The id of the key that minted it. */
+  parent: string;
+  created_at: number;
+}
+
+/** A key in the caller's subtree, as `GET /v1/keys` lists it (never the key or its hash). */
+export interface MintedKeyInfo {
+  id: string;
+  /** The key's first 8 characters. */
+  start: string;
+  name: string | null;
+  group: string | null;
+  tools: string[] | null;
+  read_only: boolean;
+  parent: string;
+  depth: number;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+/** What `DELETE /v1/keys/{id}` answers. */
+export interface KeyRevoked {
+  id: string;
+  revoked_at: number;
+  /** Every key revoked by this call: the key, then the keys under it. */
+  revoked: string[];
+}

@@ -1,4 +1,5 @@
 import { notFound, ServiceError } from "@prim/engine";
+import type { KeyRevoked, MintedKey, MintedKeyInfo } from "@prim/wire";
 import type pg from "pg";
 import { newApiKey } from "./api-key.js";
 import { checkExpiry, checkIpAllow, ipAllowWithin } from "./key-limits.js";
@@ -13,36 +14,6 @@ import { auditedTransaction } from "./workspace-audit.js";
  * of those with its whole subtree. A key sees only its own subtree: another key's id answers
  * 404 `not_found`, as a missing one does.
  */
-
-/** What `POST /v1/keys` answers (the key itself shown this once). */
-export interface KeyMinted {
-  id: string;
-  key: string;
-  name: string | null;
-  group: string | null;
-  tools: string[] | null;
-  read_only: boolean;
-  /** Ms since the epoch, or null: never (the parent's unless asked for less). */
-  expires_at: number | null;
-  ip_allow: string[] | null;
-  parent: string;
-  created_at: number;
-}
-
-/** A key in the caller's subtree, as `GET /v1/keys` lists it (never its hash). */
-export interface MintedKeyListed {
-  id: string;
-  start: string;
-  name: string | null;
-  group: string | null;
-  tools: string[] | null;
-  read_only: boolean;
-  parent: string;
-  depth: number;
-  created_at: number;
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
 
 export interface MintInput {
   /** The caller's key id (its principal's actor `key:<id>`). */
@@ -75,7 +46,7 @@ const revokedCaller = () =>
   new ServiceError("invalid_token", "the credential is missing, malformed, unknown or revoked");
 
 /** Mints a child of `input.parent`, recorded as `key.mint` (by id and start) with the child. */
-export async function mintKey(pool: pg.Pool, input: MintInput): Promise<KeyMinted> {
+export async function mintKey(pool: pg.Pool, input: MintInput): Promise<MintedKey> {
   if (input.tools !== undefined) checkTools(input.tools);
   const askedExpiry = input.expiresAt === undefined ? undefined : checkExpiry(input.expiresAt);
   const askedIps = input.ipAllow === undefined ? undefined : checkIpAllow(input.ipAllow);
@@ -180,7 +151,7 @@ const SUBTREE = `WITH RECURSIVE sub AS (
     UNION SELECT k.id FROM api_keys k JOIN sub ON k.parent_id = sub.id)`;
 
 /** The keys `caller` minted and their descendants, oldest first (revoked ones too, marked). */
-export async function listMintedKeys(pool: pg.Pool, caller: string): Promise<MintedKeyListed[]> {
+export async function listMintedKeys(pool: pg.Pool, caller: string): Promise<MintedKeyInfo[]> {
   const { rows } = await pool.query<{
     id: string;
     start: string;
@@ -217,7 +188,7 @@ export async function revokeMintedKey(
   pool: pg.Pool,
   input: { caller: string; workspace: string; id: string },
   publish: (hash: string) => Promise<void>,
-): Promise<{ id: string; revoked_at: number; revoked: string[] }> {
+): Promise<KeyRevoked> {
   const done = await auditedTransaction(pool, async (client, record) => {
     await lockWorkspace(client, input.workspace);
     const under = await client.query<{ revoked_at: Date | null }>(
