@@ -159,7 +159,14 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
         pool,
       });
     }
-    mountKeys(app, { pool, revocations, resolver, limiter, rateAs: operations.get("auth.whoami") });
+    mountKeys(app, {
+      pool,
+      revocations,
+      resolver,
+      limiter,
+      rateAs: operations.get("auth.whoami"),
+      budgets: limiter?.budgets,
+    });
     const billing = mountBilling(app, env, { pool, revocations }, options.billing);
     const opened = cell;
     const internal =

@@ -1,4 +1,11 @@
-import { type ApiKeyResolver, listMintedKeys, mintKey, type Revocations, revokeMintedKey } from "@prim/db";
+import {
+  type ApiKeyResolver,
+  type KeyBudgets,
+  listMintedKeys,
+  mintKey,
+  type Revocations,
+  revokeMintedKey,
+} from "@prim/db";
 import { type AnyOperation, invalid, type Limiter, ServiceError } from "@prim/engine";
 import { bearerToken } from "@prim/wire";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -24,6 +31,13 @@ const MintBody = z
     expires_at: z.number().int().optional(),
     /** CIDRs, each inside one of the caller's (when it has an allowlist). */
     ip_allow: z.array(z.string()).max(100).optional(),
+    /** Required under a budgeted caller, and carved out of what it has left. */
+    budget: z
+      .union([
+        z.object({ total: z.number().int() }).strict(),
+        z.object({ per: z.enum(["day", "month"]), limit: z.number().int() }).strict(),
+      ])
+      .optional(),
   })
   .strict();
 
@@ -59,6 +73,8 @@ export interface KeysDeps {
    */
   limiter?: Limiter;
   rateAs?: AnyOperation;
+  /** With limits on: a child's budget is carved out of its parent's (and given back on revocation). */
+  budgets?: KeyBudgets;
 }
 
 export function mountKeys(app: FastifyInstance, deps: KeysDeps): void {
@@ -83,16 +99,21 @@ export function mountKeys(app: FastifyInstance, deps: KeysDeps): void {
       throw invalid(`body: ${issue === undefined ? "invalid" : `${issue.path.join(".") || "body"}: ${issue.message}`}`);
     }
     const body = parsed.data;
-    const minted = await mintKey(deps.pool, {
-      parent: caller,
-      workspace: req.principal.workspace,
-      name: body.name,
-      group: body.group,
-      tools: body.tools,
-      readOnly: body.read_only,
-      expiresAt: body.expires_at,
-      ipAllow: body.ip_allow,
-    });
+    const minted = await mintKey(
+      deps.pool,
+      {
+        parent: caller,
+        workspace: req.principal.workspace,
+        name: body.name,
+        group: body.group,
+        tools: body.tools,
+        readOnly: body.read_only,
+        expiresAt: body.expires_at,
+        ipAllow: body.ip_allow,
+        budget: body.budget,
+      },
+      deps.budgets,
+    );
     reply.code(201);
     return minted;
   });
@@ -103,6 +124,6 @@ export function mountKeys(app: FastifyInstance, deps: KeysDeps): void {
     const caller = await admit(req, reply);
     const { id } = req.params;
     if (!KEY_ID_RE.test(id)) throw new ServiceError("not_found", `key '${id.slice(0, 64)}'`);
-    return revokeMintedKey(deps.pool, { caller, workspace: req.principal.workspace, id }, publish);
+    return revokeMintedKey(deps.pool, { caller, workspace: req.principal.workspace, id }, publish, deps.budgets);
   });
 }

@@ -153,7 +153,7 @@ describe("minting", () => {
     expect((await mint(root, { group: "nope" })).status).toBe(404);
   });
 
-  it("a child keeps its parent's expiry and IP allowlist or asks for less, never more; a key with a budget mints nothing", async () => {
+  it("a child keeps its parent's expiry and IP allowlist or asks for less, never more; a key with a budget mints only budgeted children", async () => {
     const pool = stack.cloud.api.hub.pool;
     const expiresAt = Date.now() + 3_600_000;
     const limited = await createKey(pool, { workspace, group: "app", expiresAt, ipAllow: ["127.0.0.0/8", "::1/128"] });
@@ -184,7 +184,9 @@ describe("minting", () => {
     const refused = await mint(budgeted.key, { name: "sub" });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatchObject({ code: "forbidden", message: expect.stringContaining("budget") });
-    expect((await mint((await createKey(pool, { workspace, group: "app" })).key, { name: "sub" })).status).toBe(201);
+    const carved = await mint(budgeted.key, { name: "sub", budget: { total: 10 } });
+    expect(carved.status, JSON.stringify(carved.body)).toBe(201);
+    expect(carved.body.budget).toEqual({ total: 10 });
   });
 
   it("a child works within its scope over REST and MCP, and is refused outside", async () => {

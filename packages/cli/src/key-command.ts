@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { budgetOfText } from "@prim/wire";
 import { resolveApi } from "./credentials.js";
 import { API_KEY_FLAG_WARNING, forgetEnvSecrets, readEnv } from "./env.js";
 import { parseDuration } from "./key-attenuate.js";
@@ -71,6 +72,7 @@ export async function keyCommand(args: string[]): Promise<void> {
         "read-only": { type: "boolean" },
         "expires-in": { type: "string" },
         "ip-allow": { type: "string" },
+        budget: { type: "string" },
       },
       allowPositionals: sub === "revoke",
       strict: true,
@@ -92,6 +94,10 @@ export async function keyCommand(args: string[]): Promise<void> {
       if (values["read-only"]) body.read_only = true;
       if (values["expires-in"] !== undefined) body.expires_at = Date.now() + parseDuration(values["expires-in"]);
       if (values["ip-allow"] !== undefined) body.ip_allow = values["ip-allow"].split(",").map((c) => c.trim());
+      if (values.budget !== undefined) {
+        body.budget = budgetOfText(values.budget);
+        if (body.budget === undefined) throw new Error(`--budget '${values.budget}' is not N, N/day or N/month`);
+      }
       const minted = (await request(api, key, "POST", "/v1/keys", body)) as KeyInfo & { key: string };
       // The key goes to stdout only, once; the line before says what it may do.
       print(

@@ -48,8 +48,10 @@ Commands:
   key     Minted keys (cloud): the key in use (as whoami finds it) makes narrower ones
           mint [--group G] [--tools "kv_get,fs_*"] [--read-only] [--name N]
                [--expires-in 1h] [--ip-allow "10.0.0.0/8,::1/128"]
+               [--budget 1000 | 1000/day | 1000/month]
                             a child at most as wide as the key (omitted: the key's
-                            own); prints the new key once
+                            own; a key with a budget gives the child part of it);
+                            prints the new key once
           list              the keys minted under the key, and theirs
           revoke ID         revokes that key and every key under it
           --api URL --key K --json  as whoami

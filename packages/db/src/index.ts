@@ -55,6 +55,7 @@ export {
   listInvitations,
   revokeInvitation,
 } from "./control/invitations.js";
+export { amountOf, type BudgetedKey, budgetCounter, budgetKey, KeyBudgets } from "./control/key-budgets.js";
 export {
   checkBudget,
   checkExpiry,
@@ -69,6 +70,7 @@ export {
 export {
   type KeyScope,
   MAX_KEY_DEPTH,
+  narrowBudget,
   narrowKey,
   patternCovers,
 } from "./control/key-narrowing.js";

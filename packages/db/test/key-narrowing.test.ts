@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_KEY_DEPTH, narrowKey, patternCovers } from "../src/index.js";
+import { MAX_KEY_DEPTH, narrowBudget, narrowKey, patternCovers } from "../src/index.js";
 
 const parent = { groupId: "grp_a", tools: ["kv_*", "db_query"], readOnly: false };
 
@@ -45,5 +45,16 @@ describe("minted keys are at most as wide as their parent", () => {
     expect(patternCovers("*_get", "kv_get")).toBe(false); // a `*` inside: only the same pattern
     expect(patternCovers("*_get", "*_get")).toBe(true);
     expect(MAX_KEY_DEPTH).toBe(8);
+  });
+
+  it("a budget: any under a parent without one; under a budgeted parent, the same kind and no larger", () => {
+    expect(narrowBudget(null, undefined)).toBeNull();
+    expect(narrowBudget(null, { per: "day", limit: 5 })).toEqual({ per: "day", limit: 5 });
+    expect(narrowBudget({ total: 100 }, { total: 100 })).toEqual({ total: 100 });
+    expect(narrowBudget({ per: "month", limit: 9 }, { per: "month", limit: 3 })).toEqual({ per: "month", limit: 3 });
+    expect(() => narrowBudget({ total: 100 }, undefined)).toThrow(/budget: .*give the child one/);
+    expect(() => narrowBudget({ total: 100 }, { total: 101 })).toThrow(/budget/);
+    expect(() => narrowBudget({ total: 100 }, { per: "day", limit: 1 })).toThrow(/a total/);
+    expect(() => narrowBudget({ per: "day", limit: 10 }, { per: "month", limit: 1 })).toThrow(/per day/);
   });
 });

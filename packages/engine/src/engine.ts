@@ -329,7 +329,21 @@ export class Engine implements Invoker {
       actor: principal.actor,
       action: op.name,
       target: note.target,
-      detail: error === null ? note.detail : { ...(note.detail ?? {}), error },
+      detail: auditDetail(note.detail, error, principal.parents),
     });
   }
+}
+
+/** An entry's detail: the operation's own, the error of a refused call, a minted key's parents. */
+function auditDetail(
+  detail: AuditNote["detail"],
+  error: ErrorCode | null,
+  parents: readonly string[] | undefined,
+): AuditNote["detail"] {
+  if (error === null && parents === undefined) return detail;
+  return {
+    ...(detail ?? {}),
+    ...(error === null ? {} : { error }),
+    ...(parents === undefined ? {} : { parents: [...parents] }),
+  };
 }

@@ -1,4 +1,4 @@
-import type { KeyRevoked, MintedKey, MintedKeyInfo } from "@prim/wire";
+import type { KeyBudget, KeyRevoked, MintedKey, MintedKeyInfo } from "@prim/wire";
 import { seg } from "./primitive-client.js";
 import type { Transport } from "./transport.js";
 
@@ -19,6 +19,11 @@ export interface MintOptions {
   expires_at?: number;
   /** CIDRs, each inside one of the caller's allowlist; omitted = the caller's. */
   ip_allow?: string[];
+  /**
+   * Operations it may spend, in total or per UTC day or month. Required under a key with a
+   * budget: the same kind, no larger, and taken out of what the caller has left.
+   */
+  budget?: KeyBudget;
 }
 
 export class KeysClient {

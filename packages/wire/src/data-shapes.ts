@@ -1,4 +1,5 @@
 import type { ErrorCode } from "./errors.js";
+import type { KeyBudget } from "./principal.js";
 import type { GroupInfo, ObjectInfo, PrimitiveType } from "./types.js";
 
 /**
@@ -308,6 +309,8 @@ export interface MintedKey {
   /** Ms since the epoch, or null: never (the parent's unless asked for less). */
   expires_at: number | null;
   ip_allow: string[] | null;
+  /** What it may spend, carved out of a budgeted parent's; null: no budget of its own. */
+  budget: KeyBudget | null;
   /** The id of the key that minted it. */
   parent: string;
   created_at: number;
@@ -322,6 +325,9 @@ export interface MintedKeyInfo {
   group: string | null;
   tools: string[] | null;
   read_only: boolean;
+  expires_at: number | null;
+  ip_allow: string[] | null;
+  budget: KeyBudget | null;
   parent: string;
   depth: number;
   created_at: number;

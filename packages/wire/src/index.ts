@@ -76,6 +76,7 @@ export { type InvokeMeta, type Invoker, openGroup } from "./invoker.js";
 export { isValidName, NAME_RE } from "./names.js";
 export { isOperationName, OPERATION_NAMES, type OperationName } from "./operations.js";
 export {
+  budgetOfText,
   isAccount,
   type KeyBudget,
   LOCAL_PRINCIPAL,

@@ -35,6 +35,12 @@ export interface Principal {
    * operations against it in the rate limit's own round trip. Absent: no budget.
    */
   budget?: KeyBudget;
+  /**
+   * A minted key's chain: the ids of the keys above it, its parent first. Named in the audit
+   * entries of its calls (`detail.parents`), so an entry shows on whose behalf a sub-agent
+   * acted. Absent for a key nobody minted.
+   */
+  parents?: readonly string[];
 }
 
 /**
@@ -42,6 +48,17 @@ export interface Principal {
  * a limit per UTC day or month that refills at the period's start.
  */
 export type KeyBudget = { total: number } | { per: "day" | "month"; limit: number };
+
+/**
+ * A budget's text form, `1000` (a total) or `1000/day`, `1000/month` (the CLI's and the
+ * dashboard's), or undefined when it is neither. The range is the server's to check.
+ */
+export function budgetOfText(text: string): KeyBudget | undefined {
+  const match = /^\s*(\d+)\s*(?:\/\s*(day|month)\s*)?$/.exec(text);
+  if (match === null) return undefined;
+  const n = Number(match[1]);
+  return match[2] === undefined ? { total: n } : { per: match[2] as "day" | "month", limit: n };
+}
 
 export const LOCAL_PRINCIPAL: Principal = {
   kind: "local",

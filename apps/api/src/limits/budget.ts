@@ -1,3 +1,4 @@
+import { amountOf, budgetKey } from "@prim/db";
 import { type KeyBudget, type Principal, ServiceError } from "@prim/engine";
 
 /**
@@ -7,17 +8,13 @@ import { type KeyBudget, type Principal, ServiceError } from "@prim/engine";
  * total spent answers 403 `forbidden` naming the budget.
  */
 
-/** The budget counter of a credential (under the workspace's hash tag, beside its bucket). */
-export const budgetKey = (ws: string, who: string) => `prim:{${ws}}:budget:${who}`;
-
 /** The script's budget arguments for a call: none without a budget or for an unmetered call. */
 export function budgetArgs(principal: Principal, units: number): [string, number, string] {
   const budget = principal.budget;
   if (budget === undefined || units === 0) return ["", 0, ""];
-  return [budgetKey(principal.workspace, principal.actor), limitOf(budget), perOf(budget)];
+  return [budgetKey(principal.workspace, principal.actor), amountOf(budget), perOf(budget)];
 }
 
-const limitOf = (budget: KeyBudget) => ("total" in budget ? budget.total : budget.limit);
 const perOf = (budget: KeyBudget) => ("total" in budget ? "total" : budget.per);
 
 /** The refusal of a call over its key's budget; `retryAfter` 0 means it never refills. */

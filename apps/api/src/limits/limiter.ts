@@ -1,12 +1,14 @@
 import {
+  auditedTransaction,
   countLiveCells,
+  KeyBudgets,
   operationsKeyPrefix,
   planCacheKey,
   readPlan,
   STARTER_CAPS,
   type WorkspacePlan,
 } from "@prim/db";
-import { type LimitCall, type Limiter, ServiceError, writesStorage } from "@prim/engine";
+import { type KeyBudget, type LimitCall, type Limiter, ServiceError, writesStorage } from "@prim/engine";
 import { Redis } from "ioredis";
 import type pg from "pg";
 import { budgetArgs, budgetRefusal, budgetUnchecked } from "./budget.js";
@@ -70,6 +72,8 @@ export class RedisLimiter implements Limiter {
   readonly perPrimitive = new PrimitiveCounts();
   private down = false;
   private probe: NodeJS.Timeout | null = null;
+  /** Children's budgets carved out of their parents' (minting and revoking keys), in the same Redis. */
+  readonly budgets: KeyBudgets;
 
   constructor(
     redisUrl: string,
@@ -87,6 +91,7 @@ export class RedisLimiter implements Limiter {
     }) as LimitRedis;
     this.redis.on("error", () => {}); // outages are handled (and logged once) per call
     this.redis.defineCommand("primLimit", { numberOfKeys: 3, lua: LIMIT_SCRIPT });
+    this.budgets = new KeyBudgets(this.redis, () => this.now());
     // Until Postgres has answered: this process alone, the whole bucket (what it did before cells).
     this.liveCells = new Refreshed(() => countLiveCells(pool), 1);
   }
@@ -133,12 +138,26 @@ export class RedisLimiter implements Limiter {
         });
       }
       if (reply !== undefined) {
-        if (reply[0] === 5 && call.principal.budget !== undefined) throw budgetRefusal(call.principal.budget, reply[1]);
+        if (reply[0] === 5 && call.principal.budget !== undefined) {
+          if (reply[4] === 1) this.auditSpent(call.principal.workspace, call.principal.actor, call.principal.budget);
+          throw budgetRefusal(call.principal.budget, reply[1]);
+        }
         if (reply[4] !== undefined && reply[4] >= 0) this.monthOps.set(ws, reply[4]);
         return answer(reply);
       }
     }
     return this.admitLocally(call, who, units, storageWrite, feature);
+  }
+
+  /**
+   * `key.budget_exhausted`, once per period (the script tells the first refusal): off the
+   * request path, as the refusal does not wait for it; a failure is logged, not retried.
+   */
+  private auditSpent(ws: string, actor: string, budget: KeyBudget): void {
+    const id = actor.slice("key:".length);
+    auditedTransaction(this.pool, (_client, record) =>
+      record(ws, { actor, action: "key.budget_exhausted", target: id, detail: { budget } }),
+    ).catch((error: unknown) => this.log(`limits: the audit of ${actor}'s spent budget failed: ${String(error)}`));
   }
 
   /** An admitted call's resolved primitive: its operations counted here, per UTC day. */

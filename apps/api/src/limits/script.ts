@@ -14,14 +14,16 @@
  *       counts (0 = not metered; a batch counts each entry),
  *       4 storage write 0/1, 5 Starter feature 0/1,
  *       6 the key's budget counter (`prim:{ws}:budget:<who>`, "" = no budget; the period is
- *       appended here from the script's clock), 7 the budget's limit, 8 its period: total|day|month
+ *       appended here from the script's clock; `…:carved` beside it holds what the key's
+ *       children took off its limit), 7 the budget's limit, 8 its period: total|day|month
  * Answers { status, a, b, c, d, e }:
  *   0 admitted: a = tokens left (floor), b = burst, c = rate per s, d = operations this month,
  *     e = the key's budget used in its period, this call included (-1: no budget or not metered)
  *   1 rate_limited: a = Retry-After s (>= 1), b = burst, c = rate
  *   2 plan_limit (429): a = 1 operations, 2 storage
  *   3 plan_limit (403): a = 1 Starter feature
- *   5 the key's budget is spent: a = seconds until it refills (0: a total, never), b = the limit,
+ *   5 the key's budget is spent: a = seconds until it refills (0: a total, never), b = the limit
+ *     less what its children hold,
  *     c = used, d = 1 the first refusal of this period (the caller audits it), else 0
  * The count caps (primitives, groups) are not here: the catalog takes them in the create's own
  * Postgres transaction (@prim/db, plan-caps.ts), where concurrent creates cannot both pass.
@@ -87,7 +89,8 @@ if ARGV[6] ~= '' and units > 0 then
   budgetKey = ARGV[6]
   if per == 'day' then budgetKey = budgetKey .. ':' .. string.format('%04d%02d%02d', y, m, d)
   elseif per == 'month' then budgetKey = budgetKey .. ':' .. string.format('%04d%02d', y, m) end
-  local limit = tonumber(ARGV[7])
+  -- What its children hold (@prim/db key-budgets.ts) is off its limit in every period.
+  local limit = tonumber(ARGV[7]) - (tonumber(redis.call('GET', ARGV[6] .. ':carved')) or 0)
   local used = tonumber(redis.call('GET', budgetKey)) or 0
   if used + units > limit then
     local refill = 0

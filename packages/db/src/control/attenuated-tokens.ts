@@ -4,7 +4,7 @@ import { type Principal, ServiceError } from "@prim/engine";
 import { type Caveat, parseAttenuated, verifyAttenuated } from "@prim/wire";
 import type pg from "pg";
 import { admitKey, invalidToken, type KeyAdmission, keyAdmission } from "./key-limits.js";
-import type { KeyRow } from "./key-resolver.js";
+import { KEY_ROW_COLUMNS, type KeyRow } from "./key-row.js";
 import { auditedTransaction } from "./workspace-audit.js";
 
 /** The root key row an attenuated token names: the key resolver's row, with its start and hash. */
@@ -81,8 +81,7 @@ export class AttenuatedTokens {
     if (parts === null) throw invalidToken();
     // Hex sorts the same in every collation; `g` sorts after every hex digit.
     const { rows } = await this.pool.query<RootKeyRow>(
-      `SELECT k.id, k.start, k.hash, k.workspace_id, k.group_id, k.tools, k.read_only, k.expires_at, k.ip_allow,
-              k.budget, w.name AS workspace_name
+      `SELECT k.start, k.hash, ${KEY_ROW_COLUMNS}
          FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
         WHERE k.hash >= $1 AND k.hash < $1 || 'g' AND k.revoked_at IS NULL
         LIMIT 2`,

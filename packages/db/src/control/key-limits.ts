@@ -1,5 +1,6 @@
 import { BlockList, isIP } from "node:net";
 import { invalid, type KeyBudget, ServiceError } from "@prim/engine";
+import { budgetOfText } from "@prim/wire";
 
 /**
  * A key's limits besides its scope (keys for agents, issue 41): when it expires, the client
@@ -79,10 +80,9 @@ export function checkBudget(budget: KeyBudget): KeyBudget {
 
 /** `1000` (a total) or `1000/day`, `1000/month` (the CLI's and the dashboard's form), or 400. */
 export function parseBudget(text: string): KeyBudget {
-  const match = /^\s*(\d+)\s*(?:\/\s*(day|month)\s*)?$/.exec(text);
-  if (match === null) throw invalid(`budget: '${text}' is not N, N/day or N/month`);
-  const n = Number(match[1]);
-  return checkBudget(match[2] === undefined ? { total: n } : { per: match[2] as "day" | "month", limit: n });
+  const budget = budgetOfText(text);
+  if (budget === undefined) throw invalid(`budget: '${text}' is not N, N/day or N/month`);
+  return checkBudget(budget);
 }
 
 /** An expiry (ms since the epoch) that is still ahead of `now`, else 400. */

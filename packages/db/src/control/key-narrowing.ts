@@ -1,4 +1,5 @@
-import { ServiceError } from "@prim/engine";
+import { type KeyBudget, ServiceError } from "@prim/engine";
+import { amountOf } from "./key-budgets.js";
 
 /**
  * What a minted key may be (issue 41, "Minted keys"): at most as wide as its parent on every
@@ -61,6 +62,26 @@ export function narrowGroup(parent: string | null, asked: string | null | undefi
 export function narrowReadOnly(parent: boolean, asked: boolean | undefined): boolean {
   if (asked === undefined) return parent;
   if (parent && !asked) throw wider("read_only", "the parent is read-only");
+  return asked;
+}
+
+/**
+ * The child's budget: any (or none) under a parent without one; under a budgeted parent, one of
+ * the same kind (a total from a total, the same period from a per-day or per-month budget) and
+ * no larger, which the parent then gives up (carved out: key-budgets.ts). A child without a
+ * budget under a budgeted parent would spend without limit, so it is refused.
+ */
+export function narrowBudget(parent: KeyBudget | null, asked: KeyBudget | undefined): KeyBudget | null {
+  if (parent === null) return asked ?? null;
+  const parentKind = "total" in parent ? "a total" : `per ${parent.per}`;
+  if (asked === undefined) {
+    throw wider("budget", `the parent has a budget (${parentKind}): give the child one, carved out of it`);
+  }
+  const askedKind = "total" in asked ? "a total" : `per ${asked.per}`;
+  if (askedKind !== parentKind) throw wider("budget", `the parent's budget is ${parentKind}, the child's must be too`);
+  const mine = amountOf(parent);
+  if (amountOf(asked) > mine)
+    throw wider("budget", `the parent's whole budget is ${mine.toLocaleString("en")} operations`);
   return asked;
 }
 

@@ -1,22 +1,10 @@
-import type { KeyBudget, Principal } from "@prim/engine";
+import type { Principal } from "@prim/engine";
 import { isAttenuatedToken } from "@prim/wire";
 import type pg from "pg";
 import { hashKey, looksLikeApiKey } from "./api-key.js";
 import { AttenuatedTokens } from "./attenuated-tokens.js";
 import { admitKey, invalidToken, type KeyAdmission, keyAdmission } from "./key-limits.js";
-
-/** The key row a credential resolves to (api_keys joined with what a request needs). */
-export interface KeyRow {
-  id: string;
-  workspace_id: string;
-  group_id: string | null;
-  tools: string[] | null;
-  read_only: boolean;
-  expires_at: Date | null;
-  ip_allow: string[] | null;
-  budget: KeyBudget | null;
-  workspace_name: string;
-}
+import { KEY_ROW_COLUMNS, type KeyRow, principalOf } from "./key-row.js";
 
 interface Cached extends KeyAdmission {
   principal: Principal;
@@ -27,24 +15,6 @@ interface Cached extends KeyAdmission {
 export interface ResolveContext {
   /** The trusted client address (packages/http `clientIpOf`): a key with `ip_allow` needs it. */
   clientIp?: string;
-}
-
-/** A key row's principal, before any attenuation. */
-export function principalOf(row: Omit<KeyRow, "expires_at" | "ip_allow">): Principal {
-  return {
-    // A key with every group and every tool is a workspace key; anything narrower is scoped.
-    kind: row.group_id === null && row.tools === null ? "account" : "scoped",
-    workspace: row.workspace_id,
-    actor: `key:${row.id}`,
-    groupId: row.group_id,
-    tools: row.tools,
-    workspaceName: row.workspace_name,
-    // Read-only is its own property, beside the kind: a read-only key with every group and
-    // tool is still the workspace's (it lists and reads every group) but writes nothing.
-    ...(row.read_only ? { readOnly: true } : {}),
-    // Counted by the limiter in the rate limit's own script (apps/api limits).
-    ...(row.budget === null ? {} : { budget: row.budget }),
-  };
 }
 
 /** The cached key's principal, once its expiry and allowlist admit this request (`admitKey`). */
@@ -98,8 +68,7 @@ export class ApiKeyResolver {
       return principal;
     }
     const { rows } = await this.pool.query<KeyRow>(
-      `SELECT k.id, k.workspace_id, k.group_id, k.tools, k.read_only, k.expires_at, k.ip_allow, k.budget,
-              w.name AS workspace_name
+      `SELECT ${KEY_ROW_COLUMNS}
          FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
         WHERE k.hash = $1 AND k.revoked_at IS NULL`,
       [hash],

@@ -34,6 +34,7 @@ export type ControlAction =
   | "key.mint"
   | "key.attenuate"
   | "key.revoke"
+  | "key.budget_exhausted"
   | "plan.change"
   | "oauth.connect"
   | "oauth.disconnect"
