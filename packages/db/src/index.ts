@@ -134,6 +134,37 @@ export {
 } from "./control/usage.js";
 export { createUser, hashPassword, type UserCreated, verifyPassword } from "./control/users.js";
 export {
+  type Attempt,
+  type DeliveryInfo,
+  type DueDelivery,
+  disableWebhook,
+  dueDeliveries,
+  GIVE_UP_MS,
+  type HeldEndpoint,
+  holdEndpoints,
+  listDeliveries,
+  RETRY_DELAYS_MS,
+  recordAttempt,
+  recordDeliveries,
+  redeliver,
+  releaseEndpoint,
+  webhookId,
+} from "./control/webhook-deliveries.js";
+export {
+  type CreateWebhookInput,
+  checkWebhookFilter,
+  checkWebhookUrl,
+  createWebhook,
+  deleteWebhook,
+  enableWebhook,
+  getWebhook,
+  listWebhooks,
+  MAX_WEBHOOKS,
+  openWebhookSecret,
+  type WebhookFilter,
+  type WebhookInfo,
+} from "./control/webhooks.js";
+export {
   type Actor,
   auditedTransaction,
   type ControlAction,

@@ -23,7 +23,7 @@ export { Cell, type CellOptions, type TenantHandle, type TenantOptions } from ".
 export type { ConsistencyReport } from "./consistency.js";
 export { type Clock, ManualClock, systemClock } from "./core/clock.js";
 export { MAX_DURATION_MS, parseDuration } from "./core/duration.js";
-export { isGroupId, isUlid, prefixedId, ulid } from "./core/ids.js";
+export { isGroupId, isUlid, prefixedId, randomToken, ulid } from "./core/ids.js";
 export { jsonNestsDeeperThan, MAX_JSON_DEPTH } from "./core/json-depth.js";
 export { readOrCreateKey } from "./core/key-file.js";
 export { decodeCursor, encodeCursor, KEY_PAGE, LIST_PAGE } from "./core/pagination.js";
@@ -119,7 +119,7 @@ export {
   type SecretRequest,
   type VaultEnv,
 } from "./primitives/vault/index.js";
-export { guardedGet, type OutboundResponse } from "./primitives/vault/outbound.js";
+export { guardedGet, guardedPost, type OutboundResponse } from "./primitives/vault/outbound.js";
 export { OPERATIONS, PRIMITIVE_DEFINITIONS } from "./registry.js";
 export { processAlive } from "./sqlite/data-dir-lock.js";
 export { SyncCounters } from "./sqlite/durable-sync.js";

@@ -111,3 +111,10 @@ export {
   type ResolvedPrimitive,
   type Target,
 } from "./types.js";
+export {
+  newWebhookSecret,
+  signWebhook,
+  verifyWebhook,
+  WEBHOOK_TOLERANCE_S,
+  webhookHeaders,
+} from "./webhook-signature.js";

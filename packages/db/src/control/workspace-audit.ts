@@ -14,9 +14,10 @@ import { inTransaction } from "../connect.js";
 /**
  * Who did it: a dashboard user (`user:<id>`), an API key (`key:<id>`), the operator's
  * `prim admin` (`admin`), a Stripe webhook (`stripe`), the billing job ending an unpaid grace
- * period (`billing`), or the authorization server ending a replayed grant (`oauth`).
+ * period (`billing`), the authorization server ending a replayed grant (`oauth`), or the webhook
+ * dispatcher disabling an endpoint that failed for 24 hours (`webhooks`).
  */
-export type Actor = `user:${string}` | `key:${string}` | "admin" | "stripe" | "billing" | "oauth";
+export type Actor = `user:${string}` | `key:${string}` | "admin" | "stripe" | "billing" | "oauth" | "webhooks";
 
 /** The control actions recorded (CLOUD.md, "Audit of the control plane"). */
 export type ControlAction =
@@ -39,7 +40,12 @@ export type ControlAction =
   | "oauth.connect"
   | "oauth.disconnect"
   | "secret_export.enable"
-  | "secret_export.disable";
+  | "secret_export.disable"
+  | "webhook.create"
+  | "webhook.delete"
+  | "webhook.enable"
+  | "webhook.disable"
+  | "webhook.redeliver";
 
 export interface WorkspaceAuditEntry {
   actor: Actor | string;

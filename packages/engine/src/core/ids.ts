@@ -85,7 +85,21 @@ export function isGroupId(value: string): boolean {
   return GROUP_ID_RE.test(value);
 }
 
-export type IdPrefix = "grp" | "snap" | "job" | "mem" | "key" | "aud" | "req" | "ws" | "usr" | "conn" | "inv" | "arc";
+export type IdPrefix =
+  | "grp"
+  | "snap"
+  | "job"
+  | "mem"
+  | "key"
+  | "aud"
+  | "req"
+  | "ws"
+  | "usr"
+  | "conn"
+  | "inv"
+  | "arc"
+  | "whk"
+  | "whd";
 
 /** Prefixed, time-sortable ids for everything that is not a primitive: `snap_01h…`. */
 export function prefixedId(prefix: IdPrefix, now?: number): string {

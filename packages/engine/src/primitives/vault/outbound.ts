@@ -282,3 +282,27 @@ export function guardedGet(
     timeoutMs: options.timeoutMs,
   });
 }
+
+/**
+ * A POST through the same guard (public addresses only, the connection pinned to the checked
+ * address), never following a redirect (its answer is returned as it is): webhook deliveries.
+ */
+export function guardedPost(
+  url: URL,
+  body: Buffer,
+  options: { timeoutMs: number; maxBytes: number; headers: Record<string, string>; allowLoopback?: boolean },
+): Promise<OutboundResponse> {
+  return sendOutbound({
+    url,
+    method: "POST",
+    headers: { ...options.headers, "content-length": String(body.length) },
+    body,
+    secret: "",
+    injection: null,
+    maxBytes: options.maxBytes,
+    authorize: () => {},
+    allowLoopback: options.allowLoopback ?? false,
+    followRedirects: false,
+    timeoutMs: options.timeoutMs,
+  });
+}
