@@ -7,7 +7,7 @@ import {
   PlacementRouter,
   WorkspaceEngines,
 } from "@prim/cells";
-import { ApiKeyResolver, CatalogHub, RedisChanges, Revocations } from "@prim/db";
+import { ApiKeyResolver, CatalogHub, KeyManagement, RedisChanges, Revocations } from "@prim/db";
 import {
   type Cell,
   type Clock,
@@ -18,7 +18,7 @@ import {
   UrlSigner,
 } from "@prim/engine";
 import { clientIpOf, createInternalServer, createServer, requestPath } from "@prim/http";
-import { bearerToken } from "@prim/wire";
+import { bearerToken, KEY_MANAGEMENT_RATE_AS } from "@prim/wire";
 import type { FastifyInstance } from "fastify";
 import type pg from "pg";
 import { type ApiBilling, type BillingOptions, mountBilling, WEBHOOK_PATH } from "./billing.js";
@@ -159,7 +159,11 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
         pool,
       });
     }
-    mountKeys(app, { pool, revocations, resolver, limiter, rateAs: operations.get("auth.whoami") });
+    mountKeys(app, {
+      keys: new KeyManagement({ pool, revocations, resolver }),
+      limiter,
+      rateAs: operations.get(KEY_MANAGEMENT_RATE_AS),
+    });
     const billing = mountBilling(app, env, { pool, revocations }, options.billing);
     const opened = cell;
     const internal =

@@ -1,8 +1,8 @@
 import { PlacementCache, PlacementRouter } from "@prim/cells";
-import { ApiKeyResolver, OAuthTokenResolver, openPool, RedisChanges, Revocations } from "@prim/db";
+import { ApiKeyResolver, KeyManagement, OAuthTokenResolver, openPool, RedisChanges, Revocations } from "@prim/db";
 import { clientIpOf, createBaseServer, requestPath } from "@prim/http";
-import { type McpMountOptions, mountMcp } from "@prim/mcp";
-import { bearerToken, invalid, type Principal, ServiceError } from "@prim/wire";
+import { type KeyManager, type McpMountOptions, mountMcp } from "@prim/mcp";
+import { bearerToken, type Invoker, invalid, KEY_MANAGEMENT_RATE_AS, type Principal, ServiceError } from "@prim/wire";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { McpEnv } from "./env.js";
 import { OriginPolicy } from "./origin.js";
@@ -42,6 +42,26 @@ function selectGroup(req: FastifyRequest): string {
     throw invalid("X-Service-Group: required with a credential for every group (name the group this session uses)");
   }
   return named;
+}
+
+/**
+ * The key tools' manager (`key_mint`, `key_list`, `key_revoke`): `@prim/db`'s `KeyManagement`, as
+ * apps/api's `/v1/keys` runs it, its revocations forgotten by this process's resolver at once and
+ * published to every other. The rate limit is the cell's: one `KEY_MANAGEMENT_RATE_AS` call
+ * through the invoker takes a token from the key's bucket there and counts no operation, as the
+ * REST routes' limiter does.
+ */
+function keyManager(deps: ConstructorParameters<typeof KeyManagement>[0], invoker: Invoker): KeyManager {
+  const keys = new KeyManagement(deps);
+  const call = (principal: Principal) => ({
+    principal,
+    admit: () => invoker.invoke(principal, KEY_MANAGEMENT_RATE_AS, null, {}),
+  });
+  return {
+    mint: (principal, request) => keys.mint(call(principal), request),
+    list: (principal) => keys.list(call(principal)),
+    revoke: (principal, id) => keys.revoke(call(principal), id),
+  };
 }
 
 /**
@@ -124,6 +144,7 @@ export async function createMcpApp(
     url: "/mcp",
     groupOf: selectGroup,
     changes,
+    keys: keyManager({ pool, revocations, resolver }, invoker),
     // A person answers a secret request on the dashboard, signed in (apps/web: secret-requests).
     secretRequestUrl: ({ workspace, primitive, request }) =>
       `${env.dashboardUrl}/w/${encodeURIComponent(workspace)}/secret-requests/${primitive}/${request}`,
