@@ -7,7 +7,7 @@ import {
   PlacementRouter,
   WorkspaceEngines,
 } from "@prim/cells";
-import { ApiKeyResolver, CatalogHub, RedisChanges, Revocations } from "@prim/db";
+import { ApiKeyResolver, CatalogHub, KeyManagement, RedisChanges, Revocations } from "@prim/db";
 import {
   type Cell,
   type Clock,
@@ -18,7 +18,7 @@ import {
   UrlSigner,
 } from "@prim/engine";
 import { clientIpOf, createInternalServer, createServer, requestPath } from "@prim/http";
-import { bearerToken } from "@prim/wire";
+import { bearerToken, KEY_MANAGEMENT_RATE_AS } from "@prim/wire";
 import type { FastifyInstance } from "fastify";
 import type pg from "pg";
 import { type ApiBilling, type BillingOptions, mountBilling, WEBHOOK_PATH } from "./billing.js";
@@ -160,12 +160,9 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       });
     }
     mountKeys(app, {
-      pool,
-      revocations,
-      resolver,
+      keys: new KeyManagement({ pool, revocations, resolver, budgets: limiter?.budgets }),
       limiter,
-      rateAs: operations.get("auth.whoami"),
-      budgets: limiter?.budgets,
+      rateAs: operations.get(KEY_MANAGEMENT_RATE_AS),
     });
     const billing = mountBilling(app, env, { pool, revocations }, options.billing);
     const opened = cell;

@@ -117,7 +117,7 @@ describe("minting", () => {
     expect(JSON.stringify(audit.rows)).not.toContain(res.body.key);
   });
 
-  it("security: wider on group, tools, read_only or depth is 403 forbidden naming it; narrower from the same parent succeeds", async () => {
+  it("security: wider on group, tools or depth, or a read-only caller, is 403 forbidden naming it; narrower from the same parent succeeds", async () => {
     const mid = (await mint(root, { group: "app", tools: ["kv_*"] })).body;
     const refused = async (body: Record<string, unknown>, property: string, parent = mid.key) => {
       const res = await mint(parent, body);
@@ -135,8 +135,18 @@ describe("minting", () => {
     // Omitted properties inherit the parent's.
     expect((await mint(mid.key, {})).body).toMatchObject({ group: "app", tools: ["kv_*"], read_only: false });
 
-    await refused({ read_only: false }, "read_only", narrower.body.key);
-    expect((await mint(narrower.body.key, {})).body).toMatchObject({ read_only: true, tools: ["kv_get", "kv_l*"] });
+    // Read-only changes nothing, keys included (REST and MCP alike): a read-only key mints no
+    // child, not even a read-only one, and revokes nothing; it lists. Its writable parent mints.
+    await refused({ read_only: false }, "read-only", narrower.body.key);
+    await refused({ read_only: true }, "read-only", narrower.body.key);
+    await refused({}, "read-only", narrower.body.key);
+    const readerRevokes = await call(url, narrower.body.key, "DELETE", `/v1/keys/${narrower.body.id}`);
+    expect(readerRevokes.body.error).toMatchObject({
+      code: "forbidden",
+      message: expect.stringContaining("read-only"),
+    });
+    expect((await call(url, narrower.body.key, "GET", "/v1/keys")).body).toEqual({ data: [] });
+    expect((await mint(mid.key, { read_only: true })).body).toMatchObject({ read_only: true, tools: ["kv_*"] });
 
     // Depth: root is 0, mid 1; keys nest to 8, and a depth-8 key mints nothing.
     let parent = mid.key;
@@ -401,10 +411,10 @@ describe("prim key", () => {
       expect(text.stdout).toMatch(
         /^minted key_\w+ \(group app, tools kv_\*; parent key_\w+\); the key, shown once:\npk_\w+\n$/,
       );
-      const wider = await prim(child.key, "mint", "--tools", "kv_set");
+      const wider = await prim(bounded.key, "mint", "--tools", "db_query");
       expect(wider.code).not.toBe(0);
       expect(wider.stderr).toContain("403 forbidden: tools");
-      expect(wider.stderr).not.toContain(child.key);
+      expect(wider.stderr).not.toContain(bounded.key);
       const listed = await prim(parent.key, "list");
       expect(listed.stdout).toContain(
         `${child.id}  ${child.key.slice(0, 8)}…  cli  group app, tools kv_get,kv_list, read-only`,

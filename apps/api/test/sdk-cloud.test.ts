@@ -54,10 +54,10 @@ describe("the SDK against the cloud", () => {
   });
 
   it("mints a narrower key, lists it and revokes it with its subtree (prim.keys)", async () => {
-    const minted = await prim.keys.mint({ name: "agent", group: "app", tools: ["kv_get"], read_only: true });
-    expect(minted).toMatchObject({ name: "agent", group: "app", tools: ["kv_get"], read_only: true });
+    const minted = await prim.keys.mint({ name: "agent", group: "app", tools: ["kv_get"] });
+    expect(minted).toMatchObject({ name: "agent", group: "app", tools: ["kv_get"], read_only: false });
     const agent = new PrimClient({ baseUrl: cloud.url, token: minted.key });
-    const grandchild = await agent.keys.mint({ name: "sub-agent" });
+    const grandchild = await agent.keys.mint({ name: "sub-agent", read_only: true });
     expect(grandchild).toMatchObject({ tools: ["kv_get"], read_only: true, parent: minted.id });
     const wider = await agent.keys.mint({ tools: ["kv_set"] }).catch((err: unknown) => err);
     expect(wider).toBeInstanceOf(PrimError);

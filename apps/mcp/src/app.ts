@@ -1,8 +1,16 @@
 import { PlacementCache, PlacementRouter } from "@prim/cells";
-import { ApiKeyResolver, OAuthTokenResolver, openPool, RedisChanges, Revocations } from "@prim/db";
+import {
+  ApiKeyResolver,
+  KeyBudgets,
+  KeyManagement,
+  OAuthTokenResolver,
+  openPool,
+  RedisChanges,
+  Revocations,
+} from "@prim/db";
 import { clientIpOf, createBaseServer, requestPath } from "@prim/http";
-import { type McpMountOptions, mountMcp } from "@prim/mcp";
-import { bearerToken, invalid, type Principal, ServiceError } from "@prim/wire";
+import { type KeyManager, type McpMountOptions, mountMcp } from "@prim/mcp";
+import { bearerToken, type Invoker, invalid, KEY_MANAGEMENT_RATE_AS, type Principal, ServiceError } from "@prim/wire";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { McpEnv } from "./env.js";
 import { OriginPolicy } from "./origin.js";
@@ -45,6 +53,26 @@ function selectGroup(req: FastifyRequest): string {
 }
 
 /**
+ * The key tools' manager (`key_mint`, `key_list`, `key_revoke`): `@prim/db`'s `KeyManagement`, as
+ * apps/api's `/v1/keys` runs it, its revocations forgotten by this process's resolver at once and
+ * published to every other. The rate limit is the cell's: one `KEY_MANAGEMENT_RATE_AS` call
+ * through the invoker takes a token from the key's bucket there and counts no operation, as the
+ * REST routes' limiter does.
+ */
+function keyManager(deps: ConstructorParameters<typeof KeyManagement>[0], invoker: Invoker): KeyManager {
+  const keys = new KeyManagement(deps);
+  const call = (principal: Principal) => ({
+    principal,
+    admit: () => invoker.invoke(principal, KEY_MANAGEMENT_RATE_AS, null, {}),
+  });
+  return {
+    mint: (principal, request) => keys.mint(call(principal), request),
+    list: (principal) => keys.list(call(principal)),
+    revoke: (principal, id) => keys.revoke(call(principal), id),
+  };
+}
+
+/**
  * apps/mcp (CLOUD.md, Processes): `POST/GET/DELETE /mcp` for `pk_` keys and `po_` OAuth tokens
  * (bound to this resource; a token behaves as a key scoped to its consented group and tools)
  * over the cell's internal invoke, and the protected-resource metadata.
@@ -59,6 +87,8 @@ export async function createMcpApp(
   const tokens = new OAuthTokenResolver(pool, `${env.publicMcpUrl}/mcp`);
   // The cells' change notices (Redis): resource subscriptions hear writes made on any cell.
   const changes = new RedisChanges(env.REDIS_URL);
+  // A minted child's budget is carved out of its parent's in the limits' Redis, as apps/api does.
+  const budgets = KeyBudgets.connect(env.REDIS_URL);
   try {
     await revocations.listen((message) => {
       if (message.startsWith("grant:")) tokens.forgetGrant(message.slice("grant:".length));
@@ -68,6 +98,7 @@ export async function createMcpApp(
   } catch (err) {
     await revocations.close();
     await changes.close();
+    await budgets.close();
     await pool.end();
     throw err;
   }
@@ -124,6 +155,7 @@ export async function createMcpApp(
     url: "/mcp",
     groupOf: selectGroup,
     changes,
+    keys: keyManager({ pool, revocations, resolver, budgets }, invoker),
     // A person answers a secret request on the dashboard, signed in (apps/web: secret-requests).
     secretRequestUrl: ({ workspace, primitive, request }) =>
       `${env.dashboardUrl}/w/${encodeURIComponent(workspace)}/secret-requests/${primitive}/${request}`,
@@ -136,6 +168,7 @@ export async function createMcpApp(
       await app.close();
       await revocations.close();
       await changes.close();
+      await budgets.close();
       await pool.end();
     },
   };

@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createKey, createUser, createWorkspace, listConnections } from "@prim/db";
 import { type AnyOperation, accessOf, OPERATIONS } from "@prim/engine";
-import { TOOLS } from "@prim/mcp";
+import { KEY_TOOLS, TOOLS } from "@prim/mcp";
 import {
   authorizeUrl,
   Browser,
@@ -119,7 +119,9 @@ function writes(tool: (typeof TOOLS)[number], action: string, args: Record<strin
 
 describe("read-only credentials on MCP", () => {
   it("see every tool (nothing is hidden) and the connection is listed read-only", async () => {
-    const all = TOOLS.map((t) => t.name).sort();
+    // The key tools too (apps/mcp serves them): refused when a read-only credential mints or
+    // revokes (key-tools.test.ts), as an OAuth token's every call of them is.
+    const all = [...TOOLS, ...KEY_TOOLS].map((t) => t.name).sort();
     expect(listed.key).toEqual(all);
     expect(listed.token).toEqual(all);
     const [connection] = await listConnections(stack.cloud.api.hub.pool, workspace);

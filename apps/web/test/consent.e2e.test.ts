@@ -9,7 +9,7 @@ import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createWorkspace } from "@prim/db";
-import { TOOLS } from "@prim/mcp";
+import { KEY_TOOLS, TOOLS } from "@prim/mcp";
 import { call, MemoryProvider, type OAuthStack, REDIRECT } from "@prim/testkit/cloud";
 import type { Browser, BrowserContext, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -171,7 +171,7 @@ describe("the dashboard's consent screen", () => {
     const client = new Client({ name: "agent", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { authProvider: agent }));
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    expect(names).toEqual(TOOLS.map((t) => t.name).sort());
+    expect(names).toEqual([...TOOLS, ...KEY_TOOLS].map((t) => t.name).sort());
     await client.close();
     await page.close();
   });

@@ -67,6 +67,7 @@ export {
   parseDuration,
   parseIpAllow,
 } from "./control/key-limits.js";
+export { type KeyAccess, type KeyCall, KeyManagement, keyCaller } from "./control/key-management.js";
 export {
   type KeyScope,
   MAX_KEY_DEPTH,

@@ -83,6 +83,8 @@ export interface McpMountOptions extends Partial<SessionLimits> {
   changes?: ChangeSource;
   /** Where a person answers a secret request (apps/mcp: the dashboard); default the engine's own page. */
   secretRequestUrl?: McpServerOptions["secretRequestUrl"];
+  /** Minted keys (apps/mcp): serves the key tools (`key_mint`, `key_list`, `key_revoke`); absent, they do not exist. */
+  keys?: McpServerOptions["keys"];
 }
 
 const groupFromPath = (req: FastifyRequest) => (req.params as { group: string }).group;
@@ -155,6 +157,7 @@ export function mountMcp(app: FastifyInstance, invoker: Invoker, options: McpMou
       baseUrl: `${req.protocol}://${req.headers.host}`,
       changes: options.changes,
       ...(options.secretRequestUrl === undefined ? {} : { secretRequestUrl: options.secretRequestUrl }),
+      ...(options.keys === undefined ? {} : { keys: options.keys }),
     });
     const session = {
       server,

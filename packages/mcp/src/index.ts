@@ -1,10 +1,11 @@
 export { MAX_INLINE_BYTES } from "./context.js";
 export { fenceData, unfenceData } from "./fence.js";
 export { type McpMountOptions, mountMcp, parseToolPatterns } from "./http.js";
-export { createMcpServer, type McpServerOptions, visibleTools } from "./server.js";
+export { createMcpServer, type McpServerOptions, visibleKeyTools, visibleTools } from "./server.js";
 export { proxyStdio, serveStdio } from "./stdio.js";
 export { checkToolAccess, derivedAccess, type OperationEffects, toolAnnotations } from "./tools/annotations.js";
 export { OPERATION_EFFECTS } from "./tools/effects.js";
 export { checkTools, TOOLS, type ToolSpec } from "./tools/index.js";
+export { KEY_TOOLS, type KeyManager, type KeyToolSpec, keyToolAnnotations } from "./tools/keys.js";
 export { toolOutputSchema } from "./tools/output.js";
 export { MAX_SECRET_WAIT_MS, VAULT_REQUEST_RESULT, type VaultRequestResult } from "./tools/vault.js";

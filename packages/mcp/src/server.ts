@@ -26,7 +26,8 @@ import { withResourceLinks } from "./resource-links.js";
 import { registerResources } from "./resources.js";
 import { toolAnnotations } from "./tools/annotations.js";
 import { TOOLS, type ToolSpec } from "./tools/index.js";
-import { toolOutputSchema } from "./tools/output.js";
+import { KEY_TOOLS, type KeyManager, type KeyToolSpec, keyToolAnnotations } from "./tools/keys.js";
+import { outputSchemaOf, toolOutputSchema } from "./tools/output.js";
 import { VERSION } from "./version.js";
 
 export interface McpServerOptions {
@@ -45,6 +46,12 @@ export interface McpServerOptions {
    * dashboard. Default: the local engine's own page, `<baseUrl>/secret-requests/<primitive>/<request>`.
    */
   secretRequestUrl?: (ids: { workspace: string; primitive: string; request: string }) => string;
+  /**
+   * Minted keys (the cloud's apps/mcp): with it, the key tools `key_mint`, `key_list`,
+   * `key_revoke` are served to callers whose allowlist grants them; without it (the local
+   * engine) they do not exist.
+   */
+  keys?: KeyManager;
 }
 
 /** `primitive_list` is always available to a caller that reaches the group (spec). */
@@ -53,6 +60,11 @@ const ALWAYS = new Set(["primitive_list"]);
 /** The tools this caller may see: its allowlist (and `tools=`) decide. */
 export function visibleTools(principal: Principal): ToolSpec[] {
   return TOOLS.filter((tool) => ALWAYS.has(tool.name) || toolAllowed(principal, tool.name));
+}
+
+/** The key tools this caller may see, when the host manages keys: its allowlist decides, as for any tool. */
+export function visibleKeyTools(principal: Principal, keys: KeyManager | undefined): KeyToolSpec[] {
+  return keys === undefined ? [] : KEY_TOOLS.filter((tool) => toolAllowed(principal, tool.name));
 }
 
 /**
@@ -132,8 +144,29 @@ async function callTool(
       out,
     );
   } catch (err) {
-    const error = toServiceError(err);
-    return result({ error: { code: error.code, message: error.message } }, true);
+    return errorResult(err);
+  }
+}
+
+function errorResult(err: unknown): CallToolResult {
+  const error = toServiceError(err);
+  return result({ error: { code: error.code, message: error.message } }, true);
+}
+
+/**
+ * A key tool call: the host's `KeyManager`, with the caller narrowed to the tool as for an engine
+ * tool. Not an engine operation, so no audit entry of its own here: minting and revoking are
+ * the control plane's audited actions (`key.mint`, `key.revoke`).
+ */
+async function callKeyTool(
+  tool: KeyToolSpec,
+  args: Record<string, any>,
+  options: McpServerOptions & { keys: KeyManager },
+): Promise<CallToolResult> {
+  try {
+    return result(await tool.run(options.keys, narrowTools(options.principal, [tool.name]), args));
+  } catch (err) {
+    return errorResult(err);
   }
 }
 
@@ -143,20 +176,21 @@ async function callTool(
  * once per tool for the process: every session lists the same definitions.
  */
 const definitions = new Map<string, Tool>();
-function toolDefinition(tool: ToolSpec): Tool {
+function toolDefinition(tool: ToolSpec | KeyToolSpec): Tool {
   let definition = definitions.get(tool.name);
   if (definition === undefined) {
     const { $schema: _schema, ...input } = z.toJSONSchema(z.strictObject(tool.shape), {
       target: "draft-7",
       io: "input",
     }) as Record<string, unknown>;
+    const engineTool = "actions" in tool;
     definition = {
       name: tool.name,
       title: tool.title,
       description: tool.description,
       inputSchema: { ...input, type: "object" },
-      outputSchema: toolOutputSchema(tool),
-      annotations: toolAnnotations(tool),
+      outputSchema: engineTool ? toolOutputSchema(tool) : outputSchemaOf([tool.result]),
+      annotations: engineTool ? toolAnnotations(tool) : keyToolAnnotations(tool),
     };
     definitions.set(tool.name, definition);
   }
@@ -174,8 +208,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   // The low-level handlers, not McpServer.registerTool: the definitions are shared by every
   // session (built once), the output schemas are unions (registerTool keeps only object
   // schemas), and invalid arguments are errors in the service's own shape.
-  const visible = visibleTools(options.principal);
+  const { keys } = options;
+  const visible = [...visibleTools(options.principal), ...visibleKeyTools(options.principal, keys)];
   const tools = new Map(visible.map((tool) => [tool.name, { spec: tool, schema: strictShape(tool) }]));
+  // Tools this server has (a caller's allowlist may still refuse them): the key tools with a KeyManager only.
+  const served = new Set([...TOOLS, ...(keys === undefined ? [] : KEY_TOOLS)].map((tool) => tool.name));
   server.server.registerCapabilities({ tools: { listChanged: false } });
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map(toolDefinition) }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -183,7 +220,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     if (tool === undefined) {
       // A real tool this session may not use is the spec's `tool_not_allowed`, a tool error
       // like every other refusal; a name Prim does not have is a protocol error.
-      if (TOOLS.some((t) => t.name === request.params.name)) {
+      if (served.has(request.params.name)) {
         const message = `tool '${request.params.name}' is outside this session's tool allowlist`;
         return result({ error: { code: "tool_not_allowed", message } }, true);
       }
@@ -196,14 +233,16 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       const message = `${field === "" ? "" : `${field}: `}${issue?.message ?? "invalid arguments"}`;
       return result({ error: { code: "invalid_request", message } }, true);
     }
-    return callTool(tool.spec, parsed.data as Record<string, unknown>, options, callChannel(server.server, extra));
+    const args = parsed.data as Record<string, unknown>;
+    if (!("actions" in tool.spec)) return callKeyTool(tool.spec, args, { ...options, keys: keys as KeyManager });
+    return callTool(tool.spec, args, options, callChannel(server.server, extra));
   });
   registerResources(server, options);
   return server;
 }
 
 const strictShapes = new Map<string, z.ZodType>();
-function strictShape(tool: ToolSpec): z.ZodType {
+function strictShape(tool: ToolSpec | KeyToolSpec): z.ZodType {
   let schema = strictShapes.get(tool.name);
   if (schema === undefined) {
     schema = z.strictObject(tool.shape);

@@ -117,7 +117,10 @@ export class SessionTable {
   }
 }
 
-/** A principal's reach, compared when a session id is presented: kind, group, tools, narrowings, read-only. */
+/**
+ * A principal's reach, compared when a session id is presented: kind, group, tools, narrowings,
+ * read-only, and whether it is a `pa_` token (which may not manage keys: it never uses a key's session).
+ */
 export function reachOf(p: Principal): string {
-  return JSON.stringify([p.kind, p.groupId, p.tools, p.narrowed ?? null, p.readOnly === true]);
+  return JSON.stringify([p.kind, p.groupId, p.tools, p.narrowed ?? null, p.readOnly === true, p.attenuated === true]);
 }

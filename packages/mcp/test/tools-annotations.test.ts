@@ -4,12 +4,14 @@
 // src/tools/effects.ts is generated from that (checked current here) and every hint is derived.
 import { readFileSync } from "node:fs";
 import { OPERATIONS } from "@prim/engine";
-import { TOOL_CATALOG } from "@prim/wire";
+import { KEY_TOOL_CATALOG, TOOL_CATALOG } from "@prim/wire";
 import { describe, expect, it } from "vitest";
 import { EFFECTS_FILE, renderEffects } from "../scripts/operation-effects.js";
 import {
   checkToolAccess,
   derivedAccess,
+  KEY_TOOLS,
+  keyToolAnnotations,
   OPERATION_EFFECTS,
   TOOLS,
   type ToolSpec,
@@ -96,5 +98,47 @@ describe("tool annotations from the operations' declarations", () => {
       // Unknown arguments are refused, and the schema says so.
       expect(listed.inputSchema.additionalProperties, listed.name).toBe(false);
     }
+  });
+});
+
+describe("the key tools (key_mint, key_list, key_revoke: the cloud's, over a host's KeyManager)", () => {
+  it("are annotated from @prim/wire's KEY_TOOL_CATALOG: mint writes anew, revoke destroys and repeats, list reads", () => {
+    expect(KEY_TOOLS.map((tool) => tool.name)).toEqual(KEY_TOOL_CATALOG.map((tool) => tool.name));
+    const hints = Object.fromEntries(KEY_TOOLS.map((tool) => [tool.name, keyToolAnnotations(tool)]));
+    expect(hints).toEqual({
+      key_mint: {
+        title: "Mint a narrower key",
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
+      key_list: {
+        title: "List minted keys",
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+      key_revoke: {
+        title: "Revoke a minted key",
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    });
+    // Not on the consent screen's list: an OAuth token may never use them.
+    const catalog = new Set<string>(TOOL_CATALOG.map((tool) => tool.name));
+    expect(KEY_TOOLS.filter((tool) => catalog.has(tool.name))).toEqual([]);
+  });
+
+  it("do not exist on the local engine (no keys): not listed, and a call names an unknown tool", async () => {
+    const s = await startMcpServer();
+    const client = await s.connect("g");
+    expect((await client.listTools()).tools.some((tool) => tool.name.startsWith("key_"))).toBe(false);
+    await expect(client.callTool({ name: "key_mint", arguments: {} })).rejects.toThrow("Tool key_mint not found");
+    // The same session's own tools answer.
+    expect((await client.callTool({ name: "primitive_list", arguments: {} })).isError).toBeFalsy();
   });
 });

@@ -1,4 +1,4 @@
-import type { KeyBudget, KeyRevoked, MintedKey, MintedKeyInfo } from "@prim/wire";
+import type { KeyMintRequest, KeyRevoked, MintedKey, MintedKeyInfo } from "@prim/wire";
 import { seg } from "./primitive-client.js";
 import type { Transport } from "./transport.js";
 
@@ -7,24 +7,11 @@ import type { Transport } from "./transport.js";
  * the keys under it, and revokes any of them with everything under that one.
  */
 
-export interface MintOptions {
-  name?: string;
-  /** A group name or id; null = every group (only from an every-group key); omitted = the caller's. */
-  group?: string | null;
-  /** Tool names or patterns, each covered by the caller's; omitted = the caller's. */
-  tools?: string[];
-  /** Omitted = the caller's; a read-only key mints read-only keys only. */
-  read_only?: boolean;
-  /** Ms since the epoch, no later than the caller's own expiry; omitted = the caller's. */
-  expires_at?: number;
-  /** CIDRs, each inside one of the caller's allowlist; omitted = the caller's. */
-  ip_allow?: string[];
-  /**
-   * Operations it may spend, in total or per UTC day or month. Required under a key with a
-   * budget: the same kind, no larger, and taken out of what the caller has left.
-   */
-  budget?: KeyBudget;
-}
+/**
+ * What a child may be (`@prim/wire`'s `KeyMintRequest`, the REST body and the MCP tool
+ * `key_mint`'s arguments): each omitted property is the caller's. A read-only key mints nothing.
+ */
+export type MintOptions = KeyMintRequest;
 
 export class KeysClient {
   constructor(private readonly transport: Transport) {}

@@ -298,6 +298,24 @@ export interface WhoAmI {
   read_only: boolean;
 }
 
+/**
+ * What `POST /v1/keys` and the MCP tool `key_mint` take (cloud): the child's properties, each
+ * omitted one the parent's; none may be wider than the parent's (403 `forbidden` naming it).
+ */
+export interface KeyMintRequest {
+  name?: string;
+  /** A group name or id; null: every group (only from a parent for every group). */
+  group?: string | null;
+  tools?: string[];
+  read_only?: boolean;
+  /** Ms since the epoch, no later than the parent's own expiry. */
+  expires_at?: number;
+  /** CIDRs, each inside one of the parent's (when it has an allowlist). */
+  ip_allow?: string[];
+  /** Operations it may spend; under a budgeted parent required, of its kind and carved out of what it has left. */
+  budget?: KeyBudget;
+}
+
 /** What `POST /v1/keys` answers (cloud): the minted key itself, shown this once. */
 export interface MintedKey {
   id: string;

@@ -40,6 +40,7 @@ export type {
   ImportStatus,
   Job,
   JobStatus,
+  KeyMintRequest,
   KeyRevoked,
   MemoryRecord,
   MintedKey,
@@ -86,7 +87,16 @@ export {
   toolPatternMatches,
 } from "./principal.js";
 export type { OperationResult, OperationResults } from "./results.js";
-export { TOOL_CATALOG, type ToolInfo, type ToolName, toolInfo } from "./tools.js";
+export {
+  type ControlToolInfo,
+  KEY_MANAGEMENT_RATE_AS,
+  KEY_TOOL_CATALOG,
+  type KeyToolName,
+  TOOL_CATALOG,
+  type ToolInfo,
+  type ToolName,
+  toolInfo,
+} from "./tools.js";
 export {
   type AuditEntry,
   type ByteRange,

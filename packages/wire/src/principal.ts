@@ -28,6 +28,11 @@ export interface Principal {
    * false.
    */
   readOnly?: boolean;
+  /**
+   * A `pa_` token (a key narrowed offline): its caveats live in the token, not in the key's row,
+   * so it may not manage minted keys (a child would drop them). Absent: false.
+   */
+  attenuated?: boolean;
   /** Further allowlists that must each match too (MCP `tools=` narrowing a key). */
   narrowed?: readonly (readonly string[])[];
   /**

@@ -289,3 +289,64 @@ export function toolInfo(name: ToolName): ToolInfo {
   if (info === undefined) throw new Error(`unknown tool ${name}`);
   return info;
 }
+
+/**
+ * A tool over the control plane rather than an engine operation (minted keys, issue 41): its
+ * effects are declared here, as an operation declares its own, for its MCP annotations.
+ */
+export interface ControlToolInfo extends ToolInfo {
+  /** A write that may delete or overwrite what exists. */
+  destructive: boolean;
+  /** A write whose repetition changes nothing more. */
+  idempotent: boolean;
+}
+
+/**
+ * The key tools (cloud MCP only; `POST/GET/DELETE /v1/keys` over REST): an agent mints narrower
+ * keys for its sub-agents, lists them and revokes them. Only a `pk_` API key may use them (an
+ * OAuth or `pa_` token is refused 403 `forbidden`), so they are not on the consent screen's
+ * list (`TOOL_CATALOG`); a key's tool allowlist grants them like any tool (`key_*`). A read-only
+ * credential may list but neither mint nor revoke. Each call is rate-limited per key as
+ * `KEY_MANAGEMENT_RATE_AS` and counted as no operation (spec: "What counts as an operation").
+ */
+export const KEY_TOOL_CATALOG = [
+  {
+    name: "key_mint",
+    access: "write",
+    destructive: false,
+    idempotent: false,
+    title: "Mint a narrower key",
+    summary: "Make API keys for sub-agents, each at most as wide as this one.",
+    description:
+      "Mints a new API key (`pk_…`, in `key`, shown this once: hand it on, it cannot be read again) that is a child of this credential's key and at most as wide on every property: `group`, `tools`, `read_only`, `expires_at`, `ip_allow`; an omitted property is this key's own. Anything wider is refused (forbidden, naming the property). Revoking this key later revokes the child too.",
+  },
+  {
+    name: "key_list",
+    access: "read",
+    destructive: false,
+    idempotent: true,
+    title: "List minted keys",
+    summary: "See the keys this key minted and their children.",
+    description:
+      "Lists the keys this credential's key minted and everything under them (never the secrets): id, start, name, group, tools, read_only, parent, depth, dates, and `revoked_at` for a revoked one. Oldest first.",
+  },
+  {
+    name: "key_revoke",
+    access: "write",
+    destructive: true,
+    idempotent: true,
+    title: "Revoke a minted key",
+    summary: "Revoke keys this key minted, with every key under them.",
+    description:
+      "Revokes a key this credential's key minted (or one under it), by `id` from key_mint or key_list, with every key under it, at once everywhere: their next request answers invalid_token. A key outside this key's subtree is not_found.",
+  },
+] as const satisfies readonly ControlToolInfo[];
+
+/** A key tool's name (`key_mint`, …). */
+export type KeyToolName = (typeof KEY_TOOL_CATALOG)[number]["name"];
+
+/**
+ * The operation key management is admitted as by the limiter (REST and MCP alike): a read any
+ * credential may make, not metered — a token from the calling key's bucket, no operation counted.
+ */
+export const KEY_MANAGEMENT_RATE_AS = "auth.whoami";

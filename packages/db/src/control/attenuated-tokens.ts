@@ -127,7 +127,7 @@ export class AttenuatedTokens {
 
   /** The root's principal with every caveat applied: each one only ever takes away. */
   private async narrow(root: Principal, caveats: readonly Caveat[]) {
-    let principal: Principal = { ...root };
+    let principal: Principal = { ...root, attenuated: true };
     let expiresAt: number | null = null;
     const ipLists: BlockList[] = [];
     for (const caveat of caveats) {

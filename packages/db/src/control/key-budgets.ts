@@ -1,6 +1,6 @@
 import type { KeyBudget } from "@prim/engine";
 import { ServiceError } from "@prim/engine";
-import type { Redis } from "ioredis";
+import { Redis } from "ioredis";
 
 /**
  * A child key's budget carved out of its parent's (issue 41, "Minted keys"), in Redis beside
@@ -74,6 +74,17 @@ export interface BudgetedKey {
 export class KeyBudgets {
   private readonly redis: BudgetRedis;
 
+  /** Its own connection (apps/mcp, which has no limiter): `close()` ends it. */
+  static connect(redisUrl: string): KeyBudgets {
+    const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, commandTimeout: 2000 });
+    redis.on("error", () => {}); // a refusal answers the mint (429), nothing crashes
+    const budgets = new KeyBudgets(redis);
+    budgets.owned = true;
+    return budgets;
+  }
+
+  private owned = false;
+
   constructor(
     redis: Redis,
     private readonly now: () => number = Date.now,
@@ -137,5 +148,10 @@ export class KeyBudgets {
         ttl,
       )
       .catch(() => {});
+  }
+
+  /** Ends the connection `connect` made (a shared one is its owner's to close). */
+  async close(): Promise<void> {
+    if (this.owned) this.redis.disconnect();
   }
 }

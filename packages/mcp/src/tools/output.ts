@@ -52,7 +52,11 @@ export function actionResultSchema(tool: ToolSpec, action: string): z.ZodType {
  * asks for an object at the top, so the union sits under `type: "object"`.
  */
 export function toolOutputSchema(tool: ToolSpec): Record<string, unknown> & { type: "object" } {
-  const results = Object.keys(tool.actions).map((action) => actionResultSchema(tool, action));
+  return outputSchemaOf(Object.keys(tool.actions).map((action) => actionResultSchema(tool, action)));
+}
+
+/** An `outputSchema` of any of `results` or the error body (a control tool's too: tools/keys.ts). */
+export function outputSchemaOf(results: readonly z.ZodType[]): Record<string, unknown> & { type: "object" } {
   const unique = [...new Set(results)];
   const json = z.toJSONSchema(z.union([errorBody, ...unique]), {
     target: "draft-7",

@@ -1,19 +1,14 @@
 import { z } from "zod";
 import type * as W from "../index.js";
 import { DURABILITIES, ERROR_STATUS, PRIMITIVE_TYPES } from "../index.js";
+import { same } from "./same.js";
 
 /**
  * The wire shapes as zod schemas, for the OpenAPI document's response bodies. Each is checked
- * against its `@prim/wire` type both ways when this package compiles (`same` below), so the
+ * against its `@prim/wire` type both ways when this package compiles (`same.ts`), so the
  * document, the SDK's types and the engine's answers cannot drift apart silently; the SDK's
  * suite validates every answer it gets against the published document at run time.
  */
-
-/** Compile-time proof that a schema's output is exactly the wire type. */
-type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-function same<T>() {
-  return <S extends z.ZodType>(schema: S, ..._proof: Exact<z.output<S>, T> extends true ? [] : [never]): S => schema;
-}
 
 const ms = z.number().int().describe("ms since the Unix epoch");
 const primitiveType = z.enum(PRIMITIVE_TYPES);
