@@ -112,7 +112,7 @@ describe("the key tools in tools/list", () => {
       expect(t.inputSchema.additionalProperties, t.name).toBe(false);
     }
     expect(Object.keys(byName.key_mint?.inputSchema.properties ?? {}).sort()).toEqual(
-      ["expires_at", "group", "ip_allow", "name", "read_only", "tools"].sort(),
+      ["budget", "expires_at", "group", "ip_allow", "name", "read_only", "tools"].sort(),
     );
   });
 
@@ -205,8 +205,24 @@ describe("minting over MCP", () => {
     });
     // Omitted properties are the parent's; an argument the tool does not know is refused.
     expect(await ok(client, "key_mint", {})).toMatchObject({ tools: ["kv_*", "key_*"], expires_at: expiresAt });
-    expect((await refused(client, "key_mint", { budget: { total: 5 } })).code).toBe("invalid_request");
+    expect((await refused(client, "key_mint", { budget: { total: 5 }, color: "red" })).code).toBe("invalid_request");
+    // A budget from a parent without one: the child's own, shown in the answer.
+    expect(await ok(client, "key_mint", { budget: { per: "day", limit: 5 } })).toMatchObject({
+      budget: { per: "day", limit: 5 },
+    });
     expect((await refused(client, "key_mint", { expires_at: 1 })).code).toBe("invalid_request");
+  });
+});
+
+describe("budgets over MCP", () => {
+  it("a budgeted key's child takes its budget out of the parent's, as over REST; more than is left is refused", async () => {
+    const parent = await createKey(stack.cloud.api.hub.pool, { workspace, group: "app", budget: { total: 10 } });
+    const client = await connect(parent.key, "app");
+    expect((await refused(client, "key_mint", {})).message).toContain("budget");
+    expect(await ok(client, "key_mint", { budget: { total: 7 } })).toMatchObject({ budget: { total: 7 } });
+    const over = await refused(client, "key_mint", { budget: { total: 4 } });
+    expect(over).toMatchObject({ code: "forbidden", message: expect.stringContaining("3 operations left") });
+    expect(await ok(client, "key_mint", { budget: { total: 3 } })).toMatchObject({ budget: { total: 3 } });
   });
 });
 
