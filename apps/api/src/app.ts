@@ -28,6 +28,7 @@ import { RedisLimiter, type RedisLimiterOptions } from "./limits/limiter.js";
 import { Metering } from "./limits/metering.js";
 import { mountOAuth } from "./oauth/mount.js";
 import { type AuthServerOptions, createAuthProvider } from "./oauth/provider.js";
+import { startWebhooks, type WebhookDispatcher } from "./webhooks/index.js";
 
 const SIGNED_PREFIX = "/v1/signed/";
 
@@ -65,6 +66,8 @@ export interface ApiApp {
   revocations: Revocations;
   /** The internal listener's app (`POST /internal/invoke`), when PRIM_INTERNAL_SECRET is set. */
   internal: FastifyInstance | undefined;
+  /** The webhook dispatcher of this cell's workspaces. */
+  webhooks: WebhookDispatcher;
   close(): Promise<void>;
 }
 
@@ -83,6 +86,8 @@ export interface ApiAppOptions {
   oauthFetch?: AuthServerOptions["fetch"];
   /** The billing job's timing (tests run it by hand with `intervalMs: 0`). */
   billing?: BillingOptions;
+  /** The webhook dispatcher's rounds (tests run them by hand with `intervalMs: 0`). */
+  webhooks?: { intervalMs?: number };
 }
 
 export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Promise<ApiApp> {
@@ -164,6 +169,15 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       limiter,
       rateAs: operations.get(KEY_MANAGEMENT_RATE_AS),
     });
+    const webhooks = startWebhooks(app, env, {
+      pool,
+      tenants,
+      invoker,
+      limiter,
+      operations,
+      clock: options.clock,
+      intervalMs: options.webhooks?.intervalMs,
+    });
     const billing = mountBilling(app, env, { pool, revocations }, options.billing);
     const opened = cell;
     const internal =
@@ -189,8 +203,10 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       revocations,
       internal,
       billing,
+      webhooks,
       close: async () => {
         stopOAuth();
+        await webhooks.stop();
         await billing?.stop();
         await app.close();
         await internal?.close();

@@ -33,6 +33,14 @@ const schema = z.object({
     .string()
     .regex(/^[A-Za-z0-9-]+$/, "PRIM_CLIENT_IP_HEADER must be a header name")
     .optional(),
+  /**
+   * Webhook destinations on this machine (`allow`: http:// and loopback addresses; `npm run cloud`
+   * and tests). Unset in production: https only, public addresses only.
+   */
+  PRIM_WEBHOOKS_LOOPBACK: z.enum(["allow"]).optional(),
+  /** Outgoing mail (a disabled webhook tells the workspace's owners); unset: the log. */
+  SMTP_URL: urlString("SMTP_URL").optional(),
+  PRIM_MAIL_FROM: z.string().trim().min(3).default("Prim <no-reply@localhost>"),
   /** The cell's own: data directory, blobs, master key, id and address, ships, the cells' secret. */
   ...cellEnv,
 });

@@ -151,7 +151,10 @@ export class Engine implements Invoker {
     }
     // Limits come next: a refused call touches nothing, and every call of a credential that gets
     // this far (a 404 too) takes from its bucket.
-    const limited = this.limiter === undefined ? undefined : { principal, op, target, input, clientIp: meta.clientIp };
+    const limited =
+      this.limiter === undefined || meta.system === true
+        ? undefined
+        : { principal, op, target, input, clientIp: meta.clientIp };
     if (limited !== undefined) {
       const headers = await this.limiter?.admit(limited);
       if (headers !== undefined) meta.onLimits?.(headers);
@@ -204,12 +207,12 @@ export class Engine implements Invoker {
         this.services.syncs.writes++;
         await synced;
       }
-      this.recordAudit(op, ctx.audit, principal, primitive, group, null, meta.audit === true);
+      if (meta.system !== true) this.recordAudit(op, ctx.audit, principal, primitive, group, null, meta.audit === true);
       if (op.changes !== undefined) this.publishChanges(op.changes(parsed, ctx.audit), ctx.audit, primitive);
       return result;
     } catch (err) {
       const code = isServiceError(err) ? err.code : "internal_error";
-      this.recordAudit(op, ctx.audit, principal, primitive, group, code, meta.audit === true);
+      if (meta.system !== true) this.recordAudit(op, ctx.audit, principal, primitive, group, code, meta.audit === true);
       throw err;
     }
   }

@@ -17,6 +17,13 @@ export interface InvokeMeta {
    * that does not serve the workspace forwards it once more at most, then refuses.
    */
   hops?: number;
+  /**
+   * A service of the platform acting for the workspace in the same process (the webhook
+   * dispatcher reading change feeds): neither limited, counted nor audited — what it does for
+   * the workspace is counted its own way (a delivery is one operation). Never taken from a
+   * request: transports do not set it and the internal invoke's schema does not carry it.
+   */
+  system?: boolean;
   /** Receives the limiter's response headers (`RateLimit-Policy`, `RateLimit`) when it admits the call. */
   onLimits?: (headers: Record<string, string>) => void;
 }

@@ -160,6 +160,33 @@ export class RedisLimiter implements Limiter {
     ).catch((error: unknown) => this.log(`limits: the audit of ${actor}'s spent budget failed: ${String(error)}`));
   }
 
+  /**
+   * Operations made for a workspace outside any call (a webhook delivery sent): counted as a
+   * call's are (the month and day counters, the roll-up), never refused.
+   */
+  count(ws: string, units: number): void {
+    const { month, day } = utcPeriods(this.now());
+    const keys = limitKeys(ws);
+    this.active.add(ws);
+    this.monthOps.set(ws, (this.monthOps.get(ws) ?? 0) + units);
+    const buffer = () => {
+      this.pending.add(keys.ops + month, units);
+      this.pending.add(keys.ops + day, units);
+    };
+    if (this.down) return buffer();
+    this.redis
+      .multi()
+      .incrby(keys.ops + month, units)
+      .expire(keys.ops + month, 40 * 86400)
+      .incrby(keys.ops + day, units)
+      .expire(keys.ops + day, 3 * 86400)
+      .exec()
+      .catch(() => {
+        this.wentDown();
+        buffer();
+      });
+  }
+
   /** An admitted call's resolved primitive: its operations counted here, per UTC day. */
   resolved(call: LimitCall, primitiveId: string): void {
     if (call.op.lookup === true) return; // neither limited nor counted (admit)

@@ -28,6 +28,8 @@ import type { ChangeFeed, FeedChange } from "./feed.js";
 
 export interface DispatcherOptions {
   masterKey: Buffer;
+  /** This cell's id: it serves the endpoints of the workspaces placed on it, from its own engines. */
+  cell: string;
   /** ms between ticks (default 250). */
   intervalMs?: number;
   now?: () => number;
@@ -105,7 +107,13 @@ export class WebhookDispatcher {
 
   /** One round: every endpoint this process could take, served at once. */
   async tick(): Promise<void> {
-    const held = await holdEndpoints(this.pool, this.holder, this.now(), LEASE_MS, ENDPOINTS_PER_TICK);
+    const held = await holdEndpoints(this.pool, {
+      holder: this.holder,
+      cell: this.options.cell,
+      now: this.now(),
+      leaseMs: LEASE_MS,
+      limit: ENDPOINTS_PER_TICK,
+    });
     await Promise.all(held.map((endpoint) => this.serve(endpoint)));
   }
 

@@ -31,21 +31,22 @@ export interface HeldEndpoint {
   failing_since: Date | null;
 }
 
-/** Takes up to `limit` enabled endpoints no other process holds, for `leaseMs`. */
+/**
+ * Takes up to `limit` enabled endpoints of the workspaces placed on `cell` that no other process
+ * holds, for `leaseMs` (the cell reads their feeds from its own engines).
+ */
 export async function holdEndpoints(
   pool: pg.Pool,
-  holder: string,
-  now: number,
-  leaseMs: number,
-  limit: number,
+  input: { holder: string; cell: string; now: number; leaseMs: number; limit: number },
 ): Promise<HeldEndpoint[]> {
   const { rows } = await pool.query<HeldEndpoint>(
     `UPDATE webhook_endpoints e SET lease_holder = $1, lease_until = $3
-      WHERE e.id IN (SELECT id FROM webhook_endpoints
-                      WHERE disabled_at IS NULL AND (lease_until IS NULL OR lease_until < $2)
-                      ORDER BY lease_until NULLS FIRST LIMIT $4 FOR UPDATE SKIP LOCKED)
+      WHERE e.id IN (SELECT w.id FROM webhook_endpoints w
+                       JOIN placements p ON p.workspace_id = w.workspace_id AND p.cell_id = $5
+                      WHERE w.disabled_at IS NULL AND (w.lease_until IS NULL OR w.lease_until < $2)
+                      ORDER BY w.lease_until NULLS FIRST LIMIT $4 FOR UPDATE OF w SKIP LOCKED)
       RETURNING e.id, e.workspace_id, e.group_id, e.primitive_id, e.url, e.secret, e.filter, e.cursor, e.failing_since`,
-    [holder, new Date(now), new Date(now + leaseMs), limit],
+    [input.holder, new Date(input.now), new Date(input.now + input.leaseMs), input.limit, input.cell],
   );
   return rows;
 }
