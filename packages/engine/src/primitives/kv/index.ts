@@ -1,9 +1,10 @@
+import { logOf } from "../changes/log.js";
 import type { PrimitiveDefinition } from "../definition.js";
 import { KvStore } from "./store.js";
 
 export const kvDefinition: PrimitiveDefinition<KvStore> = {
   type: "kv",
-  open: (db, env) => new KvStore(db, env.clock),
+  open: (db, env) => new KvStore(db, env.clock, logOf(env)),
   // Unexpired keys.
   items: (store) => store.count(),
 };

@@ -1,3 +1,4 @@
+import { logOf } from "../changes/log.js";
 import type { PrimitiveDefinition } from "../definition.js";
 import type { AnyOperation } from "../operation.js";
 import { QUEUE_BATCH_OPERATIONS } from "./batch.js";
@@ -9,7 +10,7 @@ import { Waiters } from "./waiters.js";
 export const queueDefinition: PrimitiveDefinition<QueueHandle> = {
   type: "queue",
   open: (db, env) => {
-    const store = new QueueStore(db, env.clock);
+    const store = new QueueStore(db, env.clock, logOf(env));
     return { store, waiters: new Waiters(store) };
   },
   close: (handle) => handle.waiters.close(),
