@@ -112,6 +112,11 @@ export interface PrimitiveDefinition<S = unknown> {
     archiveKey: Buffer | null,
     target: { id: string; groupId: string },
   ): void;
+  /**
+   * Brings the change log up to date before a feed is read (kv: removes the keys whose expiry
+   * passed, so their `expire` entries show now rather than at the next write's sweep).
+   */
+  beforeChangesRead?(store: S): Promise<void> | void;
   /** Adjusts a fresh copy made by a fork (queue: release leases; storage: new signing epoch). */
   onFork?(store: S, fork: ForkContext): void | Promise<void>;
 }

@@ -41,7 +41,7 @@ export class PrimitiveFiles {
     private readonly definitions: ReadonlyMap<PrimitiveType, PrimitiveDefinition>,
     private readonly env: PrimitiveEnv,
     private readonly maxOpen = 256,
-    private readonly changeLog: ChangeLogOptions = {},
+    private readonly changeLogOptions: ChangeLogOptions = {},
   ) {
     this.dir = privateDir(join(dataDir, "primitives"));
     privateDir(join(dataDir, "snapshots"));
@@ -137,12 +137,23 @@ export class PrimitiveFiles {
 
   /** A change log over `db` with this engine's settings (retention, on or off). */
   private newChangeLog(db: Database.Database, onCommit?: () => void): ChangeLog {
-    const { enabled = true, ...retention } = this.changeLog;
+    const { enabled = true, ...retention } = this.changeLogOptions;
     return new ChangeLog(db, this.env.clock, {
       enabled,
       retention: { ...DEFAULT_CHANGE_RETENTION, ...retention },
       ...(onCommit === undefined ? {} : { onCommit }),
     });
+  }
+
+  /**
+   * The change log of a primitive, brought up to date by its type (kv expiry) — null for a type
+   * without one (db) or once the engine is closing (a parked reader must not reopen a file).
+   */
+  async changeLog(id: string, type: PrimitiveType): Promise<ChangeLog | null> {
+    if (this.changeSignals.closed) return null;
+    const handle = this.handle(id, type);
+    await this.definitions.get(type)?.beforeChangesRead?.(handle.store);
+    return handle.changes;
   }
 
   items(id: string, type: PrimitiveType): number | Promise<number> {

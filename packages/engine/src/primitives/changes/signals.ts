@@ -10,6 +10,8 @@ interface Parked {
 
 export class ChangeSignals {
   private readonly parked = new Set<Parked>();
+  /** Set once the engine closes: nothing parks any more. */
+  closed = false;
 
   /** Called by a primitive's log once a transaction that appended to it ended. */
   committed(primitiveId: string): void {
@@ -21,7 +23,7 @@ export class ChangeSignals {
    * reader filters), after `waitMs`, or when `signal` aborts; true when woken by a commit.
    */
   wait(ids: ReadonlySet<string> | null, waitMs: number, signal?: AbortSignal): Promise<boolean> {
-    if (waitMs <= 0 || signal?.aborted) return Promise.resolve(false);
+    if (waitMs <= 0 || signal?.aborted || this.closed) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
       const finish = (woken: boolean) => {
         if (!this.parked.delete(entry)) return;
@@ -44,6 +46,7 @@ export class ChangeSignals {
 
   /** Answers every parked reader (the engine is closing). */
   close(): void {
+    this.closed = true;
     for (const p of [...this.parked]) p.done();
   }
 }

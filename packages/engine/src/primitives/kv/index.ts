@@ -5,6 +5,7 @@ import { KvStore } from "./store.js";
 export const kvDefinition: PrimitiveDefinition<KvStore> = {
   type: "kv",
   open: (db, env) => new KvStore(db, env.clock, logOf(env)),
+  beforeChangesRead: (store) => store.expireDue(),
   // Unexpired keys.
   items: (store) => store.count(),
 };

@@ -14,6 +14,8 @@ export const queueDefinition: PrimitiveDefinition<QueueHandle> = {
     return { store, waiters: new Waiters(store) };
   },
   close: (handle) => handle.waiters.close(),
+  // Leases that ran out on a job's last attempt make it dead: a feed reader sees it now.
+  beforeChangesRead: (handle) => handle.store.reap(),
   // The copy's leased jobs are ready again: nobody holds their leases there.
   onFork: (handle) => handle.store.releaseLeases(),
   // Pending jobs: ready or leased.
