@@ -39,6 +39,7 @@ export { ARCHIVE_TTL_MS, UPLOAD_TTL_MS } from "./ops/archive.js";
 export type { FileDownload } from "./ops/export.js";
 export { MAX_RESULT_BYTES, MAX_RESULT_ROWS, STATEMENT_TIMEOUT_MS } from "./primitives/db/index.js";
 export { MAX_BATCH_STATEMENTS, MAX_SQL_CHARS } from "./primitives/db/ops.js";
+export { type ChangeLogOptions, type ChangeRetention, DEFAULT_CHANGE_RETENTION } from "./primitives/changes/log.js";
 export type { PrimitiveDefinition } from "./primitives/definition.js";
 export { FS_CREATED, MAX_FILE_BYTES, MAX_PATH_BYTES } from "./primitives/fs/index.js";
 export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, MAX_VALUE_BYTES } from "./primitives/kv/index.js";
