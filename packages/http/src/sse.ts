@@ -56,7 +56,8 @@ export async function streamChanges(
   raw.write(": prim change feed\n\n");
   try {
     for (;;) {
-      for (const entry of page.data) raw.write(`id: ${entry.cursor}\nevent: change\ndata: ${JSON.stringify(entry)}\n\n`);
+      for (const entry of page.data)
+        raw.write(`id: ${entry.cursor}\nevent: change\ndata: ${JSON.stringify(entry)}\n\n`);
       if (page.data.length === 0) raw.write(": waiting\n\n");
       after = page.cursor;
       if (controller.signal.aborted) break;

@@ -146,7 +146,7 @@ describe("change feeds over REST", () => {
     // A bad cursor is an ordinary JSON error before any stream opens.
     const bad = await fetch(url, { headers: { ...server.auth, accept: "text/event-stream", "last-event-id": "nope" } });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.code).toBe("invalid_request");
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("invalid_request");
   });
 
   it("scopes feeds: a key for group a reads a's feeds, never b's", async () => {

@@ -1,7 +1,7 @@
 import type {
   BatchResults,
-  ChangePage,
   BranchInfo,
+  ChangePage,
   ConsolidateResult,
   FetchResult,
   FileDownload,

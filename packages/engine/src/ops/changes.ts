@@ -79,7 +79,7 @@ export const changesGroup = groupOp({
   writesStorage: false,
   input: readInput,
   async run(ctx, input): Promise<ChangePage> {
-    const { services, group } = ctx;
+    const { group } = ctx;
     ctx.audit.target = null;
     const cursor: GroupCursor =
       input.after === undefined ? { group: group.id, parts: new Map() } : decodeGroupCursor(input.after, group.id);
@@ -156,7 +156,9 @@ function groupCursorError(err: unknown, cursor: GroupCursor, source: LogSource):
   }
   const held = new Map(cursor.parts);
   held.set(source.id, oldestCursor(source));
-  const why = err.message.includes("restored") ? "was restored from a snapshot since" : "has changes past the retention window";
+  const why = err.message.includes("restored")
+    ? "was restored from a snapshot since"
+    : "has changes past the retention window";
   return new ServiceError(
     "conflict",
     `after: primitive ${source.id} ${why}; the oldest cursor still held is '${encodeGroupCursor({ group: cursor.group, parts: held })}'`,

@@ -6,6 +6,7 @@ import { type ChangeEntry, type ChangePage, LOCAL_PRINCIPAL, type PrimitiveInfo,
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { Engine } from "../../src/engine.js";
+import { schemaDifference } from "../../src/sql-host/file-check.js";
 import { testEngine } from "../helpers.js";
 
 const body = (text: string) => Readable.from([Buffer.from(text)]);
@@ -183,5 +184,15 @@ describe("change log", () => {
     expect(await b.invoke("kv.get", kv.id, { key: "kept" })).toMatchObject({ value: 42 });
     await b.invoke("kv.set", kv.id, { key: "new", value: 1 });
     expect(b.ops(await b.changes(kv.id))).toEqual([["set", "new", 1]]);
+  });
+
+  it("lets an archived file from before change logs pass the import check, and nothing else missing", () => {
+    const { engine } = testEngine();
+    const fresh = engine.services.files.freshSchema("kv") ?? [];
+    expect(fresh.some((row) => row.name === "prim_changes")).toBe(true);
+    const older = fresh.filter((row) => !row.tbl_name.startsWith("prim_changes"));
+    expect(schemaDifference(older, fresh)).toBeNull();
+    const noKv = fresh.filter((row) => row.name !== "kv");
+    expect(schemaDifference(noKv, fresh)).toBe("lacks table 'kv'");
   });
 });

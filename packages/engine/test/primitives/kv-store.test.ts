@@ -1,8 +1,8 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
-import { ChangeLog, DEFAULT_CHANGE_RETENTION } from "../../src/primitives/changes/log.js";
 import { ResponseBudget } from "../../src/core/response-budget.js";
+import { ChangeLog, DEFAULT_CHANGE_RETENTION } from "../../src/primitives/changes/log.js";
 import { KvStore } from "../../src/primitives/kv/store.js";
 
 const json = (value: unknown) => ({ data: JSON.stringify(value), encoding: "json" as const });

@@ -79,9 +79,7 @@ export class ChangeLog {
     db.exec(SCHEMA);
     db.prepare("INSERT OR IGNORE INTO prim_changes_state (id, epoch, secret) VALUES (1, 1, ?)").run(randomBytes(16));
     this.stmts = {
-      append: db.prepare(
-        "INSERT INTO prim_changes (ts, op, subject, version, size, extra) VALUES (?, ?, ?, ?, ?, ?)",
-      ),
+      append: db.prepare("INSERT INTO prim_changes (ts, op, subject, version, size, extra) VALUES (?, ?, ?, ?, ?, ?)"),
       after: db.prepare("SELECT * FROM prim_changes WHERE seq > ? ORDER BY seq LIMIT ?"),
       bounds: db.prepare("SELECT min(seq) AS oldest, max(seq) AS newest FROM prim_changes"),
       state: db.prepare("SELECT epoch, secret FROM prim_changes_state WHERE id = 1"),

@@ -1,5 +1,5 @@
-import { logOf } from "../changes/log.js";
 import { ServiceError } from "@prim/wire";
+import { logOf } from "../changes/log.js";
 import type { PrimitiveDefinition, PrimitiveEnv } from "../definition.js";
 import type { VaultHandle } from "./handle.js";
 import { SecretRequests } from "./requests.js";

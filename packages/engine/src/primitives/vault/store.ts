@@ -2,9 +2,9 @@ import type { Grant, GrantSummary, SecretInfo, SecretListing } from "@prim/wire"
 import { ServiceError } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
-import type { ChangeLog } from "../changes/log.js";
 import { context, type Sealed, seal, unseal } from "../../keys/cipher.js";
 import type { KeyRing } from "../../keys/keyring.js";
+import type { ChangeLog } from "../changes/log.js";
 
 export type { Grant, GrantSummary, SecretInfo, SecretListing };
 
