@@ -1,7 +1,9 @@
 // Child process for bench/kv.ts: the real local engine plus a bare Fastify server that serves
 // the same response bytes, so the load generator (parent) and the servers do not share a core.
 // Protocol over IPC:
-//   child → parent  { type: "ready", enginePort, barePort, dataDir }
+//   child → parent  { type: "ready", enginePort, noLogPort, barePort, dataDir }
+//                   (noLogPort: a second local engine started with its change logs off, the
+//                   baseline of what recording each write's change costs; issue 42)
 //   parent → child  { type: "bodies", get, put }   child → parent { type: "bodies-set" }
 //   parent → child  { type: "cpu" }                child → parent { type: "cpu", user, system }  (µs)
 //   parent → child  { type: "syncs" }              child → parent { type: "syncs", fsyncs, writes }
@@ -21,7 +23,7 @@ export type ParentMessage =
   | { type: "stop" };
 
 export type ChildMessage =
-  | { type: "ready"; enginePort: number; barePort: number; dataDir: string }
+  | { type: "ready"; enginePort: number; noLogPort: number; barePort: number; dataDir: string }
   | { type: "bodies-set" }
   | { type: "cpu"; user: number; system: number }
   | { type: "syncs"; fsyncs: number; writes: number };
@@ -36,6 +38,8 @@ function send(message: ChildMessage): void {
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "prim-bench-kv-"));
   const engine = await startDevServer({ port: 0, host: HOST, dataDir });
+  const noLogDir = mkdtempSync(join(tmpdir(), "prim-bench-kv-nolog-"));
+  const noLog = await startDevServer({ port: 0, host: HOST, dataDir: noLogDir, changeLog: { enabled: false } });
 
   // Bodies are captured from real kv responses by the parent after seeding; until then, placeholders.
   let getBody = "{}";
@@ -70,8 +74,9 @@ async function main(): Promise<void> {
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    await Promise.allSettled([bare.close(), engine.close()]);
+    await Promise.allSettled([bare.close(), engine.close(), noLog.close()]);
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(noLogDir, { recursive: true, force: true });
     process.exit(0);
   };
 
@@ -91,7 +96,7 @@ async function main(): Promise<void> {
     },
   });
 
-  send({ type: "ready", enginePort: engine.port, barePort, dataDir });
+  send({ type: "ready", enginePort: engine.port, noLogPort: noLog.port, barePort, dataDir });
 }
 
 main().catch((err: unknown) => {

@@ -2,6 +2,8 @@
 // answers with the same bytes. The servers run in a child process (bench/kv-server.ts) so
 // they do not share an event loop with autocannon, which runs here. A durable phase PUTs to a
 // second kv primitive set `durable` (PATCH): each answer waits for the fsync covering its write.
+// A second engine in the child runs with its change logs off (issue 42): kv PUT with the log
+// recorded in each write's transaction against the same PUT without it, target fixed at 0.9.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChildMessage, ParentMessage } from "./kv-server.js";
@@ -11,14 +13,14 @@ import { failOnErrors, type Measured, type Phase, ROUNDS, runPhases } from "./li
 import { childSyncs, syncsBetween } from "./lib/syncs.js";
 import { printRatio } from "./lib/verdict.js";
 
-type PhaseName = "bare_get" | "kv_get" | "bare_put" | "kv_put" | "kv_put_durable";
+type PhaseName = "bare_get" | "kv_get" | "bare_put" | "kv_put" | "kv_put_nolog" | "kv_put_durable";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const KEYS = 1000;
 const PUT_BODY = JSON.stringify({ value: "v".repeat(1024) }); // a 1 KiB JSON string value
 const JSON_HEADERS = { "content-type": "application/json" };
 const CONNECTIONS = 50;
-const TARGETS = { get: 0.6, put: 0.4, durablePut: 0.5 };
+const TARGETS = { get: 0.6, put: 0.4, durablePut: 0.5, changeLog: 0.9 };
 
 async function call(method: string, url: string, body?: unknown): Promise<string> {
   const init: RequestInit = { method };
@@ -59,8 +61,11 @@ export async function run(): Promise<void> {
       `          ${warmupSeconds}s warm-up + ${durationSeconds}s measured per phase, in ${ROUNDS} interleaved slices`,
     );
 
+    const noLog = `http://127.0.0.1:${ready.noLogPort}`;
     await call("POST", `${base}/v1/groups`, { name: "bench" });
+    await call("POST", `${noLog}/v1/groups`, { name: "bench" });
     const id = await seed(base, "bench", false);
+    const noLogId = await seed(noLog, "bench", false);
     const durableId = await seed(base, "durable", true);
     const keyPath = (i: number, primitive = id) => `/v1/primitives/${primitive}/keys/k${i}`;
     // The bare routes answer with exactly the bytes the kv routes answer with.
@@ -79,6 +84,7 @@ export async function run(): Promise<void> {
       { name: "kv_get", url: base, requests: indexes.map((i) => ({ method: "GET", path: keyPath(i) })) },
       { name: "bare_put", url: bare, requests: [{ ...put, path: "/bare" }] },
       { name: "kv_put", url: base, requests: indexes.map((i) => ({ ...put, path: keyPath(i) })) },
+      { name: "kv_put_nolog", url: noLog, requests: indexes.map((i) => ({ ...put, path: keyPath(i, noLogId) })) },
       { name: "kv_put_durable", url: base, requests: indexes.map((i) => ({ ...put, path: keyPath(i, durableId) })) },
     ];
     const serverCpuMicros = () => childCpuMicros(child);
@@ -92,7 +98,7 @@ export async function run(): Promise<void> {
     });
 
     const syncs = syncsBetween(syncsBefore, await childSyncs(child));
-    for (const name of ["kv_get", "kv_put", "kv_put_durable", "bare_get", "bare_put"] as const) {
+    for (const name of ["kv_get", "kv_put", "kv_put_nolog", "kv_put_durable", "bare_get", "bare_put"] as const) {
       const m = results[name];
       console.log(`RESULT ${name}_rps ${m.rps.toFixed(0)} req/s`);
       console.log(`RESULT ${name}_p50 ${m.p50.toFixed(2)} ms`);
@@ -103,6 +109,7 @@ export async function run(): Promise<void> {
     const putRatio = ratio(results.kv_put, results.bare_put);
     printRatio("kv_get_vs_bare", getRatio, TARGETS.get);
     printRatio("kv_put_vs_bare", putRatio, TARGETS.put);
+    printRatio("kv_put_changelog_on_vs_off", ratio(results.kv_put, results.kv_put_nolog), TARGETS.changeLog);
     // Counted over the durable phase's warm-ups and slices together; each PUT is one write, so
     // its rate over writes per fsync is the fsync rate.
     const perFsync = syncs.fsyncs > 0 ? syncs.writes / syncs.fsyncs : 0;

@@ -134,9 +134,9 @@ describe("read-only credentials on MCP", () => {
     let refused = 0;
     let read = 0;
     for (const tool of TOOLS) {
-      const type = typeOf(tool);
-      const primitive = type === undefined ? {} : { primitive: own.ids[type] };
       for (const [action, sample] of samplesOf(tool)) {
+        const type = sample.groupWide ? undefined : typeOf(tool);
+        const primitive = type === undefined ? {} : { primitive: own.ids[type] };
         const made =
           sample.prepare !== undefined ? await sample.prepare(sessions.owner, own.ids[type as PrimitiveType]) : {};
         const objects = (): Objects => ({

@@ -37,6 +37,8 @@ export interface ActionSample {
   prepare?: (owner: CallTool, primitive: string) => Promise<Partial<Objects>>;
   /** The error the owner's own call answers after getting past every lookup (none: it succeeds). */
   ownerGets?: string;
+  /** Called without a `primitive` argument: the action reads the session's whole group (changes_read). */
+  groupWide?: boolean;
 }
 
 /** A host the seeded secret's grant must allow (`.invalid` never resolves: RFC 2606). */
@@ -100,6 +102,10 @@ export const TOOL_SAMPLES: Record<string, Record<string, ActionSample>> = {
     restore: { args: (o) => ({ action: "restore", snapshot: o.snapshot }) },
   },
   primitive_fork: { fork: { args: (o) => ({ name: `fork-${o.n}`, snapshot: o.snapshot }) } },
+  changes_read: {
+    primitive: { args: () => ({ limit: 10 }) },
+    group: { args: () => ({ limit: 10 }), groupWide: true },
+  },
   db_query: {
     query: { args: () => ({ sql: "SELECT v FROM t" }) },
     tables: { args: () => ({ action: "tables" }) },
@@ -228,7 +234,9 @@ export function samplesOf(tool: ToolSpec): [string, ActionSample][] {
       request: "sreq",
       n: 0,
     });
-    const runs = (args.action as string | undefined) ?? tool.pick?.(args) ?? names[0];
+    // The sweeps add the `primitive` argument of a tool that takes one, except to a group-wide action.
+    const called = (tool.type !== undefined || tool.anyType) && !sample.groupWide ? { primitive: "p", ...args } : args;
+    const runs = (args.action as string | undefined) ?? tool.pick?.(called) ?? names[0];
     if (runs !== action) throw new Error(`MCP tool ${tool.name}: the sample for '${action}' runs '${runs}'`);
     return [action, sample];
   });

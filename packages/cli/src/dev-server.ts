@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { Clock, Embedder, Engine } from "@prim/engine";
+import type { ChangeLogOptions, Clock, Embedder, Engine } from "@prim/engine";
 import { createLocalServer } from "@prim/http";
 import { mountMcp } from "@prim/mcp";
 import type { Durability } from "@prim/wire";
@@ -17,6 +17,8 @@ export interface DevServerOptions {
   embedder?: Embedder;
   /** When writes are acknowledged: `fast` (default) or `durable` (fsynced first). */
   durability?: Durability;
+  /** Change logs' settings (`{ enabled: false }`: benchmarks only, the feeds then miss every write). */
+  changeLog?: ChangeLogOptions;
   logger?: boolean;
 }
 

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type Clock, type Embedder, Engine, embedderFromSettings } from "@prim/engine";
+import { type ChangeLogOptions, type Clock, type Embedder, Engine, embedderFromSettings } from "@prim/engine";
 import type { Durability } from "@prim/wire";
 import type { Env } from "./env.js";
 
@@ -11,6 +11,8 @@ export interface LocalEngineSetup {
   embedder?: Embedder;
   /** When writes are acknowledged (default `fast`; `prim dev --durable`, `PRIM_DURABILITY`). */
   durability?: Durability;
+  /** Change logs' retention; `{ enabled: false }` records nothing (benchmarks only: bench/kv.ts). */
+  changeLog?: ChangeLogOptions;
 }
 
 /** Memory recall's embedder from `PRIM_EMBEDDINGS_*` (undefined when no URL is set). */
@@ -32,5 +34,6 @@ export function openLocalEngine(setup: LocalEngineSetup): Engine {
     clock: setup.clock,
     embedder: setup.embedder,
     durability: setup.durability,
+    ...(setup.changeLog === undefined ? {} : { changeLog: setup.changeLog }),
   });
 }

@@ -11,6 +11,7 @@ import { type Clock, systemClock } from "./core/clock.js";
 import { readOrCreateKey } from "./core/key-file.js";
 import { LocalKeyRing } from "./keys/keyring.js";
 import { UrlSigner } from "./keys/signing.js";
+import type { ChangeLogOptions } from "./primitives/changes/log.js";
 import type { PrimitiveDefinition } from "./primitives/definition.js";
 import { PrimitiveFiles } from "./primitives/files.js";
 import type { Embedder } from "./primitives/memory/embedder.js";
@@ -94,6 +95,11 @@ export interface TenantOptions {
   definitions?: readonly PrimitiveDefinition[];
   /** Embeddings for memory recall (off by default: without it nothing calls the network). */
   embedder?: Embedder;
+  /**
+   * Change logs (primitives/changes/log.ts): retention per primitive (default 7 days or 100,000
+   * entries, whichever is tighter); `enabled: false` records nothing — for benchmarks only.
+   */
+  changeLog?: ChangeLogOptions;
 }
 
 /** Workspace ids name directories, so they are restricted to a safe alphabet. */
@@ -192,6 +198,7 @@ export class Cell {
       definitions,
       { clock, sqlHost: this.sqlHost, embedder: options.embedder, vault, durability, syncs },
       options.maxOpenFiles,
+      options.changeLog,
     );
     const audit = new AuditLog(catalog, options.auditFlushMs);
     audit.keep(options.auditRetentionMs ?? AUDIT_RETENTION_MS, clock);

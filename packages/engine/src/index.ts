@@ -37,6 +37,7 @@ export { unwrapArchiveKey, type WrappedArchiveKey } from "./keys/transfer.js";
 export type { LimitCall, Limiter } from "./limits.js";
 export { ARCHIVE_TTL_MS, UPLOAD_TTL_MS } from "./ops/archive.js";
 export type { FileDownload } from "./ops/export.js";
+export { type ChangeLogOptions, type ChangeRetention, DEFAULT_CHANGE_RETENTION } from "./primitives/changes/log.js";
 export { MAX_RESULT_BYTES, MAX_RESULT_ROWS, STATEMENT_TIMEOUT_MS } from "./primitives/db/index.js";
 export { MAX_BATCH_STATEMENTS, MAX_SQL_CHARS } from "./primitives/db/ops.js";
 export type { PrimitiveDefinition } from "./primitives/definition.js";

@@ -1,5 +1,6 @@
 import { groupExport, groupImport, groupImportStatus } from "./ops/archive.js";
 import { auditGroup, auditList, auditPrimitive } from "./ops/audit.js";
+import { changesGroup, changesRead } from "./ops/changes.js";
 import { primitiveExport } from "./ops/export.js";
 import { groupCreate, groupDelete, groupGet, groupList } from "./ops/groups.js";
 import {
@@ -63,6 +64,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   auditList,
   auditGroup,
   auditPrimitive,
+  changesRead,
+  changesGroup,
   ...KV_OPERATIONS,
   ...DB_OPERATIONS,
   ...STORAGE_OPERATIONS,

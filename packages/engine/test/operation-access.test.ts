@@ -46,6 +46,8 @@ const ACCESS: Record<OperationName, Class> = {
   "audit.list": "read",
   "audit.group": "read",
   "audit.primitive": "read",
+  "changes.read": "read",
+  "changes.group": "read",
   "kv.list": "read",
   "kv.get": "read",
   "kv.set": "write",

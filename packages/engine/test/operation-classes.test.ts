@@ -53,6 +53,9 @@ const CLASSES: Record<OperationName, Class> = {
   "audit.list": "planFeature",
   "audit.group": "planFeature",
   "audit.primitive": "planFeature",
+  // Change feeds: Starter has them (issue 42: webhooks are the Pro feature).
+  "changes.read": "",
+  "changes.group": "",
   "kv.list": "",
   "kv.get": "",
   "kv.set": "writesStorage",

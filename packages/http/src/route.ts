@@ -3,6 +3,7 @@ import { invalid, rawJsonOf } from "@prim/engine";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { clientIpOf } from "./public-url.js";
 import type { RouteResponses } from "./responses/index.js";
+import { streamChanges, wantsEventStream } from "./sse.js";
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -33,6 +34,8 @@ export interface RestRoute {
   rawBody?: boolean;
   /** The operation gets an AbortSignal that fires if the client goes away (long polls). */
   abortable?: boolean;
+  /** With `Accept: text/event-stream`, the answer is a stream of the feed's entries (sse.ts). */
+  sse?: boolean;
   /** Success status; 204 sends no body. */
   status?: 200 | 201 | 204;
   /** What the route answers, where it is not the operation's JSON result under `status`. */
@@ -97,6 +100,9 @@ export function mountRoute(
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       const params = req.params as Record<string, string>;
       const target = route.target === undefined ? null : (params[route.target] ?? null);
+      if (route.sse && wantsEventStream(req)) {
+        return streamChanges(door.invoker, route.op, target, routeInput(route, req), req, reply);
+      }
       const result = await door.invoker.invoke(req.principal, route.op, target, routeInput(route, req), {
         requestId: req.id,
         clientIp: clientIpOf(req),

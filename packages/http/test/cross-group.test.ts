@@ -70,6 +70,7 @@ const TYPE_OF_TAG: Record<string, keyof SeededGroup["ids"]> = {
   memory: "memory",
   vault: "vault",
   primitives: "kv",
+  changes: "kv",
 };
 
 /** Values of the owned group for every path parameter, so a missing check would reach data. */

@@ -124,7 +124,9 @@ async function callTool(
     // The `primitive` argument goes as a reference the engine resolves within the call: one
     // invocation per tool call (one round trip when the engine is remote).
     let target: Target = null;
-    if (tool.type !== undefined || tool.anyType) {
+    if ((tool.type !== undefined || tool.anyType) && args.primitive === undefined && tool.groupWide) {
+      target = options.group.id;
+    } else if (tool.type !== undefined || tool.anyType) {
       if (typeof args.primitive !== "string") throw new ServiceError("invalid_request", "primitive: required");
       target = {
         group: options.group.id,

@@ -13,6 +13,7 @@ describe("MCP over Streamable HTTP", () => {
         "primitive_create",
         "primitive_snapshot",
         "primitive_fork",
+        "changes_read",
         "db_query",
         "db_exec",
         "db_branch",

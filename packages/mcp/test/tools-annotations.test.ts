@@ -38,6 +38,7 @@ describe("tool annotations from the operations' declarations", () => {
       TOOLS.filter((tool) => toolAnnotations(tool)[hint] === true).map((tool) => tool.name);
     const reads = [
       "primitive_list",
+      "changes_read",
       "db_query",
       "fs_read",
       "fs_search",
@@ -62,7 +63,7 @@ describe("tool annotations from the operations' declarations", () => {
       "storage_write",
       "storage_sign", // revoke ends every signed URL
     ]);
-    expect(where("idempotentHint")).toEqual([...reads.slice(0, 8), "kv_delete", ...reads.slice(8), "storage_write"]);
+    expect(where("idempotentHint")).toEqual([...reads.slice(0, 9), "kv_delete", ...reads.slice(9), "storage_write"]);
     expect(where("openWorldHint")).toEqual(["vault_use"]);
     for (const tool of TOOLS) expect(toolAnnotations(tool).title, tool.name).toBe(tool.title);
   });

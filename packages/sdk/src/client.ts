@@ -1,5 +1,7 @@
 import type {
   AuditEntry,
+  ChangeEntry,
+  ChangePage,
   GroupInfo,
   Manifest,
   Page,
@@ -8,6 +10,7 @@ import type {
   PrimitiveType,
   SnapshotInfo,
 } from "@prim/wire";
+import { type ChangeReadOptions, type ChangeTarget, iterateChanges, readChanges } from "./changes.js";
 import { DbClient } from "./db.js";
 import { FsClient } from "./fs.js";
 import { KeysClient } from "./keys.js";
@@ -127,6 +130,20 @@ export class PrimClient {
     iterateAudit: (id: string, filter: AuditFilter & { limit?: number } = {}): AsyncGenerator<AuditEntry> =>
       everyItem((cursor) => this.primitives.audit(id, { ...filter, cursor })),
   };
+
+  /**
+   * A change feed as an async iterator: `for await (const change of prim.changes({ group: "app" }))`
+   * (or `{ primitive: id }`), long-polling for more; resume with `after` set to the last handled
+   * entry's `cursor`. See `readChanges` for one page.
+   */
+  changes(target: ChangeTarget, options: ChangeReadOptions = {}): AsyncGenerator<ChangeEntry> {
+    return iterateChanges(this.transport, target, options);
+  }
+
+  /** One page of a change feed (`wait` makes it a long poll). */
+  readChanges(target: ChangeTarget, options: ChangeReadOptions = {}): Promise<ChangePage> {
+    return readChanges(this.transport, target, options);
+  }
 
   /** The routes of a `db` primitive. */
   db(id: string): DbClient {

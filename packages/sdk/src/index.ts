@@ -3,6 +3,7 @@ export type * from "@prim/wire";
 export type { KeyRevoked, MintedKey, MintedKeyInfo } from "@prim/wire";
 // Offline attenuation: narrow a key (or a pa_ token) by caveats without calling the API.
 export { attenuate, type Caveat, encodeCaveat, parseCaveat } from "@prim/wire";
+export { type ChangeReadOptions, type ChangeTarget, iterateChanges, readChanges } from "./changes.js";
 export { type AuditFilter, type ForkOptions, PrimClient } from "./client.js";
 export { type BranchOption, DbClient, type SqlParams, type Statement } from "./db.js";
 export { PrimError } from "./errors.js";

@@ -360,3 +360,42 @@ export interface KeyRevoked {
   /** Every key revoked by this call: the key, then the keys under it. */
   revoked: string[];
 }
+
+/**
+ * One committed change of a primitive's data, from its change log: what changed, never a value
+ * (never a vault value). The subject is named by the type's own word: `key` (kv, storage),
+ * `path` (fs), `id` (queue jobs, memories), `name` (vault secrets), `queue` (a queue purge),
+ * `table` (db).
+ */
+export interface ChangeEntry {
+  /** The primitive's id and type (a group feed merges several). */
+  primitive: string;
+  type: PrimitiveType;
+  /** Position in the primitive's log: grows by one per change, in commit order. */
+  seq: number;
+  /** When it committed, ms since the epoch. */
+  ts: number;
+  /** kv: set, delete, expire; fs: write, mkdir, delete, rename, copy; storage: put, delete; queue: send, ack, retry, dead, requeue, purge; memory: remember, supersede, forget; vault: set, rotate, delete, grant, revoke; db: exec. */
+  op: string;
+  key?: string;
+  path?: string;
+  id?: string;
+  name?: string;
+  queue?: string;
+  table?: string;
+  /** The version written (kv, vault) or removed (kv delete, expire). */
+  version?: number;
+  /** Bytes written (kv value, file, object, job body, memory text). */
+  size?: number;
+  /** What else the op says: fs rename/copy `to`, storage copy `from`, queue `queue`, memory `by`/`supersedes`, db `rows`. */
+  detail?: Record<string, unknown>;
+  /** Resume right after this entry (`after=`; the SSE event id). */
+  cursor: string;
+}
+
+/** A read of a change feed: entries after the cursor given, and where to resume. */
+export interface ChangePage {
+  data: ChangeEntry[];
+  /** After the last entry answered (the cursor given when there was none). */
+  cursor: string;
+}

@@ -27,6 +27,8 @@ export type {
   BatchEntryError,
   BatchResults,
   BranchInfo,
+  ChangeEntry,
+  ChangePage,
   ColumnInfo,
   ConsolidateResult,
   FetchResult,

@@ -31,6 +31,8 @@ export const OPERATION_NAMES = [
   "audit.list",
   "audit.group",
   "audit.primitive",
+  "changes.read",
+  "changes.group",
   "kv.list",
   "kv.get",
   "kv.set",

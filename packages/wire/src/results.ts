@@ -1,6 +1,7 @@
 import type {
   BatchResults,
   BranchInfo,
+  ChangePage,
   ConsolidateResult,
   FetchResult,
   FileDownload,
@@ -77,6 +78,8 @@ export interface OperationResults {
   "audit.list": Page<AuditEntry>;
   "audit.group": Page<AuditEntry>;
   "audit.primitive": Page<AuditEntry>;
+  "changes.read": ChangePage;
+  "changes.group": ChangePage;
   "kv.list": Page<KvEntry>;
   "kv.get": KvEntry;
   "kv.set": KvEntry;

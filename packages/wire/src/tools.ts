@@ -67,6 +67,15 @@ export const TOOL_CATALOG = [
     anyType: true,
   },
   {
+    name: "changes_read",
+    access: "read",
+    title: "Read a change feed",
+    summary: "See what changed in a store (keys, paths, ids; never values).",
+    description:
+      "Lists committed changes of a primitive in commit order: { data: [{ seq, ts, op, key|path|id|name, version?, size?, detail?, cursor }], cursor }, without values (never a secret's value). Pass the answer's `cursor` as `after` to continue; `wait` (e.g. \"20s\", at most 30s) waits for the next change when there is none. Without `primitive`, the whole group's changes are merged (each entry names its primitive). A cursor older than the retention window (7 days or 100,000 entries) is a conflict naming the oldest cursor still held.",
+    anyType: true,
+  },
+  {
     name: "db_query",
     access: "read",
     title: "Query a SQL database (read-only)",

@@ -4,6 +4,7 @@ import type { Clock } from "../core/clock.js";
 import type { VaultEnv } from "../keys/keyring.js";
 import type { SqlHost } from "../sql-host/pool.js";
 import type { SyncCounters } from "../sqlite/durable-sync.js";
+import type { ChangeLog } from "./changes/log.js";
 
 /**
  * Turns texts into vectors for recall's optional semantic signal. The engine has none unless
@@ -27,6 +28,17 @@ export interface PrimitiveEnv {
   durability: Durability;
   /** Where durable writes count their fsyncs (the cell's). */
   syncs: SyncCounters;
+}
+
+/** What `open` gets besides the file: where it is, and the change log the store appends to. */
+export interface OpenEnv extends PrimitiveEnv {
+  path: string;
+  dir: string;
+  /**
+   * The primitive's change log (changes/log.ts), in the same file: a store appends to it inside
+   * the transaction that makes each change. Null for a type that keeps its file itself (db).
+   */
+  changes: ChangeLog | null;
 }
 
 /** A primitive's move to another group (group ids). */
@@ -56,7 +68,7 @@ export interface PrimitiveDefinition<S = unknown> {
    */
   ownsFile?: boolean;
   /** Creates the type's tables (idempotently) and returns its store over the open file. */
-  open(db: Database.Database, env: PrimitiveEnv & { path: string; dir: string }): S;
+  open(db: Database.Database, env: OpenEnv): S;
   /**
    * For a type that keeps its file itself: what a durable call waits for (the fsync covering
    * what it wrote), or undefined when nothing is unsynced. Other types' files are synced by the
@@ -100,6 +112,11 @@ export interface PrimitiveDefinition<S = unknown> {
     archiveKey: Buffer | null,
     target: { id: string; groupId: string },
   ): void;
+  /**
+   * Brings the change log up to date before a feed is read (kv: removes the keys whose expiry
+   * passed, so their `expire` entries show now rather than at the next write's sweep).
+   */
+  beforeChangesRead?(store: S): Promise<void> | void;
   /** Adjusts a fresh copy made by a fork (queue: release leases; storage: new signing epoch). */
   onFork?(store: S, fork: ForkContext): void | Promise<void>;
 }

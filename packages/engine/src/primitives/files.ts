@@ -8,6 +8,8 @@ import { SCHEMA_ROWS_SQL, type SchemaRow } from "../sql-host/protocol.js";
 import { ConnectionSync, fsyncPath, syncFiles } from "../sqlite/durable-sync.js";
 import { privateDir, privateFile } from "../sqlite/private-files.js";
 import { openSqlite } from "../sqlite/sqlite.js";
+import { ChangeLog, type ChangeLogOptions, DEFAULT_CHANGE_RETENTION } from "./changes/log.js";
+import { ChangeSignals } from "./changes/signals.js";
 import type { ForkContext, PrimitiveDefinition, PrimitiveEnv, PrimitiveMove } from "./definition.js";
 
 export interface PrimitiveHandle {
@@ -16,6 +18,8 @@ export interface PrimitiveHandle {
   /** The engine's connection to the file; null for types that keep their file elsewhere (db). */
   db: Database.Database | null;
   store: unknown;
+  /** The primitive's change log; null for a type that keeps its file itself (db). */
+  changes: ChangeLog | null;
   /** Durable writes' fsyncs of `db`'s file, made by the first durable call. */
   sync?: ConnectionSync;
 }
@@ -29,12 +33,15 @@ export class PrimitiveFiles {
   private readonly dir: string;
   private readonly open = new Map<string, PrimitiveHandle>();
   private readonly freshSchemas = new Map<PrimitiveType, SchemaRow[]>();
+  /** Wakes change-feed readers when a primitive's log commits an entry. */
+  readonly changeSignals = new ChangeSignals();
 
   constructor(
     dataDir: string,
     private readonly definitions: ReadonlyMap<PrimitiveType, PrimitiveDefinition>,
     private readonly env: PrimitiveEnv,
     private readonly maxOpen = 256,
+    private readonly changeLogOptions: ChangeLogOptions = {},
   ) {
     this.dir = privateDir(join(dataDir, "primitives"));
     privateDir(join(dataDir, "snapshots"));
@@ -115,11 +122,38 @@ export class PrimitiveFiles {
     const definition = this.definitions.get(type);
     if (definition === undefined) throw new Error(`no definition for primitive type ${type}`);
     const db = definition.ownsFile ? null : openSqlite(this.path(id), { exclusive: true });
-    const store = definition.open(db as Database.Database, { ...this.env, path: this.path(id), dir: this.auxDir(id) });
-    const handle: PrimitiveHandle = { id, type, db, store };
+    const changes = db === null ? null : this.newChangeLog(db, () => this.changeSignals.committed(id));
+    const store = definition.open(db as Database.Database, {
+      ...this.env,
+      path: this.path(id),
+      dir: this.auxDir(id),
+      changes,
+    });
+    const handle: PrimitiveHandle = { id, type, db, store, changes };
     this.open.set(id, handle);
     this.evict();
     return handle;
+  }
+
+  /** A change log over `db` with this engine's settings (retention, on or off). */
+  private newChangeLog(db: Database.Database, onCommit?: () => void): ChangeLog {
+    const { enabled = true, ...retention } = this.changeLogOptions;
+    return new ChangeLog(db, this.env.clock, {
+      enabled,
+      retention: { ...DEFAULT_CHANGE_RETENTION, ...retention },
+      ...(onCommit === undefined ? {} : { onCommit }),
+    });
+  }
+
+  /**
+   * The change log of a primitive, brought up to date by its type (kv expiry) — null for a type
+   * without one (db) or once the engine is closing (a parked reader must not reopen a file).
+   */
+  async changeLog(id: string, type: PrimitiveType): Promise<ChangeLog | null> {
+    if (this.changeSignals.closed) return null;
+    const handle = this.handle(id, type);
+    await this.definitions.get(type)?.beforeChangesRead?.(handle.store);
+    return handle.changes;
   }
 
   items(id: string, type: PrimitiveType): number | Promise<number> {
@@ -193,6 +227,7 @@ export class PrimitiveFiles {
   async restore(id: string, type: PrimitiveType, src: string): Promise<void> {
     const definition = this.opened(type);
     const kept = definition.beforeRestore?.(this.handle(id, type).store);
+    const epoch = this.handle(id, type).changes?.state().epoch ?? 0;
     if (definition.restore !== undefined) {
       await definition.restore(this.handle(id, type).store, src);
       definition.onRestore?.(this.handle(id, type).store, kept);
@@ -210,6 +245,9 @@ export class PrimitiveFiles {
     renameSync(staged, base);
     await closing;
     await fsyncPath(dirname(base)); // the rename
+    // The log is the snapshot's from here: a new epoch, so cursors issued before are refused (409).
+    this.handle(id, type).changes?.newEpoch(epoch, false);
+    this.changeSignals.committed(id);
     if (definition.onRestore !== undefined) definition.onRestore(this.handle(id, type).store, kept);
   }
 
@@ -223,6 +261,9 @@ export class PrimitiveFiles {
     privateFile(this.path(id));
     await syncFiles([this.path(id)]);
     const definition = this.opened(type);
+    // A copy under a new id keeps the source's history but never accepts its cursors.
+    const changes = this.handle(id, type).changes;
+    changes?.newEpoch(changes.state().epoch, true);
     await definition.onFork?.(this.handle(id, type).store, fork);
   }
 
@@ -263,7 +304,7 @@ export class PrimitiveFiles {
     const path = this.tmpPath(`schema-${type}`);
     const db = openSqlite(path, { exclusive: true });
     try {
-      const store = definition.open(db, { ...this.env, path, dir: `${path}.d` });
+      const store = definition.open(db, { ...this.env, path, dir: `${path}.d`, changes: this.newChangeLog(db) });
       void definition.close?.(store);
       const rows = db.prepare(SCHEMA_ROWS_SQL).all() as SchemaRow[];
       this.freshSchemas.set(type, rows);
@@ -280,7 +321,7 @@ export class PrimitiveFiles {
     const definition = this.definitions.get(type);
     if (definition?.blobRefs === undefined || definition.ownsFile) return [];
     const db = openSqlite(path, { exclusive: true });
-    const store = definition.open(db, { ...this.env, path, dir: `${path}.d` });
+    const store = definition.open(db, { ...this.env, path, dir: `${path}.d`, changes: this.newChangeLog(db) });
     try {
       return [...definition.blobRefs(store)];
     } finally {
@@ -299,6 +340,7 @@ export class PrimitiveFiles {
   }
 
   async closeAll(): Promise<void> {
+    this.changeSignals.close();
     for (const id of [...this.open.keys()]) await this.closeOne(id);
   }
 

@@ -79,7 +79,7 @@ interface OperationBase<I> {
    * `db_exec`), or a function of the target primitive (stats, export: the type's read tool);
    * absent = any principal reaching the group.
    */
-  tool?: string | readonly string[] | ((primitive: PrimitiveRecord) => string | undefined);
+  tool?: string | readonly string[] | ((primitive: PrimitiveRecord) => string | readonly string[] | undefined);
   /** Rejects scoped principals with 403 `forbidden`. */
   accountOnly?: boolean;
   /** Refused with 423 while the primitive is paused; defaults to true for data operations. */

@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { ResponseBudget } from "../../src/core/response-budget.js";
+import { ChangeLog, DEFAULT_CHANGE_RETENTION } from "../../src/primitives/changes/log.js";
 import { KvStore } from "../../src/primitives/kv/store.js";
 
 const json = (value: unknown) => ({ data: JSON.stringify(value), encoding: "json" as const });
@@ -9,7 +10,7 @@ const json = (value: unknown) => ({ data: JSON.stringify(value), encoding: "json
 function store() {
   const clock = new ManualClock(1_000_000);
   const db = new Database(":memory:");
-  return { kv: new KvStore(db, clock), db, clock };
+  return { kv: new KvStore(db, clock, testLog(db, clock)), db, clock };
 }
 
 describe("KvStore", () => {
@@ -70,3 +71,7 @@ describe("KvStore group commit", () => {
     expect(kv.mgetWithin(["a", "taken", "n", "b"], new ResponseBudget()).map((e) => e?.value)).toEqual([1, 0, 5, 2]);
   });
 });
+
+function testLog(db: Database.Database, clock: ManualClock): ChangeLog {
+  return new ChangeLog(db, clock, { enabled: true, retention: DEFAULT_CHANGE_RETENTION });
+}

@@ -5,6 +5,7 @@ import { ServiceError } from "@prim/wire";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
+import { ChangeLog, DEFAULT_CHANGE_RETENTION } from "../../src/primitives/changes/log.js";
 import { type Job, QueueStore, type SendRequest } from "../../src/primitives/queue/store.js";
 
 const dirs: string[] = [];
@@ -19,7 +20,7 @@ function open() {
   const db = new Database(join(dir, "queue.sqlite"));
   db.pragma("journal_mode = WAL");
   const clock = new ManualClock(1_000_000);
-  return { store: new QueueStore(db, clock), db };
+  return { store: new QueueStore(db, clock, testLog(db, clock)), db };
 }
 
 const request = (value: unknown, extra: Partial<SendRequest> = {}): SendRequest => ({
@@ -145,3 +146,7 @@ describe("QueueStore batch send", () => {
     expect(rows(db)).toBe(6);
   });
 });
+
+function testLog(db: Database.Database, clock: ManualClock): ChangeLog {
+  return new ChangeLog(db, clock, { enabled: true, retention: DEFAULT_CHANGE_RETENTION });
+}

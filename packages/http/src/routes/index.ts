@@ -1,5 +1,6 @@
 import type { RestRoute } from "../route.js";
 import { ARCHIVE_ROUTES } from "./archive.js";
+import { CHANGE_ROUTES } from "./changes.js";
 import { DB_ROUTES } from "./db.js";
 import { FS_ROUTES } from "./fs.js";
 import { GROUP_ROUTES } from "./groups.js";
@@ -23,4 +24,5 @@ export const REST_ROUTES: readonly RestRoute[] = [
   ...MEMORY_ROUTES,
   ...VAULT_ROUTES,
   ...SIGNED_ROUTES,
+  ...CHANGE_ROUTES,
 ];

@@ -31,6 +31,8 @@ export const OPERATION_EFFECTS: Readonly<Record<OperationName, OperationEffects>
   "audit.list": { access: "read" },
   "audit.group": { access: "read" },
   "audit.primitive": { access: "read" },
+  "changes.read": { access: "read" },
+  "changes.group": { access: "read" },
   "kv.list": { access: "read" },
   "kv.get": { access: "read" },
   "kv.set": { access: "write", destructive: true, idempotent: true },

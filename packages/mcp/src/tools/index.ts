@@ -1,5 +1,6 @@
 import { isOperationName, TOOL_CATALOG } from "@prim/wire";
 import { checkToolAccess } from "./annotations.js";
+import { CHANGE_TOOLS } from "./changes.js";
 import { DB_TOOLS } from "./db.js";
 import { FS_TOOLS } from "./fs.js";
 import { KV_TOOLS } from "./kv.js";
@@ -13,6 +14,7 @@ import { VAULT_TOOLS } from "./vault.js";
 /** Every MCP tool: one per entry of @prim/wire's `TOOL_CATALOG`, in its order (checked on load). */
 export const TOOLS: readonly ToolSpec[] = checkTools([
   ...PRIMITIVE_TOOLS,
+  ...CHANGE_TOOLS,
   ...DB_TOOLS,
   ...FS_TOOLS,
   ...QUEUE_TOOLS,

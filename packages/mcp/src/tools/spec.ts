@@ -29,6 +29,8 @@ export interface ToolSpec extends ToolInfo {
   shape: z.ZodRawShape;
   /** Keyed by the `action` argument; the first entry is the default. */
   actions: Readonly<Record<string, ToolAction>>;
+  /** `primitive` may be left out: the call then targets the session's group (changes_read). */
+  groupWide?: boolean;
   /** Picks the action from the arguments when the tool has no `action` argument. */
   pick?: (args: Record<string, any>) => string;
 }

@@ -68,10 +68,10 @@ const SAMPLE_QUERIES: Partial<Record<RestRoute["op"], string>> = {
   "fs.search": "?q=seeded",
 };
 
-/** The primitive type a route addresses (lifecycle and export routes: a kv). */
+/** The primitive type a route addresses (lifecycle, export and change-feed routes: a kv). */
 export function typeOf(route: RestRoute): PrimitiveType {
-  const tag = route.tag as PrimitiveType | "primitives";
-  return tag === "primitives" ? "kv" : tag;
+  const tag = route.tag as PrimitiveType | "primitives" | "changes";
+  return tag === "primitives" || tag === "changes" ? "kv" : tag;
 }
 
 /** The rest-of-path value for a wildcard: a key, an object key or a file path. */

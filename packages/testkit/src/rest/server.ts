@@ -97,7 +97,14 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
 }
 
 /** Engine options a tenant takes (the rest are the cell's, which the shared host fixes). */
-const TENANT_OPTIONS = new Set(["auditFlushMs", "auditRetentionMs", "maxOpenFiles", "definitions", "embedder"]);
+const TENANT_OPTIONS = new Set([
+  "auditFlushMs",
+  "auditRetentionMs",
+  "maxOpenFiles",
+  "definitions",
+  "embedder",
+  "changeLog",
+]);
 
 /**
  * A test's server as a tenant of the file's host for its cell options: none when the test

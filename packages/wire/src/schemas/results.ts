@@ -30,6 +30,8 @@ const RESULTS = {
   "audit.list": S.page(S.auditEntry),
   "audit.group": S.page(S.auditEntry),
   "audit.primitive": S.page(S.auditEntry),
+  "changes.read": S.changePage,
+  "changes.group": S.changePage,
   "kv.list": S.page(S.kvEntry),
   "kv.get": S.kvEntry,
   "kv.set": S.kvEntry,

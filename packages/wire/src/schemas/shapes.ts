@@ -347,3 +347,29 @@ export const importResult = same<W.ImportResult>()(
     })
     .meta({ id: "ImportResult" }),
 );
+
+export const changeEntry = same<W.ChangeEntry>()(
+  z
+    .object({
+      primitive: z.string(),
+      type: primitiveType,
+      seq: z.number().int(),
+      ts: ms,
+      op: z.string(),
+      key: z.string().optional(),
+      path: z.string().optional(),
+      id: z.string().optional(),
+      name: z.string().optional(),
+      queue: z.string().optional(),
+      table: z.string().optional(),
+      version: z.number().int().optional(),
+      size: z.number().int().optional(),
+      detail: z.record(z.string(), z.unknown()).optional(),
+      cursor: z.string(),
+    })
+    .meta({ id: "ChangeEntry" }),
+);
+
+export const changePage = same<W.ChangePage>()(
+  z.object({ data: z.array(changeEntry), cursor: z.string() }).meta({ id: "ChangePage" }),
+);

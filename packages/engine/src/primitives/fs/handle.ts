@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
+import type { ChangeLog } from "../changes/log.js";
 import { FsSearch } from "./search.js";
 import { FsStore } from "./store.js";
 import { FsTree } from "./tree.js";
@@ -11,7 +12,7 @@ export interface FsHandle {
   search: FsSearch;
 }
 
-export function openFs(db: Database.Database, clock: Clock): FsHandle {
-  const store = new FsStore(db, clock);
+export function openFs(db: Database.Database, clock: Clock, changes: ChangeLog): FsHandle {
+  const store = new FsStore(db, clock, changes);
   return { store, tree: new FsTree(store), search: new FsSearch(store) };
 }

@@ -1,9 +1,10 @@
+import { logOf } from "../changes/log.js";
 import type { PrimitiveDefinition } from "../definition.js";
 import { type FsHandle, openFs } from "./handle.js";
 
 export const fsDefinition: PrimitiveDefinition<FsHandle> = {
   type: "fs",
-  open: (db, env) => openFs(db, env.clock),
+  open: (db, env) => openFs(db, env.clock, logOf(env)),
   // Files (directories are not counted).
   items: (fs) => fs.store.count(),
   externalBytes: (fs) => fs.store.blobBytes(),

@@ -1,6 +1,7 @@
 import { type FsEntry, notFound, ServiceError } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
+import type { ChangeLog } from "../changes/log.js";
 import {
   ancestorsOf,
   DEFAULT_DIR_MODE,
@@ -105,6 +106,8 @@ export class FsStore {
   constructor(
     readonly db: Database.Database,
     readonly clock: Clock,
+    /** The primitive's change log: `write`, `mkdir`, `delete`, `rename`, `copy` (tree.ts appends the last two). */
+    readonly changes: ChangeLog,
   ) {
     db.exec(SCHEMA);
     db.prepare(
@@ -162,6 +165,7 @@ export class FsStore {
       this.stmts.deleteText.run(row.id);
       if (file.text !== null) this.stmts.insertText.run(row.id, file.text);
       if (created) this.touchParent(file.path, now);
+      this.changes.append("write", file.path, { size: file.size });
       return { row, created, oldBlob: current?.blob ?? null };
     });
     this.mkdirTx = db.transaction((path: string) => {
@@ -170,6 +174,7 @@ export class FsStore {
       if (current !== undefined) return { row: current, created: false };
       this.makeParents(path, this.clock.now());
       this.makeDir(path, this.clock.now());
+      this.changes.append("mkdir", path);
       return { row: this.get(path) as EntryRow, created: true };
     });
     this.removeTx = db.transaction((path: string, recursive: boolean) => {
@@ -183,6 +188,7 @@ export class FsStore {
       this.stmts.deleteTreeText.run(tree);
       this.stmts.deleteTree.run(tree);
       this.touchParent(path, this.clock.now());
+      this.changes.append("delete", path, current.type === "dir" ? { extra: { dir: true } } : { size: current.size });
       return { blobs };
     });
   }

@@ -96,6 +96,7 @@ export class FsTree {
     this.stmts.move.run({ ...this.bounds(from, to), toParent: parentOf(to), toName: nameOf(to) });
     this.store.touchParent(from, now);
     this.store.touchParent(to, now);
+    this.store.changes.append("rename", from, { extra: { to } });
     return { row: this.store.get(to) as EntryRow, droppedBlob };
   }
 
@@ -110,7 +111,9 @@ export class FsTree {
     this.stmts.copy.run({ ...params, toParent: parentOf(to), toName: nameOf(to) });
     this.stmts.copyText.run(params);
     this.store.touchParent(to, now);
-    return { path: to, files: this.stmts.countFiles.get(params) as number };
+    const files = this.stmts.countFiles.get(params) as number;
+    this.store.changes.append("copy", from, { extra: { to, files } });
+    return { path: to, files };
   }
 
   private bounds(from: string, to: string) {

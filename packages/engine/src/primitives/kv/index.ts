@@ -1,9 +1,11 @@
+import { logOf } from "../changes/log.js";
 import type { PrimitiveDefinition } from "../definition.js";
 import { KvStore } from "./store.js";
 
 export const kvDefinition: PrimitiveDefinition<KvStore> = {
   type: "kv",
-  open: (db, env) => new KvStore(db, env.clock),
+  open: (db, env) => new KvStore(db, env.clock, logOf(env)),
+  beforeChangesRead: (store) => store.expireDue(),
   // Unexpired keys.
   items: (store) => store.count(),
 };

@@ -4,6 +4,7 @@ import type { Clock } from "../../core/clock.js";
 import { RAW_JSON } from "../../core/raw-json.js";
 import { ITEM_OVERHEAD_BYTES, type ResponseBudget } from "../../core/response-budget.js";
 import { GroupCommit } from "../../sqlite/group-commit.js";
+import type { ChangeLog } from "../changes/log.js";
 import { ReadCache, withJson } from "./read-cache.js";
 
 const SCHEMA = `
@@ -94,6 +95,7 @@ export class KvStore {
   constructor(
     db: Database.Database,
     private readonly clock: Clock,
+    private readonly changes: ChangeLog,
   ) {
     db.exec(SCHEMA);
     this.stmts = {
@@ -138,7 +140,8 @@ export class KvStore {
          FROM kv WHERE key = @key AND (expires_at IS NULL OR expires_at > @now)`,
       ),
       count: db.prepare("SELECT count(*) AS n FROM kv WHERE expires_at IS NULL OR expires_at > ?"),
-      sweep: db.prepare("DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ?"),
+      sweep: db.prepare("DELETE FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ? RETURNING key, version"),
+      due: db.prepare("SELECT 1 FROM kv WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT 1").pluck(),
     };
     this.writes = new GroupCommit(db);
     this.setAllTx = db.transaction((reqs: readonly SetRequest[]) => {
@@ -256,6 +259,7 @@ export class KvStore {
       };
       this.stmts.upsert.run(row);
     }
+    this.changes.append("set", req.key, { version: row.version, size: sizeOf(req.value.data) });
     if (req.value.encoding === "bytes") return toEntry(row, true);
     const entry = toEntry(row, false);
     entry.value = req.value.json;
@@ -275,8 +279,11 @@ export class KvStore {
     const current = this.liveMeta(key, this.clock.now());
     checkVersion(key, ifVersion, current);
     this.cache.delete(key);
-    // An expired row is deleted too, but it was already missing: not counted.
-    return this.stmts.delete.run(key).changes > 0 && current !== undefined;
+    // An expired row is deleted too, but it was already missing: not counted (its feed entry
+    // says it expired).
+    if (this.stmts.delete.run(key).changes === 0) return false;
+    this.changes.append(current === undefined ? "expire" : "delete", key, current && { version: current.version });
+    return current !== undefined;
   }
 
   /**
@@ -314,6 +321,7 @@ export class KvStore {
       updated_at: now,
     };
     this.stmts.upsert.run(row);
+    this.changes.append("set", key, { version: row.version, size: sizeOf(row.value as string) });
     return toEntry(row, true);
   }
 
@@ -344,9 +352,29 @@ export class KvStore {
 
   private maybeSweep(now: number): void {
     if (now - this.lastSweep < SWEEP_INTERVAL_MS) return;
-    this.lastSweep = now;
-    this.stmts.sweep.run(now);
+    this.sweep(now);
   }
+
+  /** Deletes expired rows, each recorded as an `expire` change (when it is removed, not when it expired). */
+  private sweep(now: number): void {
+    this.lastSweep = now;
+    const gone = this.stmts.sweep.all(now) as { key: string; version: number }[];
+    for (const row of gone) this.changes.append("expire", row.key, { version: row.version });
+  }
+
+  /**
+   * Removes keys whose expiry passed, so a change-feed reader sees their `expire` entries now
+   * rather than at the next write's sweep. Writes only when some key is due.
+   */
+  async expireDue(): Promise<void> {
+    if (this.stmts.due.get(this.clock.now()) === undefined) return;
+    await this.writes.run(() => this.sweep(this.clock.now()));
+  }
+}
+
+/** A stored value's size in bytes (JSON text as UTF-8). */
+function sizeOf(data: string | Buffer): number {
+  return typeof data === "string" ? Buffer.byteLength(data) : data.length;
 }
 
 function checkVersion(key: string, expected: number | undefined, current: RowMeta | undefined): void {

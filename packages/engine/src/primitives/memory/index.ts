@@ -1,9 +1,10 @@
+import { logOf } from "../changes/log.js";
 import type { PrimitiveDefinition } from "../definition.js";
 import { MemoryStore } from "./store.js";
 
 export const memoryDefinition: PrimitiveDefinition<MemoryStore> = {
   type: "memory",
-  open: (db, env) => new MemoryStore(db, env.clock, env.embedder),
+  open: (db, env) => new MemoryStore(db, env.clock, logOf(env), env.embedder),
   // Live memories: superseded ones are kept but not counted; forgotten ones are deleted.
   items: (store) => store.countLive(),
 };

@@ -5,6 +5,7 @@ import type { Clock } from "../../core/clock.js";
 import { prefixedId } from "../../core/ids.js";
 import { ResponseBudget } from "../../core/response-budget.js";
 import { GroupCommit } from "../../sqlite/group-commit.js";
+import type { ChangeLog } from "../changes/log.js";
 import { type Cluster, type ClusterMember, findClusters } from "./consolidate.js";
 import { type Embedder, encodeVector } from "./embedder.js";
 import { Recaller, type RecallHit, type RecallOptions } from "./recall.js";
@@ -43,6 +44,8 @@ export class MemoryStore {
   constructor(
     private readonly db: Database.Database,
     private readonly clock: Clock,
+    /** The primitive's change log: `remember`, `supersede` (the old id, `by` the new), `forget`. */
+    private readonly changes: ChangeLog,
     private readonly embedder?: Embedder,
   ) {
     // Deleted rows are overwritten with zeros rather than left in free pages: forget means gone.
@@ -102,6 +105,8 @@ export class MemoryStore {
     for (const tag of memory.tags) this.stmts.insertTag.run(tag, seq);
     this.vocabulary.add(memory.text);
     this.total++;
+    const extra = supersedes.length > 0 ? { supersedes } : undefined;
+    this.changes.append("remember", id, { size: Buffer.byteLength(memory.text), extra });
     return toRecord({
       ...memory,
       seq,
@@ -142,6 +147,7 @@ export class MemoryStore {
         };
         const record = this.insert(memory, [old.id], vector, now);
         this.stmts.setSupersededBy.run(record.id, now, old.id);
+        this.changes.append("supersede", old.id, { extra: { by: record.id } });
         return record;
       })(),
     );
@@ -167,6 +173,7 @@ export class MemoryStore {
           this.stmts.setSupersedes.run(JSON.stringify(list), now, successor.id);
         }
         this.stmts.delete.run(row.seq);
+        this.changes.append("forget", row.id);
         this.vocabulary.remove(row.text);
         this.total--;
         return true;
@@ -232,7 +239,10 @@ export class MemoryStore {
   private mergeCluster(cluster: Cluster, now: number): string[] {
     const keeper = this.row(cluster.keeper.id) as MemoryRow;
     const others = cluster.others.map((m) => m.id);
-    for (const id of others) this.stmts.setSupersededBy.run(keeper.id, now, id);
+    for (const id of others) {
+      this.stmts.setSupersededBy.run(keeper.id, now, id);
+      this.changes.append("supersede", id, { extra: { by: keeper.id } });
+    }
     const list = [...(JSON.parse(keeper.supersedes) as string[]), ...others];
     this.stmts.setSupersedes.run(JSON.stringify(list), now, keeper.id);
     return others;

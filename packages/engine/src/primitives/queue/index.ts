@@ -1,3 +1,4 @@
+import { logOf } from "../changes/log.js";
 import type { PrimitiveDefinition } from "../definition.js";
 import type { AnyOperation } from "../operation.js";
 import { QUEUE_BATCH_OPERATIONS } from "./batch.js";
@@ -9,10 +10,12 @@ import { Waiters } from "./waiters.js";
 export const queueDefinition: PrimitiveDefinition<QueueHandle> = {
   type: "queue",
   open: (db, env) => {
-    const store = new QueueStore(db, env.clock);
+    const store = new QueueStore(db, env.clock, logOf(env));
     return { store, waiters: new Waiters(store) };
   },
   close: (handle) => handle.waiters.close(),
+  // Leases that ran out on a job's last attempt make it dead: a feed reader sees it now.
+  beforeChangesRead: (handle) => handle.store.reap(),
   // The copy's leased jobs are ready again: nobody holds their leases there.
   onFork: (handle) => handle.store.releaseLeases(),
   // Pending jobs: ready or leased.

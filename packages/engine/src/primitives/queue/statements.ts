@@ -44,7 +44,7 @@ export interface QueueStatements {
   lease: Database.Statement<[number, number, string, number, number, number, number], unknown[]>;
   releaseLeases: Database.Statement<[number, number], void>;
   anyExpired: Database.Statement<[number], { seq: number }>;
-  reap: Database.Statement<[number, number], { queue: string }>;
+  reap: Database.Statement<[number, number], { queue: string; id: string; status: string }>;
   settle: Database.Statement<object, void>;
   heartbeat: Database.Statement<[number, number, number, number], unknown[]>;
   requeue: Database.Statement<[number, number, number], unknown[]>;
@@ -130,13 +130,13 @@ export function prepareStatements(db: Database.Database): QueueStatements {
     anyExpired: prep<[number], { seq: number }>(
       "SELECT seq FROM jobs WHERE status = 'leased' AND lease_expires_at <= ? LIMIT 1",
     ),
-    reap: prep<[number, number], { queue: string }>(
+    reap: prep<[number, number], { queue: string; id: string; status: string }>(
       `UPDATE jobs SET
          status = CASE WHEN attempts >= max_attempts THEN 'dead' ELSE 'ready' END,
          last_error = CASE WHEN attempts >= max_attempts
            THEN 'lease expired on the last of ' || max_attempts || ' attempts' ELSE last_error END,
          available_at = lease_expires_at, updated_at = ?
-       WHERE status = 'leased' AND lease_expires_at <= ? RETURNING queue`,
+       WHERE status = 'leased' AND lease_expires_at <= ? RETURNING queue, id, status`,
     ),
     settle: prep<object, void>(
       `UPDATE jobs SET status = @status, available_at = @available_at, last_error = @last_error,

@@ -5,6 +5,7 @@ import type { Clock } from "../../core/clock.js";
 import { prefixedId, randomToken } from "../../core/ids.js";
 import { ITEM_OVERHEAD_BYTES, ResponseBudget } from "../../core/response-budget.js";
 import { GroupCommit } from "../../sqlite/group-commit.js";
+import type { ChangeLog } from "../changes/log.js";
 import { backoffMs, DEFAULT_MAX_ATTEMPTS, MAX_DEDUPE_KEY, MAX_ERROR_CHARS } from "./limits.js";
 import { SCHEMA } from "./schema.js";
 import { type JobRow, type JobStatus, prepareStatements, type QueueStatements, rowOf } from "./statements.js";
@@ -80,6 +81,8 @@ export class QueueStore {
   constructor(
     private readonly db: Database.Database,
     readonly clock: Clock,
+    /** The primitive's change log: `send`, `ack`, `retry`, `dead`, `requeue`, `purge` (leases are not changes). */
+    private readonly changes: ChangeLog,
   ) {
     db.exec(SCHEMA);
     this.commit = new GroupCommit(db);
@@ -90,7 +93,15 @@ export class QueueStore {
   reap(): void {
     const now = this.clock.now();
     if (this.stmts.anyExpired.get(now) === undefined) return;
-    for (const { queue } of this.stmts.reap.all(now, now)) this.notify(queue);
+    // The jobs a lease's end killed are changes: recorded in the same transaction.
+    const reap = () => {
+      for (const { queue, id, status } of this.stmts.reap.all(now, now)) {
+        if (status === "dead") this.changes.append("dead", id, { extra: { queue } });
+        this.notify(queue);
+      }
+    };
+    if (this.db.inTransaction) reap();
+    else this.db.transaction(reap)();
   }
 
   /**
@@ -163,6 +174,7 @@ export class QueueStore {
       updated_at: now,
     };
     this.stmts.insert.run({ ...job, body: req.body, now });
+    this.changes.append("send", job.id, { size: Buffer.byteLength(req.body), extra: { queue } });
     return job;
   }
 
@@ -280,6 +292,7 @@ export class QueueStore {
       updated_at: now,
     };
     this.stmts.settle.run({ status, available_at: availableAt, last_error: lastError, now, seq: row.seq });
+    this.changes.append(status === "done" ? "ack" : status === "dead" ? "dead" : "retry", row.id, { extra: { queue } });
     if (status === "ready") this.notify(queue);
     return toJob(settled);
   }
@@ -305,12 +318,17 @@ export class QueueStore {
         );
       }
       this.notify(queue);
+      this.changes.append("requeue", row.id, { extra: { queue } });
       return toJob(rowOf(this.stmts.requeue.get(now, now, row.seq) as unknown[]));
     });
   }
 
   purge(queue: string, status: "done" | "dead", olderThanMs: number): Promise<number> {
-    return this.write((now) => this.stmts.purge.run(queue, status, now - olderThanMs).changes);
+    return this.write((now) => {
+      const purged = this.stmts.purge.run(queue, status, now - olderThanMs).changes;
+      if (purged > 0) this.changes.append("purge", queue, { extra: { queue, status, jobs: purged } });
+      return purged;
+    });
   }
 
   get(queue: string, jobId: string): Job {

@@ -1,9 +1,10 @@
+import { logOf } from "../changes/log.js";
 import type { PrimitiveDefinition } from "../definition.js";
 import { StorageStore } from "./store.js";
 
 export const storageDefinition: PrimitiveDefinition<StorageStore> = {
   type: "storage",
-  open: (db, env) => new StorageStore(db, env.clock),
+  open: (db, env) => new StorageStore(db, env.clock, logOf(env)),
   items: (store) => store.count(),
   externalBytes: (store) => store.blobBytes(),
   blobRefs: (store) => store.blobRefs(),

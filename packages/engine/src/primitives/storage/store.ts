@@ -1,6 +1,7 @@
 import { notFound, type ObjectInfo, ServiceError } from "@prim/wire";
 import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
+import type { ChangeLog } from "../changes/log.js";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS objects (
@@ -85,10 +86,13 @@ export class StorageStore {
   private readonly stmts;
   private readonly putTx: (obj: NewObject, c: WriteConditions) => ObjectRow;
   private readonly copyTx: (from: string, to: string, c: WriteConditions) => ObjectRow;
+  private readonly deleteTx: (key: string, ifMatch: string | undefined) => boolean;
 
   constructor(
     db: Database.Database,
     private readonly clock: Clock,
+    /** The primitive's change log: `put` (also a copy's target, with `from`) and `delete`. */
+    private readonly changes: ChangeLog,
   ) {
     db.exec(SCHEMA);
     this.stmts = {
@@ -148,13 +152,24 @@ export class StorageStore {
         created_at: now,
         updated_at: now,
       });
+      this.changes.append("put", obj.key, { size: obj.size });
       return this.head(obj.key) as ObjectRow;
     });
     this.copyTx = db.transaction((from: string, to: string, c: WriteConditions) => {
       if (this.head(from) === undefined) throw notFound(`object '${from}'`);
       checkConditions(this.head(to), to, c);
       this.stmts.copy.run({ from, to, now: this.clock.now() });
-      return this.head(to) as ObjectRow;
+      const row = this.head(to) as ObjectRow;
+      this.changes.append("put", to, { size: row.size, extra: { from } });
+      return row;
+    });
+    this.deleteTx = db.transaction((key: string, ifMatch: string | undefined) => {
+      const current = this.head(key);
+      if (ifMatch !== undefined) checkConditions(current, key, { ifMatch });
+      if (current === undefined) return false;
+      this.stmts.delete.run(key);
+      this.changes.append("delete", key, { size: current.size });
+      return current.blob !== null;
     });
   }
 
@@ -179,11 +194,7 @@ export class StorageStore {
 
   /** Deletes; absent is fine. Returns whether a blob reference went away. */
   delete(key: string, ifMatch: string | undefined): boolean {
-    const current = this.head(key);
-    if (ifMatch !== undefined) checkConditions(current, key, { ifMatch });
-    if (current === undefined) return false;
-    this.stmts.delete.run(key);
-    return current.blob !== null;
+    return this.deleteTx(key, ifMatch);
   }
 
   /** Rows after `after` starting at `from`, in key order. */

@@ -1,4 +1,5 @@
 import { ServiceError } from "@prim/wire";
+import { logOf } from "../changes/log.js";
 import type { PrimitiveDefinition, PrimitiveEnv } from "../definition.js";
 import type { VaultHandle } from "./handle.js";
 import { SecretRequests } from "./requests.js";
@@ -11,7 +12,7 @@ export const vaultDefinition: PrimitiveDefinition<VaultHandle> = {
     // Without a key ring there is nowhere to keep keys: refuse rather than store anything.
     if (env.vault === undefined) throw new ServiceError("internal_error", "this engine has no vault key ring");
     return {
-      store: new VaultStore(db, env.clock, env.vault.keyRing),
+      store: new VaultStore(db, env.clock, env.vault.keyRing, logOf(env)),
       requests: new SecretRequests(db, env.clock),
       allowLoopbackFetch: env.vault.allowLoopbackFetch,
     };

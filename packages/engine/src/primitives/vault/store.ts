@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 import type { Clock } from "../../core/clock.js";
 import { context, type Sealed, seal, unseal } from "../../keys/cipher.js";
 import type { KeyRing } from "../../keys/keyring.js";
+import type { ChangeLog } from "../changes/log.js";
 
 export type { Grant, GrantSummary, SecretInfo, SecretListing };
 
@@ -87,6 +88,8 @@ export class VaultStore {
     private readonly db: Database.Database,
     private readonly clock: Clock,
     private readonly keyRing: KeyRing,
+    /** The primitive's change log: `set`, `rotate`, `delete`, `grant`, `revoke` — names and versions, never a value. */
+    private readonly changes: ChangeLog,
   ) {
     db.exec(SCHEMA);
     this.stmts = {
@@ -155,7 +158,10 @@ export class VaultStore {
     const key = this.keyRing.groupKey(groupId);
     const sealed = seal(key.key, Buffer.from(value, "utf8"), secretContext(id, name, version));
     const info: SecretInfo = { name, version, created_at: existing?.created_at ?? now, updated_at: now };
-    this.stmts.upsert.run({ ...info, key_id: key.id, ...sealed });
+    this.db.transaction(() => {
+      this.stmts.upsert.run({ ...info, key_id: key.id, ...sealed });
+      this.changes.append(existing === undefined ? "set" : "rotate", name, { version });
+    })();
     return info;
   }
 
@@ -163,7 +169,9 @@ export class VaultStore {
   delete(name: string): boolean {
     return this.db.transaction(() => {
       this.stmts.deleteGrant.run(name);
-      return this.stmts.deleteSecret.run(name).changes > 0;
+      if (this.stmts.deleteSecret.run(name).changes === 0) return false;
+      this.changes.append("delete", name);
+      return true;
     })();
   }
 
@@ -221,7 +229,10 @@ export class VaultStore {
     if (!this.exists(name)) return null;
     const now = this.clock.now();
     const methods = grant.methods === null ? null : JSON.stringify(grant.methods);
-    this.stmts.upsertGrant.run(name, JSON.stringify(grant.hosts), methods, grant.expires_at, now);
+    this.db.transaction(() => {
+      this.stmts.upsertGrant.run(name, JSON.stringify(grant.hosts), methods, grant.expires_at, now);
+      this.changes.append("grant", name);
+    })();
     return { name, ...grant, created_at: now };
   }
 
@@ -235,7 +246,11 @@ export class VaultStore {
   }
 
   deleteGrant(name: string): boolean {
-    return this.stmts.deleteGrant.run(name).changes > 0;
+    return this.db.transaction(() => {
+      if (this.stmts.deleteGrant.run(name).changes === 0) return false;
+      this.changes.append("revoke", name);
+      return true;
+    })();
   }
 
   private bound(): { id: string; groupId: string } {
