@@ -20,6 +20,8 @@ export interface ProbeCell {
   url: string;
   internalUrl: string;
   process: RunningProcess;
+  /** The environment it was started with (a restart starts it again with the same). */
+  env: NodeJS.ProcessEnv;
 }
 
 export interface ProbeWorkspace {
@@ -80,12 +82,19 @@ export async function startProbeCloud(
   };
   const pool = await openPool(database.url);
   const redis = new Redis(env.REDIS_URL as string);
-  const started = await Promise.allSettled(
-    cellIds.map((id) => startApiProcess(childEnv({ ...env, PRIM_CELL_ID: id, PRIM_DATA_DIR: join(root, id) }), 90_000)),
-  );
+  const envOf = (id: string) => childEnv({ ...env, PRIM_CELL_ID: id, PRIM_DATA_DIR: join(root, id) });
+  const started = await Promise.allSettled(cellIds.map((id) => startApiProcess(envOf(id), 90_000)));
   const cells = started.flatMap((s, i) =>
     s.status === "fulfilled"
-      ? [{ id: cellIds[i] as string, url: s.value.url, internalUrl: s.value.internalUrl, process: s.value }]
+      ? [
+          {
+            id: cellIds[i] as string,
+            url: s.value.url,
+            internalUrl: s.value.internalUrl,
+            process: s.value,
+            env: envOf(cellIds[i] as string),
+          },
+        ]
       : [],
   );
   const stop = async () => {

@@ -85,6 +85,9 @@ export function mountWebhooks(app: FastifyInstance, deps: WebhookRoutesDeps): vo
   app.post("/v1/webhooks", async (req, reply) => {
     const ws = await admit(req, reply, true);
     const body = parse(CreateBody, req.body);
+    if ((body.group === undefined) === (body.primitive === undefined)) {
+      throw invalid("body: give one of group (a group's changes) and primitive (one primitive's)");
+    }
     const url = checkWebhookUrl(body.url, deps.allowHttp);
     // Only changes after this moment: the feed's head now.
     const cursor = await deps.feed.head(req.principal, { group: body.group, primitive: body.primitive });
