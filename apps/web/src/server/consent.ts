@@ -35,6 +35,7 @@ export const ALWAYS_ALLOWED = "primitive_list";
 
 const TYPE_LABELS: Record<string, string> = {
   primitive: "Data stores",
+  changes: "Change feeds",
   db: "SQL databases",
   fs: "Files",
   queue: "Queues",
@@ -49,8 +50,9 @@ export function toolSections(): ToolSection[] {
   const byType = new Map<string, ConsentTool[]>();
   for (const tool of TOOL_CATALOG as readonly ToolInfo[]) {
     if (tool.name === ALWAYS_ALLOWED) continue;
-    // Tools of no one type (primitive_create, …) go under `primitive` (pattern `primitive_*`).
-    const type = tool.type ?? "primitive";
+    // Tools of no one type go under their name's first word, the select-all's pattern:
+    // `primitive` (primitive_create, …: `primitive_*`), `changes` (changes_read: `changes_*`).
+    const type = tool.type ?? (tool.name.split("_")[0] as string);
     const { name, title, summary, access } = tool;
     byType.set(type, [...(byType.get(type) ?? []), { name, title, summary, access }]);
   }

@@ -20,7 +20,7 @@ const readInput = z.strictObject({
 });
 type ReadInput = z.output<typeof readInput>;
 
-/** The primitive's log, or null when it has none to read (db; the engine closing). */
+/** The primitive's log, or null once the engine is closing. */
 async function sourceOf(services: EngineServices, p: PrimitiveRecord): Promise<LogSource | null> {
   const log = await services.files.changeLog(p.id, p.type);
   return log === null ? null : { id: p.id, type: p.type, log };
@@ -52,10 +52,7 @@ export const changesRead = primitiveOp({
     let after = input.after;
     for (;;) {
       const source = await sourceOf(services, p);
-      if (source === null) {
-        if (p.type === "db") throw noDbFeed();
-        return { data: [], cursor: after ?? "" };
-      }
+      if (source === null) return { data: [], cursor: after ?? "" };
       const read = readFrom(source, startOf(source, after), input.limit);
       after = read.cursor;
       if (read.entries.length > 0 || !(await waitFor(ctx, new Set([p.id]), deadline))) {
@@ -66,10 +63,6 @@ export const changesRead = primitiveOp({
     }
   },
 });
-
-function noDbFeed(): ServiceError {
-  return new ServiceError("invalid_request", "db primitives have no change feed yet");
-}
 
 export const changesGroup = groupOp({
   name: "changes.group",

@@ -4,7 +4,7 @@ import type { Clock } from "../core/clock.js";
 import type { VaultEnv } from "../keys/keyring.js";
 import type { SqlHost } from "../sql-host/pool.js";
 import type { SyncCounters } from "../sqlite/durable-sync.js";
-import type { ChangeLog } from "./changes/log.js";
+import type { ChangeLog, ChangeLogView } from "./changes/log.js";
 
 /**
  * Turns texts into vectors for recall's optional semantic signal. The engine has none unless
@@ -39,6 +39,8 @@ export interface OpenEnv extends PrimitiveEnv {
    * the transaction that makes each change. Null for a type that keeps its file itself (db).
    */
   changes: ChangeLog | null;
+  /** Wakes the primitive's feed readers: for a type that keeps its file itself, once it wrote. */
+  changed: () => void;
 }
 
 /** A primitive's move to another group (group ids). */
@@ -117,6 +119,8 @@ export interface PrimitiveDefinition<S = unknown> {
    * passed, so their `expire` entries show now rather than at the next write's sweep).
    */
   beforeChangesRead?(store: S): Promise<void> | void;
+  /** The change log of a type that keeps its file itself (db: appended by the SQL host). */
+  changeLog?(store: S): Promise<ChangeLogView> | ChangeLogView;
   /** Adjusts a fresh copy made by a fork (queue: release leases; storage: new signing epoch). */
   onFork?(store: S, fork: ForkContext): void | Promise<void>;
 }

@@ -8,7 +8,7 @@ import { SCHEMA_ROWS_SQL, type SchemaRow } from "../sql-host/protocol.js";
 import { ConnectionSync, fsyncPath, syncFiles } from "../sqlite/durable-sync.js";
 import { privateDir, privateFile } from "../sqlite/private-files.js";
 import { openSqlite } from "../sqlite/sqlite.js";
-import { ChangeLog, type ChangeLogOptions, DEFAULT_CHANGE_RETENTION } from "./changes/log.js";
+import { ChangeLog, type ChangeLogOptions, type ChangeLogView, DEFAULT_CHANGE_RETENTION } from "./changes/log.js";
 import { ChangeSignals } from "./changes/signals.js";
 import type { ForkContext, PrimitiveDefinition, PrimitiveEnv, PrimitiveMove } from "./definition.js";
 
@@ -128,6 +128,7 @@ export class PrimitiveFiles {
       path: this.path(id),
       dir: this.auxDir(id),
       changes,
+      changed: () => this.changeSignals.committed(id),
     });
     const handle: PrimitiveHandle = { id, type, db, store, changes };
     this.open.set(id, handle);
@@ -149,11 +150,12 @@ export class PrimitiveFiles {
    * The change log of a primitive, brought up to date by its type (kv expiry) — null for a type
    * without one (db) or once the engine is closing (a parked reader must not reopen a file).
    */
-  async changeLog(id: string, type: PrimitiveType): Promise<ChangeLog | null> {
+  async changeLog(id: string, type: PrimitiveType): Promise<ChangeLogView | null> {
     if (this.changeSignals.closed) return null;
     const handle = this.handle(id, type);
-    await this.definitions.get(type)?.beforeChangesRead?.(handle.store);
-    return handle.changes;
+    const definition = this.definitions.get(type);
+    await definition?.beforeChangesRead?.(handle.store);
+    return handle.changes ?? (await definition?.changeLog?.(handle.store)) ?? null;
   }
 
   items(id: string, type: PrimitiveType): number | Promise<number> {
@@ -304,7 +306,13 @@ export class PrimitiveFiles {
     const path = this.tmpPath(`schema-${type}`);
     const db = openSqlite(path, { exclusive: true });
     try {
-      const store = definition.open(db, { ...this.env, path, dir: `${path}.d`, changes: this.newChangeLog(db) });
+      const store = definition.open(db, {
+        ...this.env,
+        path,
+        dir: `${path}.d`,
+        changes: this.newChangeLog(db),
+        changed: () => {},
+      });
       void definition.close?.(store);
       const rows = db.prepare(SCHEMA_ROWS_SQL).all() as SchemaRow[];
       this.freshSchemas.set(type, rows);
@@ -321,7 +329,13 @@ export class PrimitiveFiles {
     const definition = this.definitions.get(type);
     if (definition?.blobRefs === undefined || definition.ownsFile) return [];
     const db = openSqlite(path, { exclusive: true });
-    const store = definition.open(db, { ...this.env, path, dir: `${path}.d`, changes: this.newChangeLog(db) });
+    const store = definition.open(db, {
+      ...this.env,
+      path,
+      dir: `${path}.d`,
+      changes: this.newChangeLog(db),
+      changed: () => {},
+    });
     try {
       return [...definition.blobRefs(store)];
     } finally {

@@ -9,8 +9,9 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { checkFile } from "./file-check.js";
 import { encodeFrame, FrameReader, READY_FRAME_ID } from "./frames.js";
+import { dbLog, recordStatement } from "./host-changes.js";
 import { dropTempObjects, type ExecError, execute } from "./host-exec.js";
-import type { BranchInfo, DbLocation, HostRequest } from "./protocol.js";
+import type { BranchInfo, DbLocation, HostRequest, QueryResult } from "./protocol.js";
 
 // Open connections by path, least recently used first. Bounded: each holds a file descriptor
 // and up to 2 MB of page cache, and an engine may have thousands of dbs. A request uses at
@@ -106,13 +107,33 @@ async function promote(at: DbLocation, name: string, force: boolean): Promise<{ 
   }
   // The backup API copies the branch into main page by page, in one transaction of main.
   const path = branchPath(at, name);
+  const epoch = dbLog(connect(at.file)).state().epoch;
   closePath(at.file);
   await connect(path).backup(at.file);
+  renewEpoch(at, epoch);
   closePath(path);
   rmSync(path, { force: true });
   meta(at).prepare("DELETE FROM branches WHERE name = ?").run(name);
   bumpMain(at);
   return { promoted: name };
+}
+
+/**
+ * After main's data was replaced (a promote, a restore): its change log is the copy's, so it
+ * starts a new epoch past the one in force before — cursors issued until now are refused (409).
+ */
+function renewEpoch(at: DbLocation, before: number): void {
+  dbLog(connect(at.file)).newEpoch(before, false);
+}
+
+async function restoreMain(at: DbLocation, src: string): Promise<{ restored: true }> {
+  const epoch = dbLog(connect(at.file)).state().epoch;
+  closePath(at.file);
+  await connect(src).backup(at.file);
+  closePath(src);
+  renewEpoch(at, epoch);
+  bumpMain(at);
+  return { restored: true };
 }
 
 /** Whether the last `exec` changed its file (its reply says so: status 2). */
@@ -126,7 +147,10 @@ function handle(req: HostRequest): unknown {
       const db = target(req.at);
       let wrote = true; // a failed request may have run a CREATE TEMP before it failed
       try {
-        const result = execute(db, req.statements, req.batch, req.readOnly);
+        // Main's writes are recorded in its change log, in their transaction (host-changes.ts).
+        const log = req.at.branch === undefined && !req.readOnly ? dbLog(db) : undefined;
+        const record = log && ((st: { sql: string }, r: QueryResult) => recordStatement(log, st.sql, r));
+        const result = execute(db, req.statements, req.batch, req.readOnly, record);
         wrote = result.wrote;
         execWrote = result.wrote;
         if (result.wrote && req.at.branch === undefined) bumpMain(req.at);
@@ -138,7 +162,7 @@ function handle(req: HostRequest): unknown {
     case "tables":
       return target(req.at)
         .prepare(
-          "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND substr(name, 1, 7) <> 'sqlite_' ORDER BY name",
+          "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND substr(name, 1, 7) <> 'sqlite_' AND substr(name, 1, 13) <> '_prim_changes' ORDER BY name",
         )
         .all();
     case "table": {
@@ -189,14 +213,11 @@ function handle(req: HostRequest): unknown {
         .then(() => ({ path: req.dest }));
     case "restore":
       // Like a forced promote from a snapshot file: branches stay, but main has changed.
-      closePath(req.at.file);
-      return connect(req.src)
-        .backup(req.at.file)
-        .then(() => {
-          closePath(req.src);
-          bumpMain(req.at);
-          return { restored: true };
-        });
+      return restoreMain(req.at, req.src);
+    case "changes.open":
+      // The engine reads main's change log over its own read-only connection: tables first.
+      dbLog(connect(req.at.file));
+      return { open: true };
     case "check":
       // Its own read-only connection, closed before the answer (file-check.ts).
       return checkFile(req.at.file, req.schema);

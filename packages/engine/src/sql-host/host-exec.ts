@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { setRecent } from "../core/recent.js";
+import { namesChangeLog } from "./host-changes.js";
 import { MAX_RESULT_BYTES, MAX_RESULT_ROWS, type QueryResult, type Statement } from "./protocol.js";
 import { leadingTokens } from "./sql-safety.js";
 
@@ -155,6 +156,9 @@ function runOne(
       message: `${where}: this statement writes; the credential allows only reads (a read-only credential, or db_query without db_exec)`,
     };
   }
+  if (!stmt.readonly && namesChangeLog(st.sql)) {
+    throw { code: "forbidden", message: `${where}: _prim_changes is the engine's change log; it cannot be written` };
+  }
   stmt.safeIntegers(true);
   const args = bindings(st.params, `${where}.params`);
   // last_insert_rowid: for an INSERT/REPLACE that changed rows, SQLite's value after it; an
@@ -224,17 +228,25 @@ export function dropTempObjects(db: Database.Database): void {
  * Runs one statement, or a batch in one transaction (any failure rolls all back, naming its
  * index). A batch's results share the 10 MiB row budget of one answer: once it is spent, later
  * statements still run (the transaction is all or nothing) and return their rows cut, with
- * `truncated: true`.
+ * `truncated: true`. With `record`, each statement that wrote is recorded in the same
+ * transaction (a single statement then runs in one of its own): the change log (host-changes.ts).
  */
 export function execute(
   db: Database.Database,
   statements: Statement[],
   batch: boolean,
   readOnly: boolean,
+  record?: (st: Statement, result: QueryResult) => void,
 ): { value: unknown; wrote: boolean } {
   if (!batch) {
+    const st = statements[0] as Statement;
+    const one = () => {
+      const out = runOne(db, st, readOnly, "sql", { bytes: MAX_RESULT_BYTES });
+      if (out.wrote) record?.(st, out.result);
+      return out;
+    };
     try {
-      const { result, wrote } = runOne(db, statements[0] as Statement, readOnly, "sql", { bytes: MAX_RESULT_BYTES });
+      const { result, wrote } = record === undefined ? one() : db.transaction(one)();
       return { value: result, wrote };
     } catch (err) {
       throw toExecError(err, "sql");
@@ -247,6 +259,7 @@ export function execute(
       try {
         const out = runOne(db, st, readOnly, `statements[${i}]`, budget);
         wrote ||= out.wrote;
+        if (out.wrote) record?.(st, out.result);
         return out.result;
       } catch (err) {
         const e = toExecError(err, `statements[${i}]`);

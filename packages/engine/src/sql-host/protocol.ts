@@ -36,6 +36,7 @@ export type HostRequest =
   | { kind: "backup"; at: DbLocation; dest: string }
   | { kind: "restore"; at: DbLocation; src: string }
   | { kind: "check"; at: DbLocation; schema: SchemaRow[] | null }
+  | { kind: "changes.open"; at: DbLocation }
   | { kind: "close"; at: DbLocation };
 
 /** One row of a file's `sqlite_schema`, as `SCHEMA_ROWS_SQL` reads it (root pages left out). */

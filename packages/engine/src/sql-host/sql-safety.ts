@@ -3,10 +3,10 @@ import { setRecent } from "../core/recent.js";
 
 /**
  * The leading tokens of a statement (up to `max`), skipping whitespace and comments: words
- * upper-cased, other characters one by one. Enough to tell a statement's kind, which its first
+ * upper-cased (unless `keepCase`: names as written), other characters one by one. Enough to tell a statement's kind, which its first
  * keyword fixes; which statements *write* is decided by SQLite itself (`stmt.readonly`).
  */
-export function leadingTokens(sql: string, max: number): string[] {
+export function leadingTokens(sql: string, max: number, keepCase = false): string[] {
   const tokens: string[] = [];
   let i = 0;
   while (i < sql.length && tokens.length < max) {
@@ -29,10 +29,11 @@ export function leadingTokens(sql: string, max: number): string[] {
       const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i, i + 128));
       const quoted = /^("[^"]*"|`[^`]*`|\[[^\]]*\])/.exec(sql.slice(i, i + 256));
       if (word !== null) {
-        tokens.push(word[0].toUpperCase());
+        tokens.push(keepCase ? word[0] : word[0].toUpperCase());
         i += word[0].length;
       } else if (quoted !== null) {
-        tokens.push(quoted[0].slice(1, -1).toUpperCase());
+        const name = quoted[0].slice(1, -1);
+        tokens.push(keepCase ? name : name.toUpperCase());
         i += quoted[0].length;
       } else {
         tokens.push(c);

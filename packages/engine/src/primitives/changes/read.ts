@@ -1,6 +1,6 @@
 import { type ChangeEntry, type PrimitiveType, ServiceError } from "@prim/wire";
 import { type CursorPosition, decodeCursor, encodeCursor } from "./cursor.js";
-import type { ChangeLog, ChangeRow } from "./log.js";
+import type { ChangeLogView, ChangeRow } from "./log.js";
 
 /** The field a type names its subject with (`key`, `path`, …); a queue purge names its queue. */
 function subjectField(type: PrimitiveType, op: string): "key" | "path" | "id" | "name" | "queue" | "table" {
@@ -23,7 +23,7 @@ function subjectField(type: PrimitiveType, op: string): "key" | "path" | "id" | 
 export interface LogSource {
   id: string;
   type: PrimitiveType;
-  log: ChangeLog;
+  log: ChangeLogView;
 }
 
 export interface LogRead {

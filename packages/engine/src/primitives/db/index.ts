@@ -4,7 +4,9 @@ import { DbStore } from "./store.js";
 export const dbDefinition: PrimitiveDefinition<DbStore> = {
   type: "db",
   ownsFile: true,
-  open: (_db, env) => new DbStore(env.sqlHost, env.path, env.dir, env.syncs),
+  open: (_db, env) => new DbStore(env.sqlHost, env.path, env.dir, env.syncs, env.changed),
+  // Kept by the SQL host in the user's database (sql-host/host-changes.ts), read here.
+  changeLog: (store) => store.changeLog(),
   synced: (store) => store.synced(),
   close: async (store) => {
     await store.close();

@@ -1,7 +1,9 @@
 import { join } from "node:path";
 import type { TableDetail, TableSummary } from "@prim/wire";
+import Database from "better-sqlite3";
 import type { SqlHost } from "../../sql-host/pool.js";
 import type { BranchInfo, DbLocation, HostRequest, QueryResult, Statement } from "../../sql-host/protocol.js";
+import { ChangeLogReader, type ChangeLogView, DB_CHANGE_TABLE } from "../../sqlite/change-log.js";
 import { Coverage, type SyncCounters, WalSync } from "../../sqlite/durable-sync.js";
 import { DirectReads } from "./direct-reads.js";
 
@@ -16,12 +18,16 @@ export class DbStore {
   /** Files the host wrote since the last `synced()`, and each file's fsync rounds. */
   private readonly dirty = new Set<string>();
   private readonly coverage = new Map<string, Coverage>();
+  /** Main's change log, read over a read-only connection of its own (the host appends). */
+  private log: { db: Database.Database; reader: ChangeLogReader } | undefined;
 
   constructor(
     private readonly host: SqlHost,
     private readonly file: string,
     private readonly dir: string,
     private readonly syncs: SyncCounters,
+    /** Told once a request changed main (a feed reader may be waiting). */
+    private readonly changed: () => void = () => {},
   ) {
     this.direct = new DirectReads(file);
   }
@@ -86,7 +92,26 @@ export class DbStore {
    * (Branch files are never read directly.)
    */
   private manage<T>(req: HostRequest): Promise<T> {
-    return this.bracketed(req, () => this.direct.close());
+    return this.bracketed(req, () => {
+      this.direct.close();
+      this.closeLog();
+    });
+  }
+
+  /** Main's change log (host-changes.ts): its tables made by the host first, then read here. */
+  async changeLog(): Promise<ChangeLogView> {
+    if (this.log === undefined) {
+      await this.host.request({ kind: "changes.open", at: this.at() });
+      const db = new Database(this.file, { readonly: true, fileMustExist: true });
+      this.log ??= { db, reader: new ChangeLogReader(db, DB_CHANGE_TABLE) };
+      if (this.log.db !== db) db.close();
+    }
+    return this.log.reader;
+  }
+
+  private closeLog(): void {
+    this.log?.db.close();
+    this.log = undefined;
   }
 
   private async bracketed<T>(req: HostRequest, end: () => void): Promise<T> {
@@ -104,6 +129,9 @@ export class DbStore {
       return await this.host.request<T>(req);
     } finally {
       this.wrote(req);
+      if ((req.kind === "exec" && req.wrote === true && req.at.branch === undefined) || req.kind === "restore") {
+        this.changed();
+      } else if (req.kind === "branch.promote") this.changed();
     }
   }
 

@@ -93,15 +93,13 @@ export class QueueStore {
   reap(): void {
     const now = this.clock.now();
     if (this.stmts.anyExpired.get(now) === undefined) return;
-    // The jobs a lease's end killed are changes: recorded in the same transaction.
-    const reap = () => {
-      for (const { queue, id, status } of this.stmts.reap.all(now, now)) {
+    // A job a lease's end killed is a change, recorded in the same transaction.
+    const reap = () =>
+      this.stmts.reap.all(now, now).forEach(({ queue, id, status }) => {
         if (status === "dead") this.changes.append("dead", id, { extra: { queue } });
         this.notify(queue);
-      }
-    };
-    if (this.db.inTransaction) reap();
-    else this.db.transaction(reap)();
+      });
+    this.db.inTransaction ? reap() : this.db.transaction(reap)();
   }
 
   /**
