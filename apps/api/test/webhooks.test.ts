@@ -133,7 +133,7 @@ describe("a group's changes reach its endpoint", () => {
       expect(r.body).not.toContain('"one"');
       const { type, data } = JSON.parse(r.body);
       expect(type).toBe("prim.change");
-      expect(r.headers["webhook-id"]).toBe(`${data.primitive.id}.${data.change.seq}`);
+      expect(r.headers["webhook-id"]).toBe(`${data.primitive.id}.${data.change.epoch}.${data.change.seq}`);
       expect(data.group).toBe("app");
     }
     // Each primitive's changes arrive in their commit order (a retry may repeat, never reorder).
@@ -203,6 +203,33 @@ describe("a group's changes reach its endpoint", () => {
     await until("the redelivery", () => hook.got.length >= 3);
     expect(hook.got[2]?.headers["webhook-id"]).toBe(hook.got[0]?.headers["webhook-id"]);
     expect(hook.got[2]?.body).toBe(hook.got[0]?.body);
+    expect((await call(ws.key, "DELETE", `/v1/webhooks/${made.body.id}`)).status).toBe(204);
+  }, 60_000);
+});
+
+describe("a restore", () => {
+  it("tells the receiver with prim.gap, then goes on in the new epoch: no change of the new one is lost", async () => {
+    const hook = await receiver();
+    const kv = await make("rewound", "kv");
+    const made = await call(ws.key, "POST", "/v1/webhooks", { url: hook.url, primitive: kv });
+    await ok(api, ws.key, "PUT", `/v1/primitives/${kv}/keys/a`, { value: 1 });
+    await ok(api, ws.key, "POST", `/v1/primitives/${kv}/snapshots`, { name: "s1" });
+    await ok(api, ws.key, "PUT", `/v1/primitives/${kv}/keys/b`, { value: 1 });
+    const bodies = () => hook.got.map((r) => JSON.parse(r.body));
+    await until("b", () => bodies().some((b) => b.data?.change?.key === "b"));
+    await ok(api, ws.key, "POST", `/v1/primitives/${kv}/restore`, { snapshot: "s1" });
+    // After the restore, seq 2 names a new change (c), not b: the epoch tells them apart.
+    await ok(api, ws.key, "PUT", `/v1/primitives/${kv}/keys/c`, { value: 1 });
+    await until("c", () => bodies().some((b) => b.data?.change?.key === "c"));
+    const gap = bodies().findIndex((b) => b.type === "prim.gap");
+    expect(gap).toBeGreaterThan(0);
+    expect(bodies()[gap].data.reason).toContain("restored");
+    const b = bodies().find((x) => x.data?.change?.key === "b").data.change;
+    const c = bodies().find((x) => x.data?.change?.key === "c").data.change;
+    expect(c.seq).toBe(b.seq);
+    expect(c.epoch).toBe(b.epoch + 1);
+    expect(bodies().findIndex((x) => x.data?.change?.key === "c")).toBeGreaterThan(gap);
+    for (const r of hook.got) expect(genuine(made.body.secret, r)).toBe(true);
     expect((await call(ws.key, "DELETE", `/v1/webhooks/${made.body.id}`)).status).toBe(204);
   }, 60_000);
 });

@@ -371,6 +371,12 @@ export interface ChangeEntry {
   /** The primitive's id and type (a group feed merges several). */
   primitive: string;
   type: PrimitiveType;
+  /**
+   * The log's epoch: a new one starts when the primitive's data is replaced (a restore, promote
+   * or import), and its `seq`s may then repeat earlier ones. `primitive`, `epoch` and `seq`
+   * together name a change uniquely (a webhook's `webhook-id` is `<primitive>.<epoch>.<seq>`).
+   */
+  epoch: number;
   /** Position in the primitive's log: grows by one per change, in commit order. */
   seq: number;
   /** When it committed, ms since the epoch. */

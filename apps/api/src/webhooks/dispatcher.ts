@@ -70,6 +70,20 @@ export const bodyOf = (change: FeedChange) =>
     data: { group: change.group, primitive: change.primitive, change: change.change },
   });
 
+/** The oldest cursor a 409 `conflict` of the feed names, or null for any other error. */
+function heldCursor(error: unknown): string | null {
+  if (!(error instanceof ServiceError) || error.code !== "conflict") return null;
+  return /the oldest cursor still held is '([^']+)'/.exec(error.message)?.[1] ?? null;
+}
+
+/** The delivery that tells a receiver changes were skipped (`prim.gap`), in the stream's order. */
+const gapBody = (error: Error, now: number) =>
+  JSON.stringify({
+    type: "prim.gap",
+    timestamp: new Date(now).toISOString(),
+    data: { reason: error.message.replace(/; the oldest cursor still held is '[^']+'/, "") },
+  });
+
 export class WebhookDispatcher {
   private readonly holder = `dispatcher:${randomToken(9)}`;
   private timer: NodeJS.Timeout | null = null;
@@ -131,12 +145,24 @@ export class WebhookDispatcher {
   private async pull(endpoint: HeldEndpoint): Promise<boolean> {
     let cursor = endpoint.cursor;
     for (;;) {
-      const page = await this.feed.read(
-        endpoint.workspace_id,
-        { groupId: endpoint.group_id, primitiveId: endpoint.primitive_id },
-        cursor,
-        CHANGES_PER_READ,
-      );
+      let page: Awaited<ReturnType<ChangeFeed["read"]>>;
+      try {
+        page = await this.feed.read(
+          endpoint.workspace_id,
+          { groupId: endpoint.group_id, primitiveId: endpoint.primitive_id },
+          cursor,
+          CHANGES_PER_READ,
+        );
+      } catch (error) {
+        const held = heldCursor(error);
+        if (held === null) throw error;
+        // The log moved on without us (a restore, or changes past the retention window while
+        // the endpoint was disabled): resume at the oldest change held, and say so in order.
+        const gap = { messageId: `gap.${endpoint.id}.${held.slice(-16)}`, body: gapBody(error as Error, this.now()) };
+        if (!(await recordDeliveries(this.pool, endpoint, this.holder, cursor, held, [gap], this.now()))) return false;
+        cursor = held;
+        continue;
+      }
       if (page.cursor === cursor) return true;
       const messages = page.changes
         .filter((change) => passes(endpoint.filter, change))

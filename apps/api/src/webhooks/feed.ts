@@ -104,7 +104,7 @@ export class EngineFeed implements ChangeFeed {
       }
       const { cursor: _cursor, primitive, type, ...change } = entry;
       changes.push({
-        messageId: `${primitive}.${entry.seq}`,
+        messageId: `${primitive}.${entry.epoch}.${entry.seq}`,
         group: named.group,
         primitive: { id: primitive, type, name: named.name },
         change,

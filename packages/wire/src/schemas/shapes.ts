@@ -353,6 +353,7 @@ export const changeEntry = same<W.ChangeEntry>()(
     .object({
       primitive: z.string(),
       type: primitiveType,
+      epoch: z.number().int().describe("A new one starts when the primitive's data is replaced (restore)"),
       seq: z.number().int(),
       ts: ms,
       op: z.string(),

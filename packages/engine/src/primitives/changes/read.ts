@@ -74,14 +74,24 @@ export function startCursor(source: LogSource, pos: CursorPosition): string {
 export function readFrom(source: LogSource, from: CursorPosition, limit: number): LogRead {
   const { secret } = source.log.state();
   const rows = source.log.after(from.seq, limit);
-  const entries = rows.map((row) => toEntry(source, row, encodeCursor(secret, source.id, { ...from, seq: row.seq })));
+  const entries = rows.map((row) =>
+    toEntry(source, row, from.epoch, encodeCursor(secret, source.id, { ...from, seq: row.seq })),
+  );
   const last = rows.at(-1);
   const cursor = encodeCursor(secret, source.id, { epoch: from.epoch, seq: last?.seq ?? from.seq });
   return { entries, cursor };
 }
 
-function toEntry(source: LogSource, row: ChangeRow, cursor: string): ChangeEntry {
-  const entry: ChangeEntry = { primitive: source.id, type: source.type, seq: row.seq, ts: row.ts, op: row.op, cursor };
+function toEntry(source: LogSource, row: ChangeRow, epoch: number, cursor: string): ChangeEntry {
+  const entry: ChangeEntry = {
+    primitive: source.id,
+    type: source.type,
+    epoch,
+    seq: row.seq,
+    ts: row.ts,
+    op: row.op,
+    cursor,
+  };
   entry[subjectField(source.type, row.op)] = row.subject;
   if (row.version !== null) entry.version = row.version;
   if (row.size !== null) entry.size = row.size;
