@@ -8,6 +8,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createKey } from "@prim/db";
+import { PrimClient, verifyWebhook } from "@prim/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApiProcess } from "./cell-processes.js";
 import { ok, type ProbeCloud, type ProbeWorkspace, startProbeCloud } from "./probe-cloud.js";
@@ -204,6 +205,24 @@ describe("a group's changes reach its endpoint", () => {
     expect(hook.got[2]?.headers["webhook-id"]).toBe(hook.got[0]?.headers["webhook-id"]);
     expect(hook.got[2]?.body).toBe(hook.got[0]?.body);
     expect((await call(ws.key, "DELETE", `/v1/webhooks/${made.body.id}`)).status).toBe(204);
+  }, 60_000);
+});
+
+describe("with the SDK", () => {
+  it("creates, lists, reads the log and deletes; a receiver verifies with verifyWebhook", async () => {
+    const hook = await receiver();
+    const prim = new PrimClient({ baseUrl: api, token: ws.key });
+    const kv = await make("sdk", "kv");
+    const made = await prim.webhooks.create({ url: hook.url, primitive: kv, description: "cache busting" });
+    expect((await prim.webhooks.list()).map((w) => w.id)).toContain(made.id);
+    await ok(api, ws.key, "PUT", `/v1/primitives/${kv}/keys/x`, { value: 1 });
+    const got = await until("the delivery", () => hook.got[0]);
+    expect(await verifyWebhook(made.secret, got.headers as Record<string, string>, got.body)).toBe(true);
+    expect(await verifyWebhook(made.secret, got.headers as Record<string, string>, `${got.body} `)).toBe(false);
+    const log = await prim.webhooks.deliveries(made.id);
+    expect(log.map((d) => d.message_id)).toEqual([got.headers["webhook-id"]]);
+    await prim.webhooks.delete(made.id);
+    await expect(prim.webhooks.get(made.id)).rejects.toMatchObject({ code: "not_found" });
   }, 60_000);
 });
 

@@ -23,6 +23,7 @@ import { SignedUrls } from "./signed.js";
 import { StorageClient } from "./storage.js";
 import { type ClientOptions, Transport } from "./transport.js";
 import { VaultClient } from "./vault.js";
+import { WebhooksClient } from "./webhooks.js";
 
 /** Audit filters (combinable); `action` and `actor` take a prefix ending in `*` (or `.`). */
 export interface AuditFilter {
@@ -52,11 +53,14 @@ export class PrimClient {
   readonly signed: SignedUrls;
   /** Minted keys (cloud): mint narrower keys, list and revoke the ones under this key. */
   readonly keys: KeysClient;
+  /** Webhook endpoints (cloud, Pro): changes POSTed to a URL, signed. */
+  readonly webhooks: WebhooksClient;
 
   constructor(options: ClientOptions = {}) {
     this.transport = new Transport(options);
     this.signed = new SignedUrls(this.transport);
     this.keys = new KeysClient(this.transport);
+    this.webhooks = new WebhooksClient(this.transport);
   }
 
   health(): Promise<{ ok: true; version: string }> {

@@ -2,7 +2,7 @@
 export type * from "@prim/wire";
 export type { KeyRevoked, MintedKey, MintedKeyInfo } from "@prim/wire";
 // Offline attenuation: narrow a key (or a pa_ token) by caveats without calling the API.
-export { attenuate, type Caveat, encodeCaveat, parseCaveat } from "@prim/wire";
+export { attenuate, type Caveat, encodeCaveat, parseCaveat, verifyWebhook } from "@prim/wire";
 export { type ChangeReadOptions, type ChangeTarget, iterateChanges, readChanges } from "./changes.js";
 export { type AuditFilter, type ForkOptions, PrimClient } from "./client.js";
 export { type BranchOption, DbClient, type SqlParams, type Statement } from "./db.js";
@@ -37,3 +37,4 @@ export {
   Transport,
 } from "./transport.js";
 export { type GrantInput, type SecretAuth, VaultClient, type VaultFetchRequest } from "./vault.js";
+export { type WebhookOptions, WebhooksClient } from "./webhooks.js";

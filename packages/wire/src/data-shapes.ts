@@ -405,3 +405,51 @@ export interface ChangePage {
   /** After the last entry answered (the cursor given when there was none). */
   cursor: string;
 }
+
+/** Which changes a webhook endpoint receives (cloud); each omitted field passes everything. */
+export interface WebhookFilter {
+  /** Primitive types. */
+  types?: string[];
+  /** Change operations (`set`, `delete`, …). */
+  ops?: string[];
+  /** Only changes whose key, path, id or table starts with it. */
+  prefix?: string;
+}
+
+/** A webhook endpoint as listed (never its secret). */
+export interface WebhookInfo {
+  id: string;
+  url: string;
+  /** The group's name for a group's endpoint, else null. */
+  group: string | null;
+  /** The primitive's id for one primitive's endpoint, else null. */
+  primitive: string | null;
+  filter: WebhookFilter | null;
+  description: string | null;
+  created_at: number;
+  /** Since when its deliveries fail (null: the last one succeeded). */
+  failing_since: number | null;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+}
+
+/** What creating an endpoint answers: its signing secret (`whsec_…`), shown this once. */
+export interface WebhookCreated extends WebhookInfo {
+  secret: string;
+}
+
+/** One delivery of an endpoint's log. */
+export interface WebhookDelivery {
+  id: string;
+  /** The `webhook-id` it is sent with (a redelivery's row adds `#<its id>`). */
+  message_id: string;
+  status: "pending" | "delivered" | "failed";
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  last_attempt_at: number | null;
+  /** When the next attempt is due (pending only). */
+  next_attempt_at: number | null;
+  delivered_at: number | null;
+}

@@ -63,6 +63,10 @@ export type {
   Subscription,
   TableDetail,
   TableSummary,
+  WebhookCreated,
+  WebhookDelivery,
+  WebhookFilter,
+  WebhookInfo,
   WhoAmI,
 } from "./data-shapes.js";
 export {

@@ -1,4 +1,5 @@
 import { notFound, prefixedId } from "@prim/engine";
+import type { WebhookDelivery } from "@prim/wire";
 import type pg from "pg";
 import { inTransaction } from "../connect.js";
 import type { WebhookFilter } from "./webhooks.js";
@@ -192,18 +193,8 @@ export async function disableWebhook(
   );
 }
 
-export interface DeliveryInfo {
-  id: string;
-  message_id: string;
-  status: "pending" | "delivered" | "failed";
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: number;
-  last_attempt_at: number | null;
-  next_attempt_at: number | null;
-  delivered_at: number | null;
-}
+/** One delivery of the log (`@prim/wire`'s `WebhookDelivery`). */
+export type DeliveryInfo = WebhookDelivery;
 
 /** An endpoint's deliveries, newest first, `before` a delivery id (paging); another workspace's endpoint: 404. */
 export async function listDeliveries(

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { invalid, notFound, PRIMITIVE_TYPES, prefixedId, seal, sealingContext, unseal } from "@prim/engine";
-import { newWebhookSecret } from "@prim/wire";
+import { newWebhookSecret, type WebhookFilter, type WebhookInfo } from "@prim/wire";
 import type pg from "pg";
 import { findGroup } from "./keys.js";
 import { auditedTransaction } from "./workspace-audit.js";
@@ -13,30 +13,7 @@ import { auditedTransaction } from "./workspace-audit.js";
  * (`webhook.create`, `webhook.delete`, `webhook.enable`; `webhook.disable` by the dispatcher).
  */
 
-export interface WebhookFilter {
-  /** Primitive types; omitted: every type. */
-  types?: string[];
-  /** Change operations (`set`, `delete`, …); omitted: every operation. */
-  ops?: string[];
-  /** Only changes whose key, path or id starts with it. */
-  prefix?: string;
-}
-
-/** An endpoint as listed (never its secret). */
-export interface WebhookInfo {
-  id: string;
-  url: string;
-  /** The group's name for a group's endpoint, else null. */
-  group: string | null;
-  primitive: string | null;
-  filter: WebhookFilter | null;
-  description: string | null;
-  created_at: number;
-  /** Since when its deliveries fail (null: the last one succeeded). */
-  failing_since: number | null;
-  disabled_at: number | null;
-  disabled_reason: string | null;
-}
+export type { WebhookFilter, WebhookInfo };
 
 /** Most endpoints a workspace may have. */
 export const MAX_WEBHOOKS = 20;
