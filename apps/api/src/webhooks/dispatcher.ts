@@ -48,7 +48,8 @@ const CHANGES_PER_READ = 100;
 const SENDS_PER_TICK = 100;
 const LEASE_MS = 60_000;
 const SEND_TIMEOUT_MS = 10_000;
-const MAX_RESPONSE_BYTES = 64 * 1024;
+/** A receiver's answer is read and dropped; past this it counts as a failure (the guard never truncates). */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /** Whether a change passes an endpoint's filter. */
 export function passes(filter: WebhookFilter | null, change: FeedChange): boolean {
