@@ -173,7 +173,10 @@ export class RedisLimiter implements Limiter {
       this.pending.add(keys.ops + month, units);
       this.pending.add(keys.ops + day, units);
     };
-    if (this.down) return buffer();
+    if (this.down) {
+      buffer();
+      return;
+    }
     this.redis
       .multi()
       .incrby(keys.ops + month, units)
