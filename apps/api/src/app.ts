@@ -169,17 +169,6 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       limiter,
       rateAs: operations.get(KEY_MANAGEMENT_RATE_AS),
     });
-    const webhooks = startWebhooks(app, env, {
-      pool,
-      tenants,
-      invoker,
-      limiter,
-      operations,
-      clock: options.clock,
-      intervalMs: options.webhooks?.intervalMs,
-    });
-    const billing = mountBilling(app, env, { pool, revocations }, options.billing);
-    const opened = cell;
     const internal =
       env.PRIM_INTERNAL_SECRET === undefined
         ? undefined
@@ -190,6 +179,18 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
             forward: (req, res) => app.routing(req, res),
           });
     if (internal !== undefined) cellService.mount(internal);
+    const webhooks = startWebhooks(app, env, {
+      internal,
+      pool,
+      tenants,
+      invoker,
+      limiter,
+      operations,
+      clock: options.clock,
+      intervalMs: options.webhooks?.intervalMs,
+    });
+    const billing = mountBilling(app, env, { pool, revocations }, options.billing);
+    const opened = cell;
     cellService.startShipping();
     return {
       app,

@@ -116,8 +116,14 @@ async function axeCheck(page: Page, label: string): Promise<void> {
   ).toEqual([]);
 }
 
-/** Starts the whole stack (label: the test file's database name). */
-export async function startDashboard(label: string): Promise<Dashboard> {
+/**
+ * Starts the whole stack (label: the test file's database name; `options.env`: more of the api's
+ * environment, e.g. `PRIM_WEBHOOKS_LOOPBACK: "allow"` for a receiver on this machine).
+ */
+export async function startDashboard(
+  label: string,
+  options: { env?: Record<string, string> } = {},
+): Promise<Dashboard> {
   if (!existsSync(join(WEB_DIR, ".next", "BUILD_ID"))) {
     throw new Error("apps/web is not built: run `npm run build` (npm test does it first)");
   }
@@ -130,7 +136,7 @@ export async function startDashboard(label: string): Promise<Dashboard> {
   const web = `http://127.0.0.1:${port}`;
   const stack = await startOAuthStack(label, {
     dashboard: web,
-    env: { ...stripeEnv, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET },
+    env: { ...stripeEnv, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, ...options.env },
   });
   standin.setWebhookUrl(`${stack.cloud.url}/v1/billing/webhook`);
   await syncStripe(createStripe({ secretKey: stripeEnv.STRIPE_SECRET_KEY, apiUrl: standin.url }));

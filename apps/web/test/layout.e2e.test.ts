@@ -47,6 +47,7 @@ const PAGES = [
   ["Data", "/data"],
   ["Keys", "/keys"],
   ["Apps", "/apps"],
+  ["Webhooks", "/webhooks"],
   ["Members", "/members"],
   ["Usage", "/usage"],
   ["Audit", "/audit"],
@@ -197,6 +198,8 @@ describe("the dashboard's shell", () => {
       ["primitive", `/w/${workspace}/data/app/${cacheId}`, 251],
       ["keys", `/w/${workspace}/keys`, 234],
       ["members", `/w/${workspace}/members`, 234],
+      // Issue 42's page (227.1 KiB when added): the shell, the form, the list and the delivery log.
+      ["webhooks", `/w/${workspace}/webhooks`, 234],
       ["usage", `/w/${workspace}/usage`, 233],
       ["billing", `/w/${workspace}/billing`, 234],
       // Issue 40's page: the same shell and a card (the request itself need not exist to measure).

@@ -17,11 +17,13 @@ import { startCells, type TestCells } from "@prim/testkit/cloud";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CellCalls, cellCalls } from "../src/server/cell";
 import { type Role, userPrincipal } from "../src/server/trpc/init";
 import { appRouter, PERMISSIONS } from "../src/server/trpc/router";
 import { callerWith, testContext } from "./trpc-caller";
+import { seedWebhook } from "./webhook-fixtures";
 
-const ID_FIELDS = new Set(["primitive", "group", "id", "job", "snapshot", "user", "request"]);
+const ID_FIELDS = new Set(["primitive", "group", "id", "job", "snapshot", "user", "request", "delivery"]);
 const OTHER_FIELDS = new Set([
   // The membership check's own field (procedures.test.ts: another workspace is NOT_FOUND).
   "workspace",
@@ -43,6 +45,10 @@ const OTHER_FIELDS = new Set([
     "expiresAt",
     "ipAllow",
     "budget",
+    // A webhook endpoint's URL, filter and description.
+    "url",
+    "filter",
+    "description",
   ],
   // Names inside the primitive addressed, and what to do there.
   ...["key", "path", "queue", "prefix", "sql", "view", "op", "args", "method"],
@@ -69,6 +75,9 @@ interface Objects {
   fresh?: string;
   freshName?: string;
   job?: string;
+  /** A webhook endpoint of the group, with a delivery in its log. */
+  webhook?: string;
+  delivery?: string;
   /** A vault and a pending secret request in it. */
   vault?: string;
   request?: string;
@@ -91,6 +100,7 @@ interface Workspace {
 let cells: TestCells;
 let pool: pg.Pool;
 let invoker: RemoteInvoker;
+let cellApi: CellCalls;
 let revocations: Revocations;
 const ws: Record<"a" | "b", Workspace> = {} as never;
 let seq = 0;
@@ -99,6 +109,15 @@ async function freshKv(w: Workspace): Promise<Partial<Objects>> {
   const name = `fresh-${++seq}`;
   const made = await w.invoke<{ id: string }>("primitive.create", null, { name, type: "kv", group: w.objects.group });
   return { fresh: made.id, freshName: name };
+}
+
+/** A webhook endpoint of the workspace's group with a delivered delivery (as the owner makes it). */
+async function freshWebhook(w: Workspace): Promise<Partial<Objects>> {
+  const owner = userPrincipal(w.users.owner, w.objects.workspace, "owner");
+  // At most 20 endpoints a workspace: the sweep's own go first.
+  await pool.query("DELETE FROM webhook_endpoints WHERE workspace_id = $1", [w.objects.workspace]);
+  const made = await seedWebhook(pool, cellApi, owner, w.objects.group);
+  return { webhook: made.id, delivery: made.delivery };
 }
 
 /** A vault with a pending secret request (an agent's `vault_request_secret`). */
@@ -196,6 +215,11 @@ const SAMPLES: Record<string, Sample> = {
     input: (o) => ({ id: o.fresh }),
   },
   "audit.list": { filter: true, input: (o) => ({ group: o.group }) },
+  "webhooks.create": { input: (o) => ({ group: o.group, url: "https://hooks.invalid/isolation" }) },
+  "webhooks.delete": { prepare: freshWebhook, input: (o) => ({ id: o.webhook }) },
+  "webhooks.enable": { prepare: freshWebhook, input: (o) => ({ id: o.webhook }) },
+  "webhooks.deliveries": { prepare: freshWebhook, input: (o) => ({ id: o.webhook }) },
+  "webhooks.redeliver": { prepare: freshWebhook, input: (o) => ({ id: o.webhook, delivery: o.delivery }) },
 };
 
 type Procedures = Record<string, { _def: { inputs: { shape?: Record<string, unknown> }[] } }>;
@@ -209,6 +233,7 @@ function callerAs(user: { id: string; email: string }) {
     pool,
     publish: (message) => revocations.publish(message),
     invoker,
+    cell: cellApi,
     apiUrl: cells.cells[0]?.url as string,
     operations: (workspace, month) => revocations.operations(workspace, month),
   });
@@ -278,6 +303,7 @@ beforeAll(async () => {
   const cell = cells.cells[0] as TestCells["cells"][number];
   pool = cell.api.hub.pool as pg.Pool;
   invoker = new RemoteInvoker({ url: cell.internalUrl, secret: cells.env.PRIM_INTERNAL_SECRET as string });
+  cellApi = cellCalls({ url: cell.internalUrl, secret: cells.env.PRIM_INTERNAL_SECRET as string });
   revocations = new Revocations("redis://127.0.0.1:6379");
   ws.a = await seedWorkspace("a");
   ws.b = await seedWorkspace("b");

@@ -12,13 +12,16 @@ import { startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CellCalls, cellCalls } from "../src/server/cell";
 import { type Role, userPrincipal } from "../src/server/trpc/init";
 import { appRouter, PERMISSIONS } from "../src/server/trpc/router";
 import { callerWith, testContext } from "./trpc-caller";
+import { seedWebhook } from "./webhook-fixtures";
 
 const SECRET = randomBytes(24).toString("hex");
 let cloud: TestCloud;
 let invoker: RemoteInvoker;
+let cell: CellCalls;
 let kvId: string;
 let dbId: string;
 let queueId: string;
@@ -44,6 +47,7 @@ function callerFor(who: Role | "outsider" | null) {
       await revocations.publish(message);
     },
     invoker,
+    cell,
     mail,
     apiUrl: cloud.url,
     operations: (ws, month) => revocations.operations(ws, month),
@@ -82,6 +86,7 @@ beforeAll(async () => {
     url: cloud.internalUrl,
     secret: SECRET,
   });
+  cell = cellCalls({ url: cloud.internalUrl, secret: SECRET });
   revocations = new Revocations("redis://127.0.0.1:6379");
   capture = await startMailCapture();
   mailer = createMailer({ url: capture.smtpUrl, from: "Prim <no-reply@localhost>" });
@@ -139,6 +144,16 @@ afterAll(async () => {
 });
 
 type Caller = ReturnType<typeof callerFor>;
+
+/** A fresh endpoint of group `app` with a delivered delivery (each role's call gets its own). */
+async function webhook() {
+  await pool.query("DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND url LIKE 'https://hooks.invalid/%'", [
+    workspace,
+  ]);
+  // As an agent's workspace key: its own rate bucket (the samples run for every role).
+  const agent = { kind: "account", workspace, actor: "key:procedures-hooks", groupId: null, tools: null } as const;
+  return seedWebhook(pool, cell, agent, "app");
+}
 
 /**
  * A fresh secret request in a vault of group `app`, asked by an agent's key (its own rate
@@ -253,6 +268,12 @@ const SAMPLES: Record<keyof typeof PERMISSIONS, (c: Caller) => Promise<unknown>>
   "primitive.dbQuery": (c) => c.primitive.dbQuery({ workspace, primitive: dbId, sql: "SELECT n FROM t" }),
   "primitive.browse": (c) => c.primitive.browse({ workspace, primitive: queueId, view: "queue.queues" }),
   "primitive.act": (c) => c.primitive.act({ workspace, primitive: kvId, op: "kv.set", args: { key: "k", value: 1 } }),
+  "webhooks.list": (c) => c.webhooks.list({ workspace }),
+  "webhooks.create": (c) => c.webhooks.create({ workspace, group: "app", url: "https://hooks.invalid/procedures" }),
+  "webhooks.delete": async (c) => c.webhooks.delete({ workspace, id: (await webhook()).id }),
+  "webhooks.enable": async (c) => c.webhooks.enable({ workspace, id: (await webhook()).id }),
+  "webhooks.deliveries": async (c) => c.webhooks.deliveries({ workspace, id: (await webhook()).id }),
+  "webhooks.redeliver": async (c) => c.webhooks.redeliver({ workspace, ...(await webhook()) }),
   "billing.summary": (c) => c.billing.summary({ workspace }),
   "billing.checkout": (c) => c.billing.checkout({ workspace }),
   "billing.portal": (c) => c.billing.portal({ workspace }),

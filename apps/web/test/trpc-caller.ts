@@ -19,6 +19,11 @@ export function testContext(
     mcpUrl: "https://mcp.prim.test/mcp",
     operations: async () => null,
     billing: null,
+    cell: {
+      createWebhook: async () => {
+        throw new Error("this test's context has no cell (pass `cell: cellCalls(…)`)");
+      },
+    },
     ...parts,
   };
 }

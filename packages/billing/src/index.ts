@@ -19,7 +19,16 @@ export {
   storageOverageMilli,
   WINDOW_DAYS,
 } from "./overage.js";
-export { ENDED_STATUSES, GRACE_DAYS, METERS, type MeterName, PRICE_KEYS, PRO, PRO_STATUSES } from "./plans.js";
+export {
+  ENDED_STATUSES,
+  GRACE_DAYS,
+  METERS,
+  type MeterName,
+  PLAN_FEATURES,
+  PRICE_KEYS,
+  PRO,
+  PRO_STATUSES,
+} from "./plans.js";
 export { type Projection, projectOverage } from "./projection.js";
 export { applySubscription, cancelForDeletion } from "./subscriptions.js";
 export { type SyncResult, syncStripe } from "./sync.js";

@@ -35,6 +35,26 @@ export const METERS = {
 
 export type MeterName = keyof typeof METERS;
 
+/**
+ * What each plan includes, as the dashboard's billing page lists it (spec: Plans and
+ * Enforcement; issue 42: Starter gets the change feeds, Pro gets webhooks).
+ */
+export const PLAN_FEATURES = {
+  starter: [
+    "1M operations a month, 5 GB of storage and 100 primitives, as hard caps (never billed)",
+    "One group",
+    "Change feeds: REST, SSE, the SDK and MCP",
+  ],
+  pro: [
+    "25M operations and 50 GB a month included, then $0.50 per extra 1M and $0.25 per GB-month",
+    "Unlimited primitives and groups",
+    "Snapshots, restore and fork",
+    "The audit log (30 days)",
+    "Change feeds and webhooks",
+  ],
+  enterprise: ["Everything in Pro", "Custom limits, rates and terms"],
+} as const;
+
 /** How long Pro is kept after a failed payment before the workspace falls back to Starter. */
 export const GRACE_DAYS = 14;
 

@@ -1,6 +1,11 @@
 export { localOpenApi, type OpenApiDocument, renderApiReference } from "./api-reference.js";
 export { FORWARD_HEADERS, FORWARD_PREFIX, type Forwarded, forwardedOf, writeRawError } from "./forwarding.js";
-export { createInternalServer, type InternalInvokeOptions, listenInternal } from "./internal-invoke.js";
+export {
+  createInternalServer,
+  type InternalInvokeOptions,
+  internalPrincipal,
+  listenInternal,
+} from "./internal-invoke.js";
 export { type LocalAuthOptions, localAuthenticator, PAGE_VISITOR, ROOT_PRINCIPAL, requestPath } from "./local-auth.js";
 export { buildOpenApi, openApiPath } from "./openapi.js";
 export { clientIpOf } from "./public-url.js";

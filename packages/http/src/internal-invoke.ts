@@ -29,17 +29,23 @@ export interface InternalInvokeOptions {
 /** A request body: 1 MiB inline content is ~1.4 MB base64; db batches carry more. */
 const INTERNAL_BODY_LIMIT = 32 * 1024 * 1024;
 
+/**
+ * A principal as the internal listener's callers name it (they are trusted to name any): loose,
+ * so fields a Principal gains (the workspace id) cross without an edit here. Also the schema of
+ * other internal routes that act for a caller (apps/api's `POST /internal/webhooks`).
+ */
+export const internalPrincipal = z.looseObject({
+  kind: z.enum(["account", "local", "scoped", "oauth"]),
+  workspace: z.string().min(1),
+  actor: z.string().min(1),
+  groupId: z.string().nullable(),
+  tools: z.array(z.string()).nullable(),
+  narrowed: z.array(z.array(z.string())).optional(),
+  readOnly: z.boolean().optional(),
+});
+
 const requestSchema = z.object({
-  // Loose: fields a Principal gains (the workspace id) cross without an edit here.
-  principal: z.looseObject({
-    kind: z.enum(["account", "local", "scoped", "oauth"]),
-    workspace: z.string().min(1),
-    actor: z.string().min(1),
-    groupId: z.string().nullable(),
-    tools: z.array(z.string()).nullable(),
-    narrowed: z.array(z.array(z.string())).optional(),
-    readOnly: z.boolean().optional(),
-  }),
+  principal: internalPrincipal,
   op: z.string().min(1),
   target: z.union([
     z.string(),

@@ -8,7 +8,8 @@ import type { ApiEnv } from "../env.js";
 import type { RedisLimiter } from "../limits/limiter.js";
 import { WebhookDispatcher } from "./dispatcher.js";
 import { EngineFeed } from "./feed.js";
-import { mountWebhooks } from "./routes.js";
+import { mountInternalWebhooks } from "./internal.js";
+import { mountWebhooks, type WebhookRoutesDeps } from "./routes.js";
 
 export { WebhookDispatcher } from "./dispatcher.js";
 
@@ -19,12 +20,15 @@ export interface WebhookDeps {
   limiter: RedisLimiter | undefined;
   operations: Map<string, AnyOperation>;
   clock?: Clock;
+  /** The cell's internal listener (with PRIM_INTERNAL_SECRET): the dashboard creates endpoints there. */
+  internal?: FastifyInstance;
   /** ms between the dispatcher's rounds (default 250); 0: none run by themselves (tests call `tick`). */
   intervalMs?: number;
 }
 
 /**
- * Webhooks in a cell (issue 42, item 3): the REST routes, and the dispatcher of the endpoints
+ * Webhooks in a cell (issue 42, item 3): the REST routes, the dashboard's create on the
+ * internal listener, and the dispatcher of the endpoints
  * of the workspaces placed here. A disabled endpoint's owners are mailed over `SMTP_URL` (else
  * the message goes to the log).
  */
@@ -32,14 +36,16 @@ export function startWebhooks(app: FastifyInstance, env: ApiEnv, deps: WebhookDe
   const masterKey = masterKeyOf(env);
   const loopback = env.PRIM_WEBHOOKS_LOOPBACK === "allow";
   const feed = new EngineFeed(deps.tenants, deps.invoker);
-  mountWebhooks(app, {
+  const routes: WebhookRoutesDeps = {
     pool: deps.pool,
     masterKey,
     feed,
     allowHttp: loopback,
     limiter: deps.limiter,
     rateAs: deps.operations.get("auth.whoami"),
-  });
+  };
+  mountWebhooks(app, routes);
+  if (deps.internal !== undefined) mountInternalWebhooks(deps.internal, routes);
   const mailer = env.SMTP_URL === undefined ? null : createMailer({ url: env.SMTP_URL, from: env.PRIM_MAIL_FROM });
   const dispatcher = new WebhookDispatcher(deps.pool, feed, {
     masterKey,

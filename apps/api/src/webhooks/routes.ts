@@ -8,8 +8,9 @@ import {
   listWebhooks,
   readPlan,
   redeliver,
+  type WebhookInfo,
 } from "@prim/db";
-import { type AnyOperation, invalid, isAccount, type Limiter, ServiceError } from "@prim/engine";
+import { type AnyOperation, invalid, isAccount, type Limiter, type Principal, ServiceError } from "@prim/engine";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type pg from "pg";
 import { z } from "zod";
@@ -61,6 +62,42 @@ export interface WebhookRoutesDeps {
   rateAs?: AnyOperation;
 }
 
+/** With limits on, Pro and Enterprise only (Starter: 403 `plan_limit`, as its other Pro features). */
+export async function requirePro(deps: Pick<WebhookRoutesDeps, "pool" | "limiter">, workspace: string): Promise<void> {
+  if (deps.limiter !== undefined && (await readPlan(deps.pool, workspace)).plan === "starter") {
+    throw new ServiceError("plan_limit", "webhooks need the Pro plan (Starter has the change feeds)");
+  }
+}
+
+/**
+ * Creates an endpoint for an admitted account-level `principal` (its workspace's, its actor
+ * audited) from `POST /v1/webhooks`'s body: the one path of the REST route and of the
+ * dashboard's (`POST /internal/webhooks`, internal.ts). The feed's head is read as the caller,
+ * so only changes after this moment go out; the secret is sealed with this cell's master key.
+ */
+export async function createEndpoint(
+  deps: Pick<WebhookRoutesDeps, "pool" | "masterKey" | "feed" | "allowHttp">,
+  principal: Principal,
+  raw: unknown,
+): Promise<WebhookInfo & { secret: string }> {
+  const body = parse(CreateBody, raw);
+  if ((body.group === undefined) === (body.primitive === undefined)) {
+    throw invalid("body: give one of group (a group's changes) and primitive (one primitive's)");
+  }
+  const url = checkWebhookUrl(body.url, deps.allowHttp);
+  const cursor = await deps.feed.head(principal, { group: body.group, primitive: body.primitive });
+  return createWebhook(deps.pool, deps.masterKey, {
+    workspace: principal.workspace,
+    group: body.group,
+    primitive: body.primitive,
+    url,
+    filter: body.filter,
+    description: body.description,
+    cursor,
+    actor: principal.actor,
+  });
+}
+
 export function mountWebhooks(app: FastifyInstance, deps: WebhookRoutesDeps): void {
   const admit = async (req: FastifyRequest, reply: FastifyReply, writes: boolean): Promise<string> => {
     const { principal } = req;
@@ -71,10 +108,8 @@ export function mountWebhooks(app: FastifyInstance, deps: WebhookRoutesDeps): vo
     if (deps.limiter !== undefined && deps.rateAs !== undefined) {
       const headers = await deps.limiter.admit({ principal, op: deps.rateAs, target: null, input: {} });
       if (headers !== undefined) reply.headers(headers);
-      if ((await readPlan(deps.pool, principal.workspace)).plan === "starter") {
-        throw new ServiceError("plan_limit", "webhooks need the Pro plan (Starter has the change feeds)");
-      }
     }
+    await requirePro(deps, principal.workspace);
     return principal.workspace;
   };
   const idOf = (id: string) => {
@@ -83,24 +118,8 @@ export function mountWebhooks(app: FastifyInstance, deps: WebhookRoutesDeps): vo
   };
 
   app.post("/v1/webhooks", async (req, reply) => {
-    const ws = await admit(req, reply, true);
-    const body = parse(CreateBody, req.body);
-    if ((body.group === undefined) === (body.primitive === undefined)) {
-      throw invalid("body: give one of group (a group's changes) and primitive (one primitive's)");
-    }
-    const url = checkWebhookUrl(body.url, deps.allowHttp);
-    // Only changes after this moment: the feed's head now.
-    const cursor = await deps.feed.head(req.principal, { group: body.group, primitive: body.primitive });
-    const made = await createWebhook(deps.pool, deps.masterKey, {
-      workspace: ws,
-      group: body.group,
-      primitive: body.primitive,
-      url,
-      filter: body.filter,
-      description: body.description,
-      cursor,
-      actor: req.principal.actor,
-    });
+    await admit(req, reply, true);
+    const made = await createEndpoint(deps, req.principal, req.body);
     reply.code(201);
     return made;
   });

@@ -4,7 +4,17 @@
 
 export type WorkspaceRole = "owner" | "admin" | "member" | "billing";
 
-export type PageId = "overview" | "data" | "keys" | "apps" | "members" | "usage" | "audit" | "billing" | "settings";
+export type PageId =
+  | "overview"
+  | "data"
+  | "keys"
+  | "apps"
+  | "webhooks"
+  | "members"
+  | "usage"
+  | "audit"
+  | "billing"
+  | "settings";
 
 const ALL: readonly WorkspaceRole[] = ["owner", "admin", "member", "billing"];
 const DATA: readonly WorkspaceRole[] = ["owner", "admin", "member"];
@@ -20,6 +30,7 @@ export const WORKSPACE_PAGES: readonly {
   { id: "data", title: "Data", segment: "data", roles: DATA },
   { id: "keys", title: "Keys", segment: "keys", roles: DATA },
   { id: "apps", title: "Apps", segment: "apps", roles: DATA },
+  { id: "webhooks", title: "Webhooks", segment: "webhooks", roles: ADMINS },
   { id: "members", title: "Members", segment: "members", roles: ALL },
   { id: "usage", title: "Usage", segment: "usage", roles: ALL },
   { id: "audit", title: "Audit", segment: "audit", roles: ADMINS },

@@ -10,6 +10,7 @@ import {
   ScrollTextIcon,
   SettingsIcon,
   UsersIcon,
+  WebhookIcon,
 } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
@@ -21,6 +22,7 @@ const ICONS: Record<PageId, LucideIcon> = {
   data: DatabaseIcon,
   keys: KeyRoundIcon,
   apps: AppWindowIcon,
+  webhooks: WebhookIcon,
   members: UsersIcon,
   usage: GaugeIcon,
   audit: ScrollTextIcon,

@@ -1,4 +1,5 @@
 import { currentUser } from "../auth";
+import { cellCalls } from "../cell";
 import { db } from "../db";
 import { webEnv } from "../env";
 import { sendMail } from "../mail";
@@ -7,6 +8,7 @@ import type { Context } from "./init";
 
 let revocations: InstanceType<Awaited<ReturnType<typeof primDb>>["Revocations"]> | undefined;
 let invoker: Context["invoker"] | undefined;
+let cell: Context["cell"] | undefined;
 let billing: Promise<Context["billing"]> | undefined;
 
 /** Stripe billing when configured (the SDK and @prim/billing loaded once). */
@@ -26,12 +28,14 @@ export async function createContext(): Promise<Context> {
   const publisher = revocations;
   const env = webEnv();
   invoker ??= new (await primInvoke()).RemoteInvoker({ url: env.PRIM_INTERNAL_URL, secret: env.PRIM_INTERNAL_SECRET });
+  cell ??= cellCalls({ url: env.PRIM_INTERNAL_URL, secret: env.PRIM_INTERNAL_SECRET });
   return {
     user: await currentUser(),
     pool: db(),
     db: prim,
     publish: (message) => publisher.publish(message),
     invoker,
+    cell,
     dashboardUrl: env.dashboardUrl,
     mail: sendMail,
     apiUrl: env.apiUrl,

@@ -5,6 +5,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type pg from "pg";
 import superjson from "superjson";
 import { z } from "zod";
+import type { CellCalls } from "../cell";
 import { PERMISSIONS, type Permission } from "./permissions";
 
 /** What a procedure runs with: the signed-in user (or null) and the control plane. */
@@ -17,6 +18,8 @@ export interface Context {
   publish: (message: string) => Promise<void>;
   /** The one door to data (the cell's internal invoke): policy and audit are the engine's. */
   invoker: Invoker;
+  /** The cell's other internal routes (creating a webhook endpoint: cell.ts). */
+  cell: CellCalls;
   /** This dashboard's origin (invitation links). */
   dashboardUrl: string;
   /** Sends one plain-text mail (`SMTP_URL`; invitations). */
@@ -112,16 +115,18 @@ const workspaceInput = z.object({ workspace: z.string().min(1).max(64) });
 /**
  * A procedure on the input's workspace for `permission` (PERMISSIONS names its roles), checked
  * on the server for every call: not a member is NOT_FOUND (nothing learned about the
- * workspace), another role FORBIDDEN. The context then carries the caller's `role`, `actor`
+ * workspace), another role FORBIDDEN. The context then carries the caller's `role`, the
+ * workspace's `plan`, `actor`
  * (`user:<id>`, the control plane's audit actor) and `principal` (the engine's view of them in
  * this workspace, for every `invoker.invoke`).
  */
 export function workspaceProcedure(permission: Permission) {
   const roles: readonly Role[] = PERMISSIONS[permission];
   return authed.input(workspaceInput).use(async ({ ctx, input, next }) => {
-    const role = (await ctx.db.membership(ctx.pool, input.workspace, ctx.user.id))?.role;
-    if (role === undefined)
+    const member = await ctx.db.membership(ctx.pool, input.workspace, ctx.user.id);
+    if (member === null)
       throw new TRPCError({ code: "NOT_FOUND", message: `workspace '${input.workspace}' not found` });
+    const role = member.role;
     if (!roles.includes(role)) {
       throw new TRPCError({
         code: "FORBIDDEN",
@@ -129,6 +134,8 @@ export function workspaceProcedure(permission: Permission) {
       });
     }
     const actor = `user:${ctx.user.id}` as const;
-    return next({ ctx: { ...ctx, role, actor, principal: userPrincipal(ctx.user, input.workspace, role) } });
+    return next({
+      ctx: { ...ctx, role, plan: member.plan, actor, principal: userPrincipal(ctx.user, input.workspace, role) },
+    });
   });
 }

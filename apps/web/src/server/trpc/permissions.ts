@@ -53,6 +53,13 @@ export const PERMISSIONS = {
   "secretRequest.decline": ADMINS,
   "usage.summary": ALL,
   "audit.list": ADMINS,
+  // Account-level on the API (a workspace key): owners and admins, the delivery log too.
+  "webhooks.list": ADMINS,
+  "webhooks.create": ADMINS,
+  "webhooks.delete": ADMINS,
+  "webhooks.enable": ADMINS,
+  "webhooks.deliveries": ADMINS,
+  "webhooks.redeliver": ADMINS,
   "billing.summary": BILLING,
   "billing.checkout": BILLING,
   "billing.portal": BILLING,

@@ -9,6 +9,7 @@ import { invitationRouter, membersRouter } from "./routers/members";
 import { primitiveRouter } from "./routers/primitive";
 import { secretRequestRouter } from "./routers/secret-request";
 import { usageRouter } from "./routers/usage";
+import { webhooksRouter } from "./routers/webhooks";
 import { settingsRouter, workspaceRouter } from "./routers/workspace";
 
 export { PERMISSIONS };
@@ -31,6 +32,7 @@ export const appRouter = router({
   primitive: primitiveRouter,
   secretRequest: secretRequestRouter,
   billing: billingRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

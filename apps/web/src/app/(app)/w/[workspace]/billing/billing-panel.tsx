@@ -10,7 +10,16 @@ const gb = (bytes: number) => `${(bytes / 1024 ** 3).toLocaleString("en", { maxi
 const date = (iso: string) => iso.slice(0, 10);
 
 /** The plan, usage against Pro's included amounts, projected overage, upgrade / manage, invoices. */
-export function BillingPanel({ workspace, checkout }: { workspace: string; checkout?: string }) {
+export function BillingPanel({
+  workspace,
+  checkout,
+  plans,
+}: {
+  workspace: string;
+  checkout?: string;
+  /** What each plan includes (@prim/billing's `PLAN_FEATURES`). */
+  plans: Record<"starter" | "pro" | "enterprise", readonly string[]>;
+}) {
   const trpc = useTRPC();
   // Back from checkout, the webhook may land a moment after the browser: look again until Pro shows.
   const summary = useQuery({
@@ -112,6 +121,26 @@ export function BillingPanel({ workspace, checkout }: { workspace: string; check
           </p>
         </section>
       )}
+      <section aria-labelledby="plans-title" className="rounded-lg border bg-white p-4">
+        <h2 id="plans-title" className="text-lg font-semibold">
+          What each plan includes
+        </h2>
+        <div className="mt-2 grid grid-cols-1 gap-4 sm:grid-cols-3">
+          {(["starter", "pro", "enterprise"] as const).map((plan) => (
+            <div key={plan} data-testid={`plan-${plan}`}>
+              <h3 className="font-medium">
+                <span className="capitalize">{plan}</span>
+                {s.workspace.plan === plan && <span className="text-zinc-600"> (this workspace)</span>}
+              </h3>
+              <ul className="mt-1 list-disc space-y-1 pl-5 text-zinc-700">
+                {plans[plan].map((line) => (
+                  <li key={line}>{line}</li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </div>
+      </section>
       <section aria-labelledby="invoices-title" className="rounded-lg border bg-white p-4">
         <h2 id="invoices-title" className="text-lg font-semibold">
           Invoices

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/page-header";
+import { primBilling } from "@/server/prim";
 import { requireWorkspace, workspaceMetadata } from "@/server/workspace-page";
 import { BillingPanel } from "./billing-panel";
 
@@ -16,10 +17,12 @@ export default async function BillingPage({ params, searchParams }: Props) {
   const { workspace } = await params;
   const { checkout } = await searchParams;
   await requireWorkspace(workspace, "billing", `/w/${workspace}/billing`);
+  // What each plan includes: @prim/billing's one list (server side: the client never loads it).
+  const { PLAN_FEATURES } = await primBilling();
   return (
     <div className="space-y-6">
       <PageHeader title="Billing" description="Your plan, this month's usage against it, and invoices." />
-      <BillingPanel workspace={workspace} checkout={checkout} />
+      <BillingPanel workspace={workspace} checkout={checkout} plans={PLAN_FEATURES} />
     </div>
   );
 }

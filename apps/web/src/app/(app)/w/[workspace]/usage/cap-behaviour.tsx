@@ -37,8 +37,8 @@ export function CapBehaviour(props: {
                 <code className="font-mono text-xs">429 plan_limit</code>.
               </li>
               <li>
-                A second group, snapshots, restore, fork and the audit log need Pro (
-                <code className="font-mono text-xs">403 plan_limit</code>).
+                A second group, snapshots, restore, fork, the audit log and webhooks need Pro (
+                <code className="font-mono text-xs">403 plan_limit</code>); Starter has the change feeds.
               </li>
             </ul>
             <p className="mt-3">
