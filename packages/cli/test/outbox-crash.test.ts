@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { primCommand, type RunningPrim, startPrim } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { exited, gone } from "./write-lanes.js";
+import { exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
 
 const children: ChildProcess[] = [];
 const pids: number[] = [];
@@ -153,5 +153,80 @@ describe("db outbox through SIGKILL", () => {
     expect((await state(third.url, db, queue)).jobs).toEqual([{ order: "book" }, { order: "pen" }]);
     third.child.kill("SIGTERM");
     expect(await exited(third.child)).toBe(0);
+  });
+
+  it("keeps rows and jobs one to one through repeated SIGKILLs under load, rolled-back batches sending none", {
+    timeout: 120_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "prim-outbox-"));
+    dirs.push(dir);
+    const data = join(dir, "data");
+    let prim = await start(data);
+    const { queue, db } = await setup(prim.url);
+    await call(prim.url, "POST", `/v1/primitives/${db}/query`, {
+      sql: "CREATE UNIQUE INDEX one_item ON orders (item)",
+    });
+    await call(prim.url, "POST", `/v1/primitives/${db}/query`, {
+      sql: "INSERT INTO orders (id, item) VALUES (-1, 'seed')",
+    });
+    const acked = new Set<number>();
+    let next = 0;
+    for (let round = 0; round < 3; round++) {
+      const url = prim.url;
+      const load: WriteState = { killed: false, inFlight: 0, errors: [] };
+      // Every fifth write is a batch whose second statement fails: it must send nothing.
+      const write = async (): Promise<number> => {
+        const i = next++;
+        const enqueue = [{ primitive: "jobs", queue: "work", body: { i } }];
+        const insert = { sql: "INSERT INTO orders (id, item) VALUES (?, ?)", params: [i, `item-${i}`] };
+        if (i % 5 !== 0) {
+          await call(url, "POST", `/v1/primitives/${db}/batch`, { statements: [insert], enqueue });
+          return i;
+        }
+        const res = await fetch(`${url}/v1/primitives/${db}/batch`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ statements: [insert, { sql: "INSERT INTO orders (item) VALUES ('seed')" }], enqueue }),
+        });
+        if (res.status !== 409) throw new Error(`a failing batch answered ${res.status}`);
+        return -1;
+      };
+      const writers = writeLanes(load, 4, write, (_, i) => {
+        if (i >= 0) acked.add(i);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1000 + Math.random() * 1000));
+      const hosts = childPids(prim.child.pid as number);
+      pids.push(...hosts);
+      load.killed = true;
+      prim.child.kill("SIGKILL");
+      await killed(prim.child, hosts);
+      await writers;
+      expect(load.errors).toEqual([]);
+      prim = await start(data);
+    }
+    const url = prim.url;
+    await until(async () => (await state(url, db, queue)).outbox === 0);
+    const rows = (
+      await call(url, "POST", `/v1/primitives/${db}/query`, { sql: "SELECT id FROM orders WHERE id >= 0" })
+    ).rows.map((r: { id: number }) => r.id) as number[];
+    const bodies: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { data: { body: { i: number } }[]; next_cursor: string | null } = await call(
+        url,
+        "GET",
+        `/v1/primitives/${queue}/queues/work/messages?limit=200${cursor === null ? "" : `&cursor=${cursor}`}`,
+      );
+      bodies.push(...page.data.map((j) => j.body.i));
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    console.log(`outbox under SIGKILL: ${acked.size} writes acknowledged, ${rows.length} rows, ${bodies.length} jobs`);
+    expect(acked.size).toBeGreaterThan(20);
+    for (const i of acked) expect(rows).toContain(i);
+    expect(rows.filter((i) => i % 5 === 0)).toEqual([]);
+    // One job per committed row, none for a write that did not commit, none twice.
+    expect([...bodies].sort((a, b) => a - b)).toEqual([...rows].sort((a, b) => a - b));
+    prim.child.kill("SIGTERM");
+    expect(await exited(prim.child)).toBe(0);
   });
 });
