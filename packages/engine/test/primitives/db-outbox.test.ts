@@ -5,7 +5,7 @@ import { LOCAL_PRINCIPAL, type PrimitiveInfo } from "@prim/wire";
 import { describe, expect, it } from "vitest";
 import { prefixedId } from "../../src/core/ids.js";
 import { Engine } from "../../src/engine.js";
-import { markOutbox } from "../../src/primitives/db/outbox-drain.js";
+import { drainOutbox, markOutbox } from "../../src/primitives/db/outbox-drain.js";
 import type { DbStore } from "../../src/primitives/db/store.js";
 import type { QueueHandle } from "../../src/primitives/queue/handle.js";
 import type { OutboxRow } from "../../src/sql-host/host-outbox.js";
@@ -135,5 +135,32 @@ describe("db outbox", () => {
       enqueue: [{ primitive: "jobs", queue: "work", body: "source's second" }],
     });
     expect(bodies(engine, queue.id)).toEqual(["copy's", "source's", "source's second"]);
+  });
+
+  it("sends nothing twice after a restore brings back a message it delivered", async () => {
+    const { engine, clock } = testEngine();
+    const { invoke, queue, db } = await setup(engine);
+    await invoke("db.exec", db.id, {
+      sql: "INSERT INTO t VALUES ('warm')",
+      enqueue: [{ primitive: "jobs", queue: "work", body: "first" }],
+    });
+    // A snapshot taken while a message waited (between a commit and its delivery).
+    await dbStore(engine, db.id).query(
+      { sql: "INSERT INTO t VALUES ('a')" },
+      { readOnly: false, outbox: [row(db.id, queue.id, "waiting", clock.now())] },
+    );
+    await invoke("primitive.snapshot", db.id, { name: "mid" });
+    await drainOutbox(engine.services, db.id);
+    expect(bodies(engine, queue.id)).toEqual(["first", "waiting"]);
+    await invoke("primitive.restore", db.id, { snapshot: "mid" });
+    expect((await dbStore(engine, db.id).readOutbox(10)).map((r) => JSON.parse(r.body))).toEqual(["waiting"]);
+    // The next write that enqueues reads the outbox again (the file was replaced): the message
+    // is known to its queue and only deleted.
+    await invoke("db.exec", db.id, {
+      sql: "INSERT INTO t VALUES ('b')",
+      enqueue: [{ primitive: "jobs", queue: "work", body: "after" }],
+    });
+    expect(bodies(engine, queue.id)).toEqual(["first", "waiting", "after"]);
+    expect(await dbStore(engine, db.id).readOutbox(10)).toEqual([]);
   });
 });

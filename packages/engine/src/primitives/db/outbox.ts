@@ -123,6 +123,6 @@ export async function runWithOutbox<T>(
   const result = await run(outbox);
   ctx.audit.detail = { ...(ctx.audit.detail ?? {}), enqueued: outbox.length };
   await ctx.services.files.synced(ctx.primitive);
-  await drainOutbox(ctx.services, ctx.primitive.id);
+  await drainOutbox(ctx.services, ctx.primitive.id, outbox);
   return result;
 }

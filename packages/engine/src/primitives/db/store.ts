@@ -26,6 +26,11 @@ export class DbStore {
   /** Files the host wrote since the last `synced()`, and each file's fsync rounds. */
   private readonly dirty = new Set<string>();
   private readonly coverage = new Map<string, Coverage>();
+  /** How many times main's file was replaced (promote, restore): its outbox may hold other rows since. */
+  get generation(): number {
+    return this.replaced;
+  }
+  private replaced = 0;
   /** Main's change log, read over a read-only connection of its own (the host appends). */
   private log: { db: Database.Database; reader: ChangeLogReader } | undefined;
 
@@ -100,6 +105,7 @@ export class DbStore {
    * (Branch files are never read directly.)
    */
   private manage<T>(req: HostRequest): Promise<T> {
+    this.replaced++;
     return this.bracketed(req, () => {
       this.direct.close();
       this.closeLog();
