@@ -163,4 +163,17 @@ describe("db outbox", () => {
     expect(bodies(engine, queue.id)).toEqual(["first", "waiting", "after"]);
     expect(await dbStore(engine, db.id).readOutbox(10)).toEqual([]);
   });
+
+  it("delivers in a durable engine once the write's and the queue's commits are synced", async () => {
+    const { engine } = testEngine({ durability: "durable" });
+    const { invoke, queue, db } = await setup(engine);
+    const before = engine.services.syncs.fsyncs;
+    await invoke("db.exec", db.id, {
+      sql: "INSERT INTO t VALUES ('a')",
+      enqueue: [{ primitive: "jobs", queue: "work", body: "durable" }],
+    });
+    expect(bodies(engine, queue.id)).toEqual(["durable"]);
+    // At least the db's round and the queue's round before the outbox let go of the message.
+    expect(engine.services.syncs.fsyncs - before).toBeGreaterThanOrEqual(2);
+  });
 });
