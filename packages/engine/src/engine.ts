@@ -19,6 +19,7 @@ import { parseInput } from "./core/validation.js";
 import type { Limiter } from "./limits.js";
 import { pendingUploadBytes } from "./ops/import-uploads.js";
 import { resolveGroup, resolvePrimitive, resolvePrimitiveRef } from "./ops/scope.js";
+import { recoverOutboxes } from "./primitives/db/outbox-drain.js";
 import {
   type AnyOperation,
   type AuditNote,
@@ -65,7 +66,12 @@ export class Engine implements Invoker {
     this.services = services;
     this.ops = new Map(operations.map((op) => [op.name, op]));
     this.onClose = onClose;
+    // What a crash left in db outboxes between a commit and its delivery (engine README, "db outbox").
+    this.outboxRecovery = recoverOutboxes(services).catch(() => {});
   }
+
+  /** Resolves once the outboxes found at start are drained. */
+  readonly outboxRecovery: Promise<void>;
 
   /**
    * The engine of one workspace on a shared cell (cell.ts): only the tenant's parts are its own.

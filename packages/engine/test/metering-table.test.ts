@@ -41,6 +41,8 @@ describe("metering table", () => {
     }
   });
 
+  const ENQUEUERS = ["db.query", "db.exec", "db.batch"];
+
   it("counts each entry of a batch as one operation, and every other call as one", () => {
     const batches: Record<string, [string, number][]> = {
       "queue.send_batch": [["messages", 100]],
@@ -50,7 +52,9 @@ describe("metering table", () => {
     for (const op of OPERATIONS) {
       const cases = batches[op.name];
       if (cases === undefined) {
-        expect({ op: op.name, units: op.units }).toEqual({ op: op.name, units: undefined });
+        // db writes count their enqueued messages (next test).
+        if (!ENQUEUERS.includes(op.name))
+          expect({ op: op.name, units: op.units }).toEqual({ op: op.name, units: undefined });
         continue;
       }
       for (const [field, n] of cases) {
@@ -59,6 +63,15 @@ describe("metering table", () => {
       // A call that is not a batch (it fails validation) counts one; more than 100 counts 100.
       expect(op.units?.({})).toBe(1);
       expect(op.units?.({ [cases[0]?.[0] ?? ""]: Array.from({ length: 500 }) })).toBe(100);
+    }
+  });
+
+  it("counts a db write's enqueued messages as one queue operation each, on top of the call", () => {
+    for (const name of ENQUEUERS) {
+      const op = OPERATIONS.find((o) => o.name === name);
+      expect(op?.units?.({ sql: "SELECT 1" })).toBe(1);
+      expect(op?.units?.({ sql: "SELECT 1", enqueue: [{}, {}, {}] })).toBe(4);
+      expect(op?.units?.({ enqueue: Array.from({ length: 500 }) })).toBe(101);
     }
   });
 

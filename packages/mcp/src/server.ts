@@ -103,7 +103,9 @@ async function callTool(
   options: McpServerOptions,
   channel: ReturnType<typeof callChannel>,
 ): Promise<CallToolResult> {
-  const principal = ALWAYS.has(tool.name) ? options.principal : narrowTools(options.principal, [tool.name]);
+  const principal = ALWAYS.has(tool.name)
+    ? options.principal
+    : narrowTools(options.principal, [tool.name, ...(tool.alsoNeeds?.(args) ?? [])]);
   const pageOf =
     options.secretRequestUrl ??
     (({ primitive, request }) => `${options.baseUrl}/secret-requests/${primitive}/${request}`);

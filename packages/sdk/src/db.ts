@@ -14,21 +14,42 @@ export interface BranchOption {
   branch?: string;
 }
 
+/** A job sent with a write, if and only if it commits (the db outbox; main only). */
+export interface EnqueueMessage {
+  /** The queue primitive (name or id) in the db's group. */
+  primitive: string;
+  /** The queue inside it. */
+  queue: string;
+  body: unknown;
+  delay?: string | number;
+  dedupe_key?: string;
+  priority?: number;
+  max_attempts?: number;
+}
+
+export interface WriteOptions extends BranchOption {
+  /** Jobs sent into queues of the db's group exactly once after the write commits (1 to 100). */
+  enqueue?: EnqueueMessage[];
+}
+
 /** The db routes of one primitive: SQL on SQLite, with branches. */
 export class DbClient extends PrimitiveClient {
   /** Runs one statement; rows past the caps come back with `truncated: true`. */
-  query(sql: string, params?: SqlParams, options: BranchOption = {}): Promise<QueryResult> {
-    return this.transport.request("POST", `${this.base}/query`, { body: { sql, params, branch: options.branch } });
+  query(sql: string, params?: SqlParams, options: WriteOptions = {}): Promise<QueryResult> {
+    const { branch, enqueue } = options;
+    return this.transport.request("POST", `${this.base}/query`, { body: { sql, params, branch, enqueue } });
   }
 
   /** The same as `query` (the `/exec` alias, for statements that write). */
-  exec(sql: string, params?: SqlParams, options: BranchOption = {}): Promise<QueryResult> {
-    return this.transport.request("POST", `${this.base}/exec`, { body: { sql, params, branch: options.branch } });
+  exec(sql: string, params?: SqlParams, options: WriteOptions = {}): Promise<QueryResult> {
+    const { branch, enqueue } = options;
+    return this.transport.request("POST", `${this.base}/exec`, { body: { sql, params, branch, enqueue } });
   }
 
   /** Up to 100 statements in one transaction: all of them or none. */
-  batch(statements: Statement[], options: BranchOption = {}): Promise<OperationResult<"db.batch">> {
-    return this.transport.request("POST", `${this.base}/batch`, { body: { statements, branch: options.branch } });
+  batch(statements: Statement[], options: WriteOptions = {}): Promise<OperationResult<"db.batch">> {
+    const { branch, enqueue } = options;
+    return this.transport.request("POST", `${this.base}/batch`, { body: { statements, branch, enqueue } });
   }
 
   /** Tables and views. */

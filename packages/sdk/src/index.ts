@@ -5,7 +5,14 @@ export type { KeyRevoked, MintedKey, MintedKeyInfo } from "@prim/wire";
 export { attenuate, type Caveat, encodeCaveat, parseCaveat, verifyWebhook } from "@prim/wire";
 export { type ChangeReadOptions, type ChangeTarget, iterateChanges, readChanges } from "./changes.js";
 export { type AuditFilter, type ForkOptions, PrimClient } from "./client.js";
-export { type BranchOption, DbClient, type SqlParams, type Statement } from "./db.js";
+export {
+  type BranchOption,
+  DbClient,
+  type EnqueueMessage,
+  type SqlParams,
+  type Statement,
+  type WriteOptions,
+} from "./db.js";
 export { PrimError } from "./errors.js";
 export { FsClient, type FsListing } from "./fs.js";
 export { KeysClient, type MintOptions } from "./keys.js";

@@ -38,6 +38,26 @@ describe("db", () => {
   });
 });
 
+describe("db outbox", () => {
+  it("sends jobs with a write that commits, none with one that rolls back", async () => {
+    const { client, primitive } = await startSdkServer();
+    const db = client.db(await primitive("db"));
+    const q = client.queue(await primitive("queue", "jobs"));
+    await db.exec("CREATE TABLE orders (item TEXT UNIQUE)");
+    await db.exec("INSERT INTO orders VALUES (?)", ["book"], {
+      enqueue: [{ primitive: "jobs", queue: "work", body: { item: "book" }, dedupe_key: "book" }],
+    });
+    await expect(
+      db.batch([{ sql: "INSERT INTO orders VALUES ('pen')" }, { sql: "INSERT INTO orders VALUES ('book')" }], {
+        enqueue: [{ primitive: "jobs", queue: "work", body: { item: "pen" } }],
+      }),
+    ).rejects.toMatchObject({ status: 409, code: "conflict" });
+    await db.query("SELECT 1", [], { enqueue: [{ primitive: "jobs", queue: "work", body: "ping" }] });
+    const jobs = await q.messages("work");
+    expect(jobs.data.map((j) => j.body)).toEqual([{ item: "book" }, "ping"]);
+  });
+});
+
 describe("fs", () => {
   it("writes, reads, lists, moves, searches, forks and deletes", async () => {
     const { client, primitive } = await startSdkServer();

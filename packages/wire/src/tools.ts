@@ -90,7 +90,7 @@ export const TOOL_CATALOG = [
     title: "Change a SQL database",
     summary: "Run SQL that changes data or the schema.",
     description:
-      "Runs one SQL statement that may write (`sql`, `params`), or several in one transaction (`statements`: all succeed or none; the error names the failing index). SQLite dialect; ATTACH, transaction control and engine pragmas are refused. Statements stop after 5 s.",
+      "Runs one SQL statement that may write (`sql`, `params`), or several in one transaction (`statements`: all succeed or none; the error names the failing index). SQLite dialect; ATTACH, transaction control and engine pragmas are refused. Statements stop after 5 s. `enqueue` sends jobs into queues of this group exactly once, only if the write commits (needs queue_send too).",
     type: "db",
   },
   {

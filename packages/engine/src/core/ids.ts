@@ -99,7 +99,8 @@ export type IdPrefix =
   | "inv"
   | "arc"
   | "whk"
-  | "whd";
+  | "whd"
+  | "obx";
 
 /** Prefixed, time-sortable ids for everything that is not a primitive: `snap_01h…`. */
 export function prefixedId(prefix: IdPrefix, now?: number): string {

@@ -59,13 +59,17 @@ export function schemaDifference(rows: SchemaRow[], expected: SchemaRow[]): stri
     }
     wanted.delete(key(row));
   }
-  // Files made before change logs existed lack their tables, which opening the file adds.
-  const missing = [...wanted.values()].find((row) => !CHANGE_LOG_TABLES.has(row.tbl_name));
+  // Files made before change logs (or a queue's outbox record) existed lack their tables, which
+  // opening the file adds.
+  const missing = [...wanted.values()].find((row) => !LATER_TABLES.has(row.tbl_name));
   return missing === undefined ? null : `lacks ${describe(missing)}`;
 }
 
-/** The change log's tables (primitives/changes/log.ts): an older file may lack them. */
-const CHANGE_LOG_TABLES: ReadonlySet<string> = new Set(["prim_changes", "prim_changes_state"]);
+/**
+ * Tables an older file may lack: the change log's (primitives/changes/log.ts) and a queue's
+ * record of the db outbox messages it took in (primitives/queue/inbox.ts).
+ */
+const LATER_TABLES: ReadonlySet<string> = new Set(["prim_changes", "prim_changes_state", "prim_outbox_seen"]);
 
 /** Schema text quoted in a message: on one line, cut short (it is whatever the file says). */
 function clip(text: string): string {

@@ -73,10 +73,14 @@ export function statementSubject(sql: string): { op: string; name: string } | nu
   return name === undefined ? null : { op, name };
 }
 
-/** Whether a statement names the change log's tables (a user's write there is refused). */
+/** The engine's own tables in a user's database: the change log's and the outbox (host-outbox.ts). */
+const ENGINE_TABLES = new Set(["_PRIM_CHANGES", "_PRIM_CHANGES_STATE", "_PRIM_OUTBOX"]);
+
+/** Whether a statement names the change log's or the outbox's tables (a user's write there is refused). */
 export function namesChangeLog(sql: string): boolean {
-  if (!sql.toLowerCase().includes(DB_CHANGE_TABLE)) return false;
-  return leadingTokens(sql, 1_000_000).some((t) => t === "_PRIM_CHANGES" || t === "_PRIM_CHANGES_STATE");
+  const lower = sql.toLowerCase();
+  if (!lower.includes(DB_CHANGE_TABLE) && !lower.includes("_prim_outbox")) return false;
+  return leadingTokens(sql, 1_000_000).some((t) => ENGINE_TABLES.has(t));
 }
 
 /** Records a statement that wrote: DDL always, DML when it changed rows. */

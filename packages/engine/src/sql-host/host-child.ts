@@ -11,6 +11,7 @@ import { checkFile } from "./file-check.js";
 import { encodeFrame, FrameReader, READY_FRAME_ID } from "./frames.js";
 import { dbLog, recordStatement } from "./host-changes.js";
 import { dropTempObjects, type ExecError, execute } from "./host-exec.js";
+import { deleteOutbox, enqueueRows, readOutbox } from "./host-outbox.js";
 import type { BranchInfo, DbLocation, HostRequest, QueryResult } from "./protocol.js";
 
 // Open connections by path, least recently used first. Bounded: each holds a file descriptor
@@ -150,7 +151,10 @@ function handle(req: HostRequest): unknown {
         // Main's writes are recorded in its change log, in their transaction (host-changes.ts).
         const log = req.at.branch === undefined && !req.readOnly ? dbLog(db) : undefined;
         const record = log && ((st: { sql: string }, r: QueryResult) => recordStatement(log, st.sql, r));
-        const result = execute(db, req.statements, req.batch, req.readOnly, record);
+        // The outbox's rows go last, in the same transaction: none unless every statement succeeded.
+        const rows = req.at.branch === undefined && !req.readOnly ? req.outbox : undefined;
+        const finish = rows?.length ? () => enqueueRows(db, rows) : undefined;
+        const result = execute(db, req.statements, req.batch, req.readOnly, record, finish);
         wrote = result.wrote;
         execWrote = result.wrote;
         if (result.wrote && req.at.branch === undefined) bumpMain(req.at);
@@ -162,7 +166,7 @@ function handle(req: HostRequest): unknown {
     case "tables":
       return target(req.at)
         .prepare(
-          "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND substr(name, 1, 7) <> 'sqlite_' AND substr(name, 1, 13) <> '_prim_changes' ORDER BY name",
+          "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND substr(name, 1, 7) <> 'sqlite_' AND substr(name, 1, 13) <> '_prim_changes' AND name <> '_prim_outbox' ORDER BY name",
         )
         .all();
     case "table": {
@@ -218,6 +222,10 @@ function handle(req: HostRequest): unknown {
       // The engine reads main's change log over its own read-only connection: tables first.
       dbLog(connect(req.at.file));
       return { open: true };
+    case "outbox.read":
+      return readOutbox(connect(req.at.file), req.limit);
+    case "outbox.delete":
+      return deleteOutbox(connect(req.at.file), req.ids);
     case "check":
       // Its own read-only connection, closed before the answer (file-check.ts).
       return checkFile(req.at.file, req.schema);

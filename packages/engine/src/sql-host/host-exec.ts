@@ -157,7 +157,10 @@ function runOne(
     };
   }
   if (!stmt.readonly && namesChangeLog(st.sql)) {
-    throw { code: "forbidden", message: `${where}: _prim_changes is the engine's change log; it cannot be written` };
+    throw {
+      code: "forbidden",
+      message: `${where}: _prim_changes and _prim_outbox are the engine's change log and outbox; they cannot be written`,
+    };
   }
   stmt.safeIntegers(true);
   const args = bindings(st.params, `${where}.params`);
@@ -237,16 +240,19 @@ export function execute(
   batch: boolean,
   readOnly: boolean,
   record?: (st: Statement, result: QueryResult) => void,
+  /** Runs last in the transaction, once every statement succeeded (the outbox's rows). */
+  finish?: () => void,
 ): { value: unknown; wrote: boolean } {
   if (!batch) {
     const st = statements[0] as Statement;
     const one = () => {
       const out = runOne(db, st, readOnly, "sql", { bytes: MAX_RESULT_BYTES });
       if (out.wrote) record?.(st, out.result);
-      return out;
+      finish?.();
+      return finish === undefined ? out : { ...out, wrote: true };
     };
     try {
-      const { result, wrote } = record === undefined ? one() : db.transaction(one)();
+      const { result, wrote } = record === undefined && finish === undefined ? one() : db.transaction(one)();
       return { value: result, wrote };
     } catch (err) {
       throw toExecError(err, "sql");
@@ -254,7 +260,7 @@ export function execute(
   }
   let wrote = false;
   const budget = { bytes: MAX_RESULT_BYTES };
-  const results = db.transaction(() =>
+  const run = () =>
     statements.map((st, i) => {
       try {
         const out = runOne(db, st, readOnly, `statements[${i}]`, budget);
@@ -265,7 +271,14 @@ export function execute(
         const e = toExecError(err, `statements[${i}]`);
         throw { ...e, message: `${e.message}; the batch was rolled back` };
       }
-    }),
-  )();
+    });
+  const results = db.transaction(() => {
+    const out = run();
+    if (finish !== undefined) {
+      finish();
+      wrote = true;
+    }
+    return out;
+  })();
   return { value: { results }, wrote };
 }

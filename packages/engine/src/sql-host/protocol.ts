@@ -1,4 +1,5 @@
 import type { BranchInfo, QueryResult } from "@prim/wire";
+import type { OutboxRow } from "./host-outbox.js";
 
 export type { BranchInfo, QueryResult };
 
@@ -24,6 +25,8 @@ export type HostRequest =
       statements: Statement[];
       batch: boolean;
       readOnly: boolean;
+      /** Messages to write into main's outbox in the statements' transaction (host-outbox.ts). */
+      outbox?: OutboxRow[];
       /** Set in the engine when the host's answer says the statements changed the file. */
       wrote?: boolean;
     }
@@ -37,6 +40,8 @@ export type HostRequest =
   | { kind: "restore"; at: DbLocation; src: string }
   | { kind: "check"; at: DbLocation; schema: SchemaRow[] | null }
   | { kind: "changes.open"; at: DbLocation }
+  | { kind: "outbox.read"; at: DbLocation; limit: number }
+  | { kind: "outbox.delete"; at: DbLocation; ids: string[] }
   | { kind: "close"; at: DbLocation };
 
 /** One row of a file's `sqlite_schema`, as `SCHEMA_ROWS_SQL` reads it (root pages left out). */

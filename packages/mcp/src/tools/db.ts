@@ -9,6 +9,23 @@ const params = z
   .optional()
   .describe("Bound parameters: an array for `?` placeholders, or an object for `:name` placeholders.");
 const branch = z.string().optional().describe("Run on this branch instead of main.");
+/** The engine checks each entry (db/outbox.ts); a bad one refuses the call before anything runs. */
+const enqueue = z
+  .array(
+    z.strictObject({
+      primitive: z.string().describe("The queue primitive (name or id) in this group."),
+      queue: z.string().describe("The queue inside it."),
+      body: z.unknown().describe("The job's payload: any JSON value (at most 256 KiB)."),
+      delay: z.union([z.string(), z.number().int()]).optional(),
+      priority: z.number().int().optional(),
+      max_attempts: z.number().int().optional(),
+      dedupe_key: z.string().optional(),
+    }),
+  )
+  .optional()
+  .describe(
+    "Jobs to send into queues of this group if and only if the write commits (1 to 100; exactly once, after the commit; main only). Needs queue_send too.",
+  );
 
 export const DB_TOOLS: ToolSpec[] = [
   {
@@ -38,11 +55,14 @@ export const DB_TOOLS: ToolSpec[] = [
         .optional()
         .describe("Several statements run as one transaction (instead of `sql`)."),
       branch,
+      enqueue,
     },
     pick: (a) => (a.statements !== undefined ? "batch" : "exec"),
+    // Enqueueing is also a queue send: the call is narrowed to both tools.
+    alsoNeeds: (a) => (a.enqueue !== undefined ? ["queue_send"] : []),
     actions: {
-      exec: { op: "db.exec", fields: ["sql", "params", "branch"] },
-      batch: { op: "db.batch", fields: ["statements", "branch"] },
+      exec: { op: "db.exec", fields: ["sql", "params", "branch", "enqueue"] },
+      batch: { op: "db.batch", fields: ["statements", "branch", "enqueue"] },
     },
   },
   {

@@ -33,4 +33,10 @@ export interface ToolSpec extends ToolInfo {
   groupWide?: boolean;
   /** Picks the action from the arguments when the tool has no `action` argument. */
   pick?: (args: Record<string, any>) => string;
+  /**
+   * Further allowlist tools a call with these arguments uses (db_exec's `enqueue` sends into a
+   * queue: `queue_send`): the call is narrowed to them as well as to this tool, so the engine
+   * still checks each against the credential's own allowlist and the session's `tools=`.
+   */
+  alsoNeeds?: (args: Record<string, any>) => readonly string[];
 }

@@ -5,6 +5,7 @@ import { queryBoolean } from "../../core/pagination.js";
 import type { BranchInfo, QueryResult } from "../../sql-host/protocol.js";
 import { checkStatementAllowed, sqlMayWrite } from "../../sql-host/sql-safety.js";
 import { type AnyOperation, dataOp, type OpContext } from "../operation.js";
+import { enqueueCount, enqueueSchema, runWithOutbox } from "./outbox.js";
 import type { DbStore, TableDetail, TableSummary } from "./store.js";
 
 const dbOp = dataOp<DbStore>("db");
@@ -34,10 +35,14 @@ const readOnly = (ctx: OpContext) => ctx.principal.readOnly === true || !toolAll
  * while a batch holding one writing statement is refused before any of it runs.
  */
 const statementsAccess = (input: unknown): "read" | "write" => {
+  if (enqueueCount(input) > 0) return "write"; // sends into a queue (outbox.ts)
   const i = input as { sql?: unknown; statements?: unknown } | null;
   const sqls = Array.isArray(i?.statements) ? i.statements.map((s) => (s as { sql?: unknown } | null)?.sql) : [i?.sql];
   return sqls.every((sql) => typeof sql === "string" && !sqlMayWrite(sql)) ? "read" : "write";
 };
+
+/** One operation for the call, and one per message it enqueues (a queue send each). */
+const enqueueUnits = (input: unknown): number => 1 + enqueueCount(input);
 
 function checkAll(statements: { sql: string }[], prefix: (i: number) => string): void {
   statements.forEach((s, i) => {
@@ -53,14 +58,20 @@ export const dbQuery = dbOp({
   // Starter's storage cap like /exec; reads keep working there.
   writesStorage: (input) => {
     const sql = (input as { sql?: unknown } | null)?.sql;
-    return typeof sql === "string" && sqlMayWrite(sql); // no SQL: validation refuses it later
+    // no SQL: validation refuses it later
+    return (typeof sql === "string" && sqlMayWrite(sql)) || enqueueCount(input) > 0;
   },
+  // The statement, and one queue operation per message it enqueues (spec: queue sends count).
+  units: enqueueUnits,
   tool: DB_TOOLS,
-  input: z.strictObject({ sql: sqlSchema, params: paramsSchema, branch: branchSchema }),
+  input: z.strictObject({ sql: sqlSchema, params: paramsSchema, branch: branchSchema, enqueue: enqueueSchema }),
   run(ctx, input): Promise<QueryResult> {
     checkStatementAllowed(input.sql, "sql");
     ctx.audit.target = input.branch ?? null;
-    return ctx.store.query({ sql: input.sql, params: input.params }, { branch: input.branch, readOnly: readOnly(ctx) });
+    const statement = { sql: input.sql, params: input.params };
+    const options = { branch: input.branch, readOnly: readOnly(ctx) };
+    if (input.enqueue === undefined) return ctx.store.query(statement, options);
+    return runWithOutbox(ctx, input, options.readOnly, (outbox) => ctx.store.query(statement, { ...options, outbox }));
   },
 });
 
@@ -86,6 +97,7 @@ export const dbBatch = dbOp({
   destructive: true,
   idempotent: false,
   writesStorage: true,
+  units: enqueueUnits,
   tool: DB_TOOLS,
   input: z.strictObject({
     statements: z
@@ -93,12 +105,17 @@ export const dbBatch = dbOp({
       .min(1, "at least one statement")
       .max(MAX_BATCH_STATEMENTS, `at most ${MAX_BATCH_STATEMENTS} statements per batch`),
     branch: branchSchema,
+    enqueue: enqueueSchema,
   }),
   run(ctx, input): Promise<{ results: QueryResult[] }> {
     checkAll(input.statements, (i) => `statements[${i}]`);
     ctx.audit.target = input.branch ?? null;
     ctx.audit.detail = { statements: input.statements.length };
-    return ctx.store.batch(input.statements, { branch: input.branch, readOnly: readOnly(ctx) });
+    const options = { branch: input.branch, readOnly: readOnly(ctx) };
+    if (input.enqueue === undefined) return ctx.store.batch(input.statements, options);
+    return runWithOutbox(ctx, input, options.readOnly, (outbox) =>
+      ctx.store.batch(input.statements, { ...options, outbox }),
+    );
   },
 });
 

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { TableDetail, TableSummary } from "@prim/wire";
 import Database from "better-sqlite3";
+import type { OutboxRow } from "../../sql-host/host-outbox.js";
 import type { SqlHost } from "../../sql-host/pool.js";
 import type { BranchInfo, DbLocation, HostRequest, QueryResult, Statement } from "../../sql-host/protocol.js";
 import { ChangeLogReader, type ChangeLogView, DB_CHANGE_TABLE } from "../../sqlite/change-log.js";
@@ -8,6 +9,13 @@ import { Coverage, type SyncCounters, WalSync } from "../../sqlite/durable-sync.
 import { DirectReads } from "./direct-reads.js";
 
 export type { TableDetail, TableSummary };
+
+export interface ExecOptions {
+  branch?: string | undefined;
+  readOnly: boolean;
+  /** Messages to enqueue if the statements commit (main only; db/outbox.ts checked them). */
+  outbox?: OutboxRow[] | undefined;
+}
 
 /**
  * A `db` primitive: its file is the user's database, reached through the SQL host — except
@@ -18,6 +26,11 @@ export class DbStore {
   /** Files the host wrote since the last `synced()`, and each file's fsync rounds. */
   private readonly dirty = new Set<string>();
   private readonly coverage = new Map<string, Coverage>();
+  /** How many times main's file was replaced (promote, restore): its outbox may hold other rows since. */
+  get generation(): number {
+    return this.replaced;
+  }
+  private replaced = 0;
   /** Main's change log, read over a read-only connection of its own (the host appends). */
   private log: { db: Database.Database; reader: ChangeLogReader } | undefined;
 
@@ -92,6 +105,7 @@ export class DbStore {
    * (Branch files are never read directly.)
    */
   private manage<T>(req: HostRequest): Promise<T> {
+    this.replaced++;
     return this.bracketed(req, () => {
       this.direct.close();
       this.closeLog();
@@ -139,8 +153,10 @@ export class DbStore {
     return { file: this.file, dir: this.dir, branch };
   }
 
-  query(statement: Statement, options: { branch?: string; readOnly: boolean }): Promise<QueryResult> {
-    const answered = options.branch === undefined ? this.direct.tryQuery(statement) : undefined;
+  /** With `outbox`, its messages are written in the statement's transaction (host-outbox.ts). */
+  query(statement: Statement, options: ExecOptions): Promise<QueryResult> {
+    const direct = options.branch === undefined && options.outbox === undefined;
+    const answered = direct ? this.direct.tryQuery(statement) : undefined;
     if (answered !== undefined) return Promise.resolve(answered);
     return this.runOnHost({
       kind: "exec",
@@ -148,17 +164,29 @@ export class DbStore {
       statements: [statement],
       batch: false,
       readOnly: options.readOnly,
+      ...(options.outbox === undefined ? {} : { outbox: options.outbox }),
     });
   }
 
-  batch(statements: Statement[], options: { branch?: string; readOnly: boolean }): Promise<{ results: QueryResult[] }> {
+  batch(statements: Statement[], options: ExecOptions): Promise<{ results: QueryResult[] }> {
     return this.runOnHost({
       kind: "exec",
       at: this.at(options.branch),
       statements,
       batch: true,
       readOnly: options.readOnly,
+      ...(options.outbox === undefined ? {} : { outbox: options.outbox }),
     });
+  }
+
+  /** The oldest messages waiting in main's outbox (outbox-drain.ts). */
+  readOutbox(limit: number): Promise<OutboxRow[]> {
+    return this.host.request({ kind: "outbox.read", at: this.at(), limit });
+  }
+
+  /** Deletes delivered messages from main's outbox. */
+  deleteOutbox(ids: string[]): Promise<unknown> {
+    return this.host.request({ kind: "outbox.delete", at: this.at(), ids });
   }
 
   tables(branch?: string): Promise<TableSummary[]> {

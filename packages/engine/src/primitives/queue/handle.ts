@@ -1,3 +1,4 @@
+import type { QueueInbox } from "./inbox.js";
 import type { QueueStore } from "./store.js";
 import type { Waiters } from "./waiters.js";
 
@@ -5,4 +6,6 @@ import type { Waiters } from "./waiters.js";
 export interface QueueHandle {
   store: QueueStore;
   waiters: Waiters;
+  /** Messages from db outboxes of the group, each taken in once (inbox.ts). */
+  inbox: QueueInbox;
 }

@@ -3,6 +3,7 @@ import type { PrimitiveDefinition } from "../definition.js";
 import type { AnyOperation } from "../operation.js";
 import { QUEUE_BATCH_OPERATIONS } from "./batch.js";
 import type { QueueHandle } from "./handle.js";
+import { QueueInbox } from "./inbox.js";
 import { SINGLE_OPERATIONS } from "./ops.js";
 import { QueueStore } from "./store.js";
 import { Waiters } from "./waiters.js";
@@ -11,7 +12,7 @@ export const queueDefinition: PrimitiveDefinition<QueueHandle> = {
   type: "queue",
   open: (db, env) => {
     const store = new QueueStore(db, env.clock, logOf(env));
-    return { store, waiters: new Waiters(store) };
+    return { store, waiters: new Waiters(store), inbox: new QueueInbox(db, store) };
   },
   close: (handle) => handle.waiters.close(),
   // Leases that ran out on a job's last attempt make it dead: a feed reader sees it now.

@@ -144,7 +144,7 @@ export class QueueStore {
     return this.write((now) => this.atomically(() => reqs.map((req) => this.sendNow(queue, req, now))));
   }
 
-  private sendNow(queue: string, req: SendRequest, now: number): SendResult {
+  sendNow(queue: string, req: SendRequest, now: number): SendResult {
     if (req.dedupeKey !== null) {
       const existing = this.stmts.byDedupe.get(queue, req.dedupeKey);
       if (existing !== undefined) return { job: toJob(existing), deduplicated: true };
