@@ -21,6 +21,7 @@ import {
   pkce,
   registerClient,
   startOAuthStack,
+  twoGroupWorkspace,
 } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -68,20 +69,7 @@ async function mcpInitialize(key: string, group?: string): Promise<number> {
 beforeAll(async () => {
   stack = await startOAuthStack("api_minted_keys");
   url = stack.cloud.url;
-  const made = await createWorkspace(stack.cloud.api.hub.pool, {
-    name: "Agents",
-    plan: "enterprise",
-    rps: 100_000,
-    burst: 100_000,
-  });
-  workspace = made.workspace.id;
-  root = made.key;
-  for (const group of ["app", "other"])
-    expect((await call(url, root, "POST", "/v1/groups", { name: group })).status).toBe(201);
-  kvApp = (await call(url, root, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "app" })).body.id;
-  kvOther = (await call(url, root, "POST", "/v1/primitives", { name: "cache", type: "kv", group: "other" })).body.id;
-  await call(url, root, "PUT", `/v1/primitives/${kvApp}/keys/k`, { value: "app" });
-  await call(url, root, "PUT", `/v1/primitives/${kvOther}/keys/k`, { value: "other" });
+  ({ workspace, root, kvApp, kvOther } = await twoGroupWorkspace(url, stack.cloud.api.hub.pool, "Agents"));
 }, 90_000);
 
 afterAll(async () => {

@@ -4,13 +4,13 @@
 // synchronous=NORMAL, which loses nothing acknowledged when only the process dies.
 import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { primCommand, startPrim as runPrim } from "@prim/testkit";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
+import { childPids, exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
 
 const LANES = 4; // concurrent requests per primitive type
 const BIG = 100 * 1024; // above the 16 KiB inline limit: goes to the blob store
@@ -25,14 +25,6 @@ afterEach(() => {
   for (const pid of pids.splice(0)) if (!gone(pid)) process.kill(pid, "SIGKILL");
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function childPids(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<any> {
   const raw = body instanceof Uint8Array;

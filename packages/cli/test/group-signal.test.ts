@@ -2,11 +2,12 @@
 // `kill -TERM -<pgid>` does, reaches the SQL host children too, and they die before the engine
 // closes. The shutdown must still be clean: exit code 0, a line saying what closed, no error.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { primCommand, type RunningPrim, startPrim } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
+import { childPids } from "./write-lanes.js";
 
 const groups: number[] = [];
 const dirs: string[] = [];
@@ -19,14 +20,6 @@ afterEach(() => {
   }
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function childPids(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
 
 /** Starts `prim dev` as the leader of a new process group. */
 async function startDetached(dir: string): Promise<RunningPrim> {

@@ -3,12 +3,12 @@
 // before anything reached the queue, or after the queue took the message and before the outbox
 // let go of it — and restarted on the same directory: the message is in its queue exactly once.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { primCommand, type RunningPrim, startPrim } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
+import { childPids, exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
 
 const children: ChildProcess[] = [];
 const pids: number[] = [];
@@ -20,14 +20,6 @@ afterEach(() => {
   for (const pid of pids.splice(0)) if (!gone(pid)) process.kill(pid, "SIGKILL");
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function childPids(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${base}${path}`, {

@@ -51,3 +51,12 @@ export function gone(pid: number): boolean {
     return true;
   }
 }
+
+/** A process's direct children (Linux `/proc`): the SQL hosts a killed `prim dev` leaves behind. */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}

@@ -306,13 +306,7 @@ export class PrimitiveFiles {
     const path = this.tmpPath(`schema-${type}`);
     const db = openSqlite(path, { exclusive: true });
     try {
-      const store = definition.open(db, {
-        ...this.env,
-        path,
-        dir: `${path}.d`,
-        changes: this.newChangeLog(db),
-        changed: () => {},
-      });
+      const store = this.openDetached(definition, db, path);
       void definition.close?.(store);
       const rows = db.prepare(SCHEMA_ROWS_SQL).all() as SchemaRow[];
       this.freshSchemas.set(type, rows);
@@ -324,18 +318,23 @@ export class PrimitiveFiles {
     }
   }
 
-  /** Blob hashes named by a copy of a primitive's file (a snapshot), read through the type. */
-  blobRefsOfFile(type: PrimitiveType, path: string): string[] {
-    const definition = this.definitions.get(type);
-    if (definition?.blobRefs === undefined || definition.ownsFile) return [];
-    const db = openSqlite(path, { exclusive: true });
-    const store = definition.open(db, {
+  /** A type's store over a file no live primitive owns (a scratch schema, a snapshot's copy): nobody is told of its changes. */
+  private openDetached(definition: PrimitiveDefinition, db: Database.Database, path: string) {
+    return definition.open(db, {
       ...this.env,
       path,
       dir: `${path}.d`,
       changes: this.newChangeLog(db),
       changed: () => {},
     });
+  }
+
+  /** Blob hashes named by a copy of a primitive's file (a snapshot), read through the type. */
+  blobRefsOfFile(type: PrimitiveType, path: string): string[] {
+    const definition = this.definitions.get(type);
+    if (definition?.blobRefs === undefined || definition.ownsFile) return [];
+    const db = openSqlite(path, { exclusive: true });
+    const store = this.openDetached(definition, db, path);
     try {
       return [...definition.blobRefs(store)];
     } finally {

@@ -1,7 +1,7 @@
 // A real api app for tests, as production runs it (cells.ts: S3 in s3rver, limits on, durable
 // writes): its own migrated Postgres database, the machine's Redis, a temp data directory.
 import type { ApiApp } from "@prim/api";
-import { startCells, type TestCellOptions } from "./cells.js";
+import { fastWorkspace, startCells, type TestCellOptions } from "./cells.js";
 
 export { FAST_ENTERPRISE, fastWorkspace } from "./cells.js";
 
@@ -55,4 +55,25 @@ export async function call(
   });
   const text = await res.text();
   return { status: res.status, body: text === "" ? null : JSON.parse(text), headers: res.headers };
+}
+
+/**
+ * An Enterprise workspace (a rate no test reaches) with groups `app` and `other`, a kv `cache` in
+ * each holding `k` = its group's name: the minted-keys suites' starting point (REST and MCP).
+ */
+export async function twoGroupWorkspace(
+  url: string,
+  pool: Parameters<typeof fastWorkspace>[0],
+  name: string,
+): Promise<{ workspace: string; root: string; kvApp: string; kvOther: string }> {
+  const made = await fastWorkspace(pool, name);
+  const root = made.key;
+  const kv: Record<string, string> = {};
+  for (const group of ["app", "other"]) {
+    const created = await call(url, root, "POST", "/v1/groups", { name: group });
+    if (created.status !== 201) throw new Error(`group ${group}: ${created.status}`);
+    kv[group] = (await call(url, root, "POST", "/v1/primitives", { name: "cache", type: "kv", group })).body.id;
+    await call(url, root, "PUT", `/v1/primitives/${kv[group]}/keys/k`, { value: group });
+  }
+  return { workspace: made.workspace.id, root, kvApp: kv.app as string, kvOther: kv.other as string };
 }

@@ -12,7 +12,7 @@ export {
   type TestCellOptions,
   type TestCells,
 } from "./cells.js";
-export { call, startCloud, type TestCloud } from "./cloud.js";
+export { call, startCloud, type TestCloud, twoGroupWorkspace } from "./cloud.js";
 export {
   authorizeUrl,
   Browser,

@@ -54,18 +54,23 @@ export const keyMintRequest = same<W.KeyMintRequest>()(
   }),
 );
 
+/** What every listed or minted key shows of itself. */
+const keyShape = {
+  id: z.string(),
+  name: z.string().nullable(),
+  group: z.string().nullable(),
+  tools,
+  read_only: z.boolean(),
+  expires_at: ms.nullable(),
+  ip_allow: z.array(z.string()).nullable(),
+  budget: budget.nullable(),
+};
+
 export const mintedKey = same<W.MintedKey>()(
   z
     .object({
-      id: z.string(),
+      ...keyShape,
       key: z.string().describe("The secret (`pk_…`): shown this once, never again"),
-      name: z.string().nullable(),
-      group: z.string().nullable(),
-      tools,
-      read_only: z.boolean(),
-      expires_at: ms.nullable(),
-      ip_allow: z.array(z.string()).nullable(),
-      budget: budget.nullable(),
       parent: z.string().describe("The id of the key that minted it"),
       created_at: ms,
     })
@@ -75,15 +80,8 @@ export const mintedKey = same<W.MintedKey>()(
 export const mintedKeyInfo = same<W.MintedKeyInfo>()(
   z
     .object({
-      id: z.string(),
+      ...keyShape,
       start: z.string().describe("The key's first 8 characters"),
-      name: z.string().nullable(),
-      group: z.string().nullable(),
-      tools,
-      read_only: z.boolean(),
-      expires_at: ms.nullable(),
-      ip_allow: z.array(z.string()).nullable(),
-      budget: budget.nullable(),
       parent: z.string(),
       depth: z.number().int(),
       created_at: ms,
