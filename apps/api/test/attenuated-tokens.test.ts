@@ -98,7 +98,7 @@ describe("a caveat cannot widen its key", () => {
   });
 
   it("a pa_ token cannot mint, list or revoke keys (a child would drop its caveats); the key itself mints", async () => {
-    const scoped = await createKey(cloud.api.hub.pool, { workspace, group: "app", tools: ["kv_*"] });
+    const scoped = await createKey(cloud.api.hub.pool, { workspace, group: "app", tools: ["kv_*", "key_*"] });
     const token = await attenuate(scoped.key, [{ type: "expires", at: Date.now() + 3_600_000 }, { type: "read_only" }]);
     const minted = await call(cloud.url, token, "POST", "/v1/keys", { name: "child" });
     expect({ status: minted.status, code: minted.body.error?.code }).toEqual({ status: 403, code: "forbidden" });

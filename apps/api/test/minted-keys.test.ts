@@ -106,7 +106,7 @@ describe("minting", () => {
   });
 
   it("security: wider on group, tools or depth, or a read-only caller, is 403 forbidden naming it; narrower from the same parent succeeds", async () => {
-    const mid = (await mint(root, { group: "app", tools: ["kv_*"] })).body;
+    const mid = (await mint(root, { group: "app", tools: ["kv_*", "key_*"] })).body;
     const refused = async (body: Record<string, unknown>, property: string, parent = mid.key) => {
       const res = await mint(parent, body);
       expect(res.status).toBe(403);
@@ -117,11 +117,22 @@ describe("minting", () => {
     await refused({ tools: ["db_query"] }, "tools");
     await refused({ tools: ["*"] }, "tools");
     await refused({ tools: ["k*"] }, "tools");
-    const narrower = await mint(mid.key, { group: "app", tools: ["kv_get", "kv_l*"], read_only: true });
+    const narrower = await mint(mid.key, { group: "app", tools: ["kv_get", "kv_l*", "key_list"], read_only: true });
     expect(narrower.status).toBe(201);
-    expect(narrower.body).toMatchObject({ group: "app", tools: ["kv_get", "kv_l*"], read_only: true, parent: mid.id });
+    expect(narrower.body).toMatchObject({
+      group: "app",
+      tools: ["kv_get", "kv_l*", "key_list"],
+      read_only: true,
+      parent: mid.id,
+    });
     // Omitted properties inherit the parent's.
-    expect((await mint(mid.key, {})).body).toMatchObject({ group: "app", tools: ["kv_*"], read_only: false });
+    expect((await mint(mid.key, {})).body).toMatchObject({ group: "app", tools: ["kv_*", "key_*"], read_only: false });
+    // The allowlist holds for key management as for data: a key without key_mint mints nothing.
+    const kvOnly = (await mint(mid.key, { tools: ["kv_*"] })).body;
+    const noTool = await mint(kvOnly.key, {});
+    expect(noTool.status).toBe(403);
+    expect(noTool.body.error).toMatchObject({ code: "tool_not_allowed", message: expect.stringContaining("key_mint") });
+    expect((await call(url, kvOnly.key, "GET", "/v1/keys")).body.error.code).toBe("tool_not_allowed");
 
     // Read-only changes nothing, keys included (REST and MCP alike): a read-only key mints no
     // child, not even a read-only one, and revokes nothing; it lists. Its writable parent mints.
@@ -134,7 +145,10 @@ describe("minting", () => {
       message: expect.stringContaining("read-only"),
     });
     expect((await call(url, narrower.body.key, "GET", "/v1/keys")).body).toEqual({ data: [] });
-    expect((await mint(mid.key, { read_only: true })).body).toMatchObject({ read_only: true, tools: ["kv_*"] });
+    expect((await mint(mid.key, { read_only: true })).body).toMatchObject({
+      read_only: true,
+      tools: ["kv_*", "key_*"],
+    });
 
     // Depth: root is 0, mid 1; keys nest to 8, and a depth-8 key mints nothing.
     let parent = mid.key;
@@ -188,7 +202,7 @@ describe("minting", () => {
   });
 
   it("a child works within its scope over REST and MCP, and is refused outside", async () => {
-    const mid = (await mint(root, { group: "app", tools: ["kv_*"] })).body;
+    const mid = (await mint(root, { group: "app", tools: ["kv_*", "key_*"] })).body;
     const child = (await mint(mid.key, { tools: ["kv_get"] })).body;
     expect((await call(url, child.key, "GET", `/v1/primitives/${kvApp}/keys/k`)).body).toMatchObject({ value: "app" });
     expect((await call(url, child.key, "GET", `/v1/primitives/${kvOther}/keys/k`)).status).toBe(404);
@@ -361,7 +375,7 @@ describe("prim key", () => {
     const prim = (key: string, ...args: string[]) =>
       runPrimCommand(["key", ...args, "--api", url], { ...clean, PRIM_CONFIG_DIR: config, PRIM_API_KEY: key });
     try {
-      const parent = (await mint(root, { group: "app", tools: ["kv_*"] })).body;
+      const parent = (await mint(root, { group: "app", tools: ["kv_*", "key_*"] })).body;
       const minted = await prim(
         parent.key,
         "mint",
@@ -397,7 +411,7 @@ describe("prim key", () => {
       expect(bounded.expires_at).toBeLessThanOrEqual(Date.now() + 3_600_000);
       const text = await prim(parent.key, "mint", "--name", "plain");
       expect(text.stdout).toMatch(
-        /^minted key_\w+ \(group app, tools kv_\*; parent key_\w+\); the key, shown once:\npk_\w+\n$/,
+        /^minted key_\w+ \(group app, tools kv_\*,key_\*; parent key_\w+\); the key, shown once:\npk_\w+\n$/,
       );
       const wider = await prim(bounded.key, "mint", "--tools", "db_query");
       expect(wider.code).not.toBe(0);

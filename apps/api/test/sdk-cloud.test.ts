@@ -54,11 +54,12 @@ describe("the SDK against the cloud", () => {
   });
 
   it("mints a narrower key, lists it and revokes it with its subtree (prim.keys)", async () => {
-    const minted = await prim.keys.mint({ name: "agent", group: "app", tools: ["kv_get"] });
-    expect(minted).toMatchObject({ name: "agent", group: "app", tools: ["kv_get"], read_only: false });
+    // An agent that hands keys on needs the key tools in its allowlist, beside its data tools.
+    const minted = await prim.keys.mint({ name: "agent", group: "app", tools: ["kv_get", "key_*"] });
+    expect(minted).toMatchObject({ name: "agent", group: "app", tools: ["kv_get", "key_*"], read_only: false });
     const agent = new PrimClient({ baseUrl: cloud.url, token: minted.key });
     const grandchild = await agent.keys.mint({ name: "sub-agent", read_only: true });
-    expect(grandchild).toMatchObject({ tools: ["kv_get"], read_only: true, parent: minted.id });
+    expect(grandchild).toMatchObject({ tools: ["kv_get", "key_*"], read_only: true, parent: minted.id });
     const wider = await agent.keys.mint({ tools: ["kv_set"] }).catch((err: unknown) => err);
     expect(wider).toBeInstanceOf(PrimError);
     expect(wider).toMatchObject({ status: 403, code: "forbidden" });

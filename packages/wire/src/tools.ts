@@ -327,7 +327,7 @@ export const KEY_TOOL_CATALOG = [
     title: "Mint a narrower key",
     summary: "Make API keys for sub-agents, each at most as wide as this one.",
     description:
-      "Mints a new API key (`pk_…`, in `key`, shown this once: hand it on, it cannot be read again) that is a child of this credential's key and at most as wide on every property: `group`, `tools`, `read_only`, `expires_at`, `ip_allow`; an omitted property is this key's own. Anything wider is refused (forbidden, naming the property). Revoking this key later revokes the child too.",
+      "Mints a new API key (`pk_…`, in `key`, shown this once: hand it on, it cannot be read again) that is a child of this credential's key and at most as wide on every property: `group`, `tools`, `read_only`, `expires_at`, `ip_allow`, `budget` (required when this key has one: the same kind, carved out of what it has left); an omitted property is this key's own. Anything wider is refused (forbidden, naming the property). Revoking this key later revokes the child too.",
   },
   {
     name: "key_list",

@@ -1,5 +1,12 @@
 import { type Principal, ServiceError } from "@prim/engine";
-import type { KeyMintRequest, KeyRevoked, MintedKey, MintedKeyInfo } from "@prim/wire";
+import {
+  type KeyMintRequest,
+  type KeyRevoked,
+  type KeyToolName,
+  type MintedKey,
+  type MintedKeyInfo,
+  toolAllowed,
+} from "@prim/wire";
 import type pg from "pg";
 import type { KeyBudgets } from "./key-budgets.js";
 import type { ApiKeyResolver } from "./key-resolver.js";
@@ -64,15 +71,20 @@ export class KeyManagement {
     },
   ) {}
 
-  private async accept(call: KeyCall, access: KeyAccess): Promise<string> {
+  private async accept(call: KeyCall, access: KeyAccess, tool: KeyToolName): Promise<string> {
     const caller = keyCaller(call.principal, access);
+    // The key's tool allowlist holds on every edge: a key for `kv_*` manages no keys over REST
+    // either (MCP never lists the tool to it), so a narrowed sub-agent cannot mint its own.
+    if (!toolAllowed(call.principal, tool)) {
+      throw new ServiceError("tool_not_allowed", `this credential's tool allowlist does not include ${tool}`);
+    }
     await call.admit?.();
     return caller;
   }
 
   /** `POST /v1/keys`, `key_mint`: a child of the calling key (the request already validated). */
   async mint(call: KeyCall, body: KeyMintRequest): Promise<MintedKey> {
-    const caller = await this.accept(call, "write");
+    const caller = await this.accept(call, "write", "key_mint");
     return mintKey(
       this.deps.pool,
       {
@@ -92,12 +104,12 @@ export class KeyManagement {
 
   /** `GET /v1/keys`, `key_list`: the caller's subtree. */
   async list(call: KeyCall): Promise<MintedKeyInfo[]> {
-    return listMintedKeys(this.deps.pool, await this.accept(call, "read"));
+    return listMintedKeys(this.deps.pool, await this.accept(call, "read", "key_list"));
   }
 
   /** `DELETE /v1/keys/{id}`, `key_revoke`: `id` and its subtree, in every process before this answers. */
   async revoke(call: KeyCall, id: string): Promise<KeyRevoked> {
-    const caller = await this.accept(call, "write");
+    const caller = await this.accept(call, "write", "key_revoke");
     if (!KEY_ID_RE.test(id)) throw new ServiceError("not_found", `key '${id.slice(0, 64)}'`);
     return revokeMintedKey(
       this.deps.pool,
