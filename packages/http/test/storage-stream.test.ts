@@ -77,9 +77,10 @@ describe("storage: streaming", () => {
     expect(JSON.parse(res.body.toString())).toMatchObject({ size: SIZE, etag: `"${digest}"` });
     // Buffering the upload would hold at least SIZE (100 MiB) more in this process, which is both
     // the client and the server. What streaming costs varies by Node (rss growth, measured here):
-    // 26-28 MiB on Node 22.14, 34-66 MiB on 24.21, 44-80 MiB on 26.10 (58-66 in most of 25 runs).
-    // 90 MiB sits between the slowest-collecting run and a buffered copy.
-    expect(rssPeak - rssBefore).toBeLessThan(90 * MiB);
+    // 26-28 MiB on Node 22.14, 34-66 MiB on 24.21, 44-80 MiB on 26.10 (58-66 in most of 25 runs),
+    // and once 101 MiB in a loaded CI run on 26.10 (the collector late); a buffered copy: 164 MiB.
+    // 120 MiB sits between the slowest-collecting run seen and a buffered copy.
+    expect(rssPeak - rssBefore).toBeLessThan(120 * MiB);
 
     // The whole object, hashed as it streams in.
     const whole = await fetch(`${url}${base}/objects/big/object.bin`);
