@@ -11,18 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createKey, createUser, createWorkspace, hashKey } from "@prim/db";
 import { runPrimCommand } from "@prim/testkit";
-import {
-  authorizeUrl,
-  Browser,
-  call,
-  consent,
-  exchangeCode,
-  type OAuthStack,
-  pkce,
-  registerClient,
-  startOAuthStack,
-  twoGroupWorkspace,
-} from "@prim/testkit/cloud";
+import { call, consentedToken, type OAuthStack, startOAuthStack, twoGroupWorkspace } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let stack: OAuthStack;
@@ -348,18 +337,8 @@ describe("OAuth tokens", () => {
       password: "correct horse 1",
       workspace,
     });
-    const clientId = await registerClient(stack, "Minting Agent");
-    const { verifier, challenge } = pkce();
-    const browser = new Browser({ [new URL(stack.dashboard).host]: { user: alice.id } });
-    const back = await consent(stack, browser, authorizeUrl(stack, clientId, challenge), {
-      workspace,
-      group: "app",
-      everyTool: true,
-      action: "allow",
-    });
-    if (!(back instanceof URL)) throw new Error(`consent: ${back.status}`);
-    const issued = await exchangeCode(stack, { clientId, verifier, code: back.searchParams.get("code") as string });
-    const token = issued.body.access_token as string;
+    const fields = { workspace, group: "app", everyTool: true, action: "allow" } as const;
+    const token = await consentedToken(stack, alice.id, fields, "Minting Agent");
     expect(await mcpInitialize(token)).toBe(200);
     const res = await mint(token, { group: "app" });
     expect(res.status).toBe(401);

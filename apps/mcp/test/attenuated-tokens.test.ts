@@ -9,7 +9,8 @@ import { createKey, createWorkspace, hashKey, revokeKey } from "@prim/db";
 import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { attenuate } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
+import type { McpApp } from "../src/index.js";
+import { listeningMcp } from "./in-process.js";
 import { rawInitialize } from "./raw.js";
 
 const SECRET = randomBytes(24).toString("hex");
@@ -22,16 +23,11 @@ const clients: Client[] = [];
 
 beforeAll(async () => {
   cloud = await startCloud("mcp-attenuate", { PRIM_INTERNAL_SECRET: SECRET });
-  mcp = await createMcpApp(
-    readMcpEnv({
-      DATABASE_URL: cloud.databaseUrl,
-      PRIM_INTERNAL_URL: cloud.internalUrl,
-      PRIM_INTERNAL_SECRET: SECRET,
-      PRIM_PUBLIC_MCP_URL: "https://mcp.prim.test",
-      PRIM_AUTH_URL: "https://api.prim.test/oauth",
-    }),
-  );
-  url = `${await mcp.app.listen({ port: 0, host: "127.0.0.1" })}/mcp`;
+  ({ mcp, url } = await listeningMcp({
+    databaseUrl: cloud.databaseUrl,
+    internalUrl: cloud.internalUrl,
+    secret: SECRET,
+  }));
   const ws = await createWorkspace(cloud.api.hub.pool, { name: "Acme", plan: "pro" });
   key = ws.key;
   workspace = ws.workspace.id;

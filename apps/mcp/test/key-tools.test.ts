@@ -6,18 +6,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createKey, createUser, createWorkspace, hashKey } from "@prim/db";
-import {
-  authorizeUrl,
-  Browser,
-  call,
-  consent,
-  exchangeCode,
-  type OAuthStack,
-  pkce,
-  registerClient,
-  startOAuthStack,
-  twoGroupWorkspace,
-} from "@prim/testkit/cloud";
+import { call, consentedToken, type OAuthStack, startOAuthStack, twoGroupWorkspace } from "@prim/testkit/cloud";
 import { attenuate, KEY_TOOL_CATALOG } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawInitialize } from "./raw.js";
@@ -328,18 +317,8 @@ describe("credentials that may not manage keys", () => {
       password: "correct horse 1",
       workspace,
     });
-    const clientId = await registerClient(stack, "Minting Agent");
-    const { verifier, challenge } = pkce();
-    const browser = new Browser({ [new URL(stack.dashboard).host]: { user: alice.id } });
-    const back = await consent(stack, browser, authorizeUrl(stack, clientId, challenge), {
-      workspace,
-      group: "app",
-      everyTool: true,
-      action: "allow",
-    });
-    if (!(back instanceof URL)) throw new Error(`consent: ${back.status}`);
-    const issued = await exchangeCode(stack, { clientId, verifier, code: back.searchParams.get("code") as string });
-    const client = await connect(issued.body.access_token as string);
+    const fields = { workspace, group: "app", everyTool: true, action: "allow" } as const;
+    const client = await connect(await consentedToken(stack, alice.id, fields, "Minting Agent"));
     const error = await refused(client, "key_mint", { name: "child" });
     expect(error).toEqual({ code: "forbidden", message: "only an API key can manage minted keys" });
     expect(await refused(client, "key_list")).toEqual(error);

@@ -8,7 +8,8 @@ import { moveWorkspace } from "@prim/cells";
 import { createWorkspace, readPlacement } from "@prim/db";
 import { call, startCells, type TestCells } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
+import type { McpApp } from "../src/index.js";
+import { listeningMcp } from "./in-process.js";
 
 let cells: TestCells;
 let mcp: McpApp;
@@ -16,16 +17,12 @@ let url: string;
 
 beforeAll(async () => {
   cells = await startCells("mcp-cells", ["cell-a", "cell-b"]);
-  mcp = await createMcpApp(
-    readMcpEnv({
-      DATABASE_URL: cells.databaseUrl,
-      PRIM_INTERNAL_URL: "http://127.0.0.1:9", // nothing listens: routing must not need it
-      PRIM_INTERNAL_SECRET: cells.env.PRIM_INTERNAL_SECRET,
-      PRIM_PUBLIC_MCP_URL: "https://mcp.prim.test",
-      PRIM_AUTH_URL: "https://api.prim.test/oauth",
-    }),
-  );
-  url = `${await mcp.app.listen({ port: 0, host: "127.0.0.1" })}/mcp`;
+  // Nothing listens at the fallback: routing must not need it.
+  ({ mcp, url } = await listeningMcp({
+    databaseUrl: cells.databaseUrl,
+    internalUrl: "http://127.0.0.1:9",
+    secret: cells.env.PRIM_INTERNAL_SECRET,
+  }));
 }, 60_000);
 
 afterAll(async () => {

@@ -12,7 +12,8 @@ import { createKey, createWorkspace } from "@prim/db";
 import { FROM_SOURCES, ROOT } from "@prim/testkit";
 import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMcpApp, type McpApp, readMcpEnv } from "../src/index.js";
+import type { McpApp } from "../src/index.js";
+import { listeningMcp } from "./in-process.js";
 
 const SECRET = randomBytes(24).toString("hex");
 let cloud: TestCloud;
@@ -21,16 +22,11 @@ let url: string;
 
 beforeAll(async () => {
   cloud = await startCloud("mcp-resources", { PRIM_INTERNAL_SECRET: SECRET });
-  mcp = await createMcpApp(
-    readMcpEnv({
-      DATABASE_URL: cloud.databaseUrl,
-      PRIM_INTERNAL_URL: cloud.internalUrl,
-      PRIM_INTERNAL_SECRET: SECRET,
-      PRIM_PUBLIC_MCP_URL: "https://mcp.prim.test",
-      PRIM_AUTH_URL: "https://api.prim.test/oauth",
-    }),
-  );
-  url = `${await mcp.app.listen({ port: 0, host: "127.0.0.1" })}/mcp`;
+  ({ mcp, url } = await listeningMcp({
+    databaseUrl: cloud.databaseUrl,
+    internalUrl: cloud.internalUrl,
+    secret: SECRET,
+  }));
 }, 60_000);
 
 afterAll(async () => {

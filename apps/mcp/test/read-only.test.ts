@@ -12,15 +12,10 @@ import { createKey, createUser, createWorkspace, listConnections } from "@prim/d
 import { type AnyOperation, accessOf, OPERATIONS } from "@prim/engine";
 import { KEY_TOOLS, TOOLS } from "@prim/mcp";
 import {
-  authorizeUrl,
-  Browser,
   call,
-  consent,
-  exchangeCode,
+  consentedToken,
   type OAuthStack,
-  pkce,
   readState,
-  registerClient,
   type Seeded,
   seed,
   startOAuthStack,
@@ -53,22 +48,13 @@ async function session(credential: string, group?: string): Promise<{ call: Call
 }
 
 /** An access token of `user`'s, consented to every tool on group `ro`, read-only. */
-async function readOnlyAccessToken(user: string): Promise<string> {
-  const clientId = await registerClient(stack, "Reader Agent");
-  const { verifier, challenge } = pkce();
-  const url = authorizeUrl(stack, clientId, challenge);
-  const browser = new Browser({ [new URL(stack.dashboard).host]: { user } });
-  const back = await consent(stack, browser, url, {
-    workspace,
-    group: "ro",
-    everyTool: true,
-    readOnly: true,
-    action: "allow",
-  });
-  if (!(back instanceof URL)) throw new Error(`consent: ${back.status} ${await back.text()}`);
-  const issued = await exchangeCode(stack, { clientId, verifier, code: back.searchParams.get("code") as string });
-  expect(issued.status).toBe(200);
-  return issued.body.access_token as string;
+function readOnlyAccessToken(user: string): Promise<string> {
+  return consentedToken(
+    stack,
+    user,
+    { workspace, group: "ro", everyTool: true, readOnly: true, action: "allow" },
+    "Reader Agent",
+  );
 }
 
 beforeAll(async () => {

@@ -2,29 +2,21 @@
 // writes to kv, queue (single and batch sends), db and storage, restart it on the same data directory, and check that
 // every acknowledged write is there and every SQLite file is intact. Files are WAL with
 // synchronous=NORMAL, which loses nothing acknowledged when only the process dies.
-import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { primCommand, startPrim as runPrim } from "@prim/testkit";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { childPids, exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
+import { childPids, crashLeftovers, exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
 
 const LANES = 4; // concurrent requests per primitive type
 const BIG = 100 * 1024; // above the 16 KiB inline limit: goes to the blob store
 
-const children: ChildProcess[] = [];
-const pids: number[] = []; // SQL host processes orphaned by the kill
-const dirs: string[] = [];
-
-afterEach(() => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  for (const pid of pids.splice(0)) if (!gone(pid)) process.kill(pid, "SIGKILL");
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+// pids: the SQL host processes a kill orphaned.
+const { children, pids, dirs, clear } = crashLeftovers();
+afterEach(clear);
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<any> {
   const raw = body instanceof Uint8Array;

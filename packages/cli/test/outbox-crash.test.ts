@@ -3,23 +3,15 @@
 // before anything reached the queue, or after the queue took the message and before the outbox
 // let go of it — and restarted on the same directory: the message is in its queue exactly once.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { primCommand, type RunningPrim, startPrim } from "@prim/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { childPids, exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
+import { childPids, crashLeftovers, exited, gone, type WriteState, writeLanes } from "./write-lanes.js";
 
-const children: ChildProcess[] = [];
-const pids: number[] = [];
-const dirs: string[] = [];
-
-afterEach(() => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  for (const pid of pids.splice(0)) if (!gone(pid)) process.kill(pid, "SIGKILL");
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const { children, pids, dirs, clear } = crashLeftovers();
+afterEach(clear);
 
 async function call(base: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${base}${path}`, {

@@ -1,7 +1,7 @@
 // What the crash and power-loss tests share: lanes of acknowledged writes cut off by a kill,
 // and waiting for processes to go away.
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 
 /** A load's state: `killed` once the engine is cut off; a write failing before that is a bug. */
 export interface WriteState {
@@ -59,4 +59,21 @@ export function childPids(pid: number): number[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * What a crash test leaves behind — the `prim dev` children it started, the SQL hosts a kill
+ * orphaned, its data directories — and `clear()` (for `afterEach`) that kills and removes them.
+ */
+export function crashLeftovers() {
+  const children: ChildProcess[] = [];
+  const pids: number[] = [];
+  const dirs: string[] = [];
+  const clear = () => {
+    for (const child of children.splice(0))
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    for (const pid of pids.splice(0)) if (!gone(pid)) process.kill(pid, "SIGKILL");
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  };
+  return { children, pids, dirs, clear };
 }

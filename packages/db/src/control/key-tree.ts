@@ -6,7 +6,7 @@ import { amountOf, type KeyBudgets } from "./key-budgets.js";
 import { checkBudget, checkExpiry, checkIpAllow, ipAllowWithin } from "./key-limits.js";
 import { childDepth, narrowBudget, narrowKey, wider } from "./key-narrowing.js";
 import { lockWorkspace, revokeSubtree } from "./key-revocation.js";
-import { checkTools, findGroup } from "./keys.js";
+import { checkTools, findGroup, type KeyListed } from "./keys.js";
 import { auditedTransaction } from "./workspace-audit.js";
 
 /**
@@ -178,22 +178,10 @@ const SUBTREE = `WITH RECURSIVE sub AS (
 
 /** The keys `caller` minted and their descendants, oldest first (revoked ones too, marked). */
 export async function listMintedKeys(pool: pg.Pool, caller: string): Promise<MintedKeyInfo[]> {
-  const { rows } = await pool.query<{
-    id: string;
-    start: string;
-    name: string | null;
-    group: string | null;
-    tools: string[] | null;
-    read_only: boolean;
-    expires_at: Date | null;
-    ip_allow: string[] | null;
-    budget: KeyBudget | null;
-    parent: string;
-    depth: number;
-    created_at: Date;
-    last_used_at: Date | null;
-    revoked_at: Date | null;
-  }>(
+  // The dashboard's listed key (`listKeys`) without its creator, with its place in the tree.
+  const { rows } = await pool.query<
+    Omit<KeyListed, "created_by" | "created_by_email"> & { parent: string; depth: number }
+  >(
     `${SUBTREE}
      SELECT k.id, k.start, k.name, g.name AS group, k.tools, k.read_only, k.expires_at, k.ip_allow, k.budget,
             k.parent_id AS parent, k.depth,

@@ -17,6 +17,7 @@ export {
   authorizeUrl,
   Browser,
   consent,
+  consentedToken,
   consentForm,
   exchangeCode,
   MemoryProvider,

@@ -363,3 +363,23 @@ export function exchangeCode(stack: OAuthStack, c: { clientId: string; verifier:
     resource: stack.mcpUrl,
   });
 }
+
+/**
+ * An access token of `user`'s: a client registered as `clientName`, the consent given in the
+ * browser with `fields`, the code exchanged (PKCE). Throws where the flow stops.
+ */
+export async function consentedToken(
+  stack: OAuthStack,
+  user: string,
+  fields: Parameters<typeof consentForm>[0],
+  clientName?: string,
+): Promise<string> {
+  const clientId = await registerClient(stack, clientName);
+  const { verifier, challenge } = pkce();
+  const browser = new Browser({ [new URL(stack.dashboard).host]: { user } });
+  const back = await consent(stack, browser, authorizeUrl(stack, clientId, challenge), fields);
+  if (!(back instanceof URL)) throw new Error(`consent: ${back.status} ${await back.text()}`);
+  const issued = await exchangeCode(stack, { clientId, verifier, code: back.searchParams.get("code") as string });
+  if (issued.status !== 200) throw new Error(`token: ${issued.status} ${JSON.stringify(issued.body)}`);
+  return issued.body.access_token as string;
+}
