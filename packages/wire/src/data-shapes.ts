@@ -316,10 +316,9 @@ export interface KeyMintRequest {
   budget?: KeyBudget;
 }
 
-/** What `POST /v1/keys` answers (cloud): the minted key itself, shown this once. */
-export interface MintedKey {
+/** What a minted key shows of itself, minted or listed. */
+export interface MintedKeyShape {
   id: string;
-  key: string;
   name: string | null;
   group: string | null;
   tools: string[] | null;
@@ -334,21 +333,16 @@ export interface MintedKey {
   created_at: number;
 }
 
+/** What `POST /v1/keys` answers (cloud): the minted key itself, shown this once. */
+export interface MintedKey extends MintedKeyShape {
+  key: string;
+}
+
 /** A key in the caller's subtree, as `GET /v1/keys` lists it (never the key or its hash). */
-export interface MintedKeyInfo {
-  id: string;
+export interface MintedKeyInfo extends MintedKeyShape {
   /** The key's first 8 characters. */
   start: string;
-  name: string | null;
-  group: string | null;
-  tools: string[] | null;
-  read_only: boolean;
-  expires_at: number | null;
-  ip_allow: string[] | null;
-  budget: KeyBudget | null;
-  parent: string;
   depth: number;
-  created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
 }
