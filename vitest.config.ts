@@ -55,6 +55,7 @@ const SKIP_BROWSER = process.env.PRIM_SKIP_BROWSER_TESTS === "1";
 
 const SENSITIVE = [
   "apps/api/test/cells*.test.ts",
+  "apps/api/test/edge-routing.test.ts",
   "apps/mcp/test/mcp-cells.test.ts",
   "apps/api/test/*-outage.test.ts",
   "apps/api/test/restart-fsck.test.ts",

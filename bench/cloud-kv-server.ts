@@ -45,6 +45,8 @@ async function main(): Promise<void> {
   const closers: (() => Promise<void>)[] = [];
 
   const secret = randomBytes(24).toString("hex");
+  // Two apps over one database share one master key (the OAuth signing key is wrapped with it).
+  const masterKey = randomBytes(32).toString("hex");
   let internalUrl = "";
   const cloud = async (name: string, limits: "on" | "off"): Promise<Endpoint> => {
     const api: ApiApp = await createApiApp(
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
         PRIM_API_PORT: "0",
         PRIM_LIMITS: limits,
         PRIM_INTERNAL_SECRET: secret,
+        PRIM_MASTER_KEY: masterKey,
       }),
     );
     if (api.internal !== undefined) internalUrl = await listenInternal(api.internal);

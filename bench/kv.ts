@@ -20,7 +20,8 @@ const KEYS = 1000;
 const PUT_BODY = JSON.stringify({ value: "v".repeat(1024) }); // a 1 KiB JSON string value
 const JSON_HEADERS = { "content-type": "application/json" };
 const CONNECTIONS = 50;
-const TARGETS = { get: 0.6, put: 0.4, durablePut: 0.5, changeLog: 0.9 };
+// Issue 43 raised get and put (fixed before its first run): 0.7 and 0.6 of bare Fastify.
+const TARGETS = { get: 0.7, put: 0.6, durablePut: 0.5, changeLog: 0.9 };
 
 async function call(method: string, url: string, body?: unknown): Promise<string> {
   const init: RequestInit = { method };

@@ -1,6 +1,8 @@
 // mcp-cloud benchmark: MCP `tools/call kv_get` through apps/mcp (the remote invoker to the
 // cell's internal invoke, a workspace key, X-Service-Group) against the same call on
 // `prim dev`'s `/mcp/<group>`, in one run, same shape. Target: the cloud keeps ≥ 0.5×.
+// Phase `local_rest_get` is a REST kv GET of the same keys on the same `prim dev`: local MCP
+// keeps ≥ 0.25× of it (what the MCP layer costs over the engine's own REST edge).
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -17,6 +19,8 @@ import type { McpChildMessage, McpParentMessage } from "./mcp-server.js";
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const CONNECTIONS = 50;
 const TARGET = 0.5;
+/** Issue 43 (fixed before its first run): local MCP tools/call kv_get ≥ 0.25× a REST kv GET on the same engine. */
+export const TARGET_LOCAL_MCP_VS_REST = 0.25;
 
 /** Opens a session on `url` (the SDK client does the handshake) and answers its headers. */
 async function session(url: string, headers: Record<string, string>): Promise<Record<string, string>> {
@@ -89,8 +93,8 @@ export async function run(): Promise<void> {
     console.log(
       `  ${warmupSeconds}s warm-up + ${durationSeconds}s measured per phase, in ${rounds} interleaved slices`,
     );
-    await seed(`http://127.0.0.1:${baseline.port}`, authOf(baseline));
     await seed(`http://127.0.0.1:${cell.port}`, authOf(cell));
+    const localKv = await seed(`http://127.0.0.1:${baseline.port}`, authOf(baseline));
     const localHeaders = await session(`http://127.0.0.1:${baseline.port}/mcp/bench`, {});
     const cloudHeaders = await session(`http://127.0.0.1:${target.port}/mcp`, {
       ...authOf(target),
@@ -99,6 +103,15 @@ export async function run(): Promise<void> {
     const phases = [
       phase("local_mcp_get", baseline, "/mcp/bench", localHeaders),
       phase("cloud_mcp_get", target, "/mcp", cloudHeaders),
+      {
+        name: "local_rest_get",
+        url: `http://127.0.0.1:${baseline.port}`,
+        requests: Array.from({ length: 1000 }, (_, i) => ({
+          method: "GET" as const,
+          path: `/v1/primitives/${localKv}/keys/k${i}`,
+          headers: authOf(baseline),
+        })),
+      },
     ];
     const results = await runPhases(phases, {
       connections: CONNECTIONS,
@@ -117,6 +130,8 @@ export async function run(): Promise<void> {
     }
     const local = results.local_mcp_get?.rps ?? 0;
     printRatio("cloud_mcp_get_vs_local", local > 0 ? (results.cloud_mcp_get?.rps ?? 0) / local : 0, TARGET);
+    const rest = results.local_rest_get?.rps ?? 0;
+    printRatio("local_mcp_get_vs_rest_get", rest > 0 ? local / rest : 0, TARGET_LOCAL_MCP_VS_REST);
     failOnErrors(results);
   } finally {
     await mcpChild.stop();

@@ -8,6 +8,8 @@
 // and prices are synced, its webhooks go to the api. Without SMTP_URL a local mail capture
 // (@prim/mail) receives the dashboard's mail: each message's links are printed here, and the
 // dashboard lists the messages at /dev/mail (served only then, and only on a loopback address).
+// `npm run cloud -- --cells N`: N api cells as processes behind HAProxy (cloud-cells.mjs) in
+// place of the one api.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -15,6 +17,20 @@ import { fileURLToPath } from "node:url";
 import { startApi } from "@prim/api";
 import { startMailCapture } from "@prim/mail";
 import { startMcp } from "@prim/mcp-server";
+import { startCellsCloud } from "./cloud-cells.mjs";
+
+/** `--cells N` (N ≥ 2): several cells behind HAProxy; absent, one api in this process. */
+function cellsArgument(argv) {
+  const at = argv.indexOf("--cells");
+  if (at < 0) return 1;
+  const n = Number(argv[at + 1]);
+  if (!Number.isInteger(n) || n < 1 || n > 26) {
+    console.error("prim cloud: --cells takes a number of cells, 1 to 26");
+    process.exit(1);
+  }
+  return n;
+}
+const cellCount = cellsArgument(process.argv.slice(2));
 
 const webDir = fileURLToPath(new URL("../apps/web", import.meta.url));
 // The dashboard's own server (Next's handler behind node:http: it sees each socket's address).
@@ -45,7 +61,12 @@ try {
     env.STRIPE_API_URL = standin.url;
     await billing.syncStripe(billing.createStripe({ secretKey: env.STRIPE_SECRET_KEY, apiUrl: standin.url }));
   }
-  api = await startApi(env);
+  if (cellCount > 1) {
+    const cloud = await startCellsCloud(env, cellCount);
+    api = { url: cloud.url, internalUrl: cloud.internalUrl, api: { close: cloud.close } };
+  } else {
+    api = await startApi(env);
+  }
   standin?.setWebhookUrl(`${api.url}/v1/billing/webhook`);
   mcp = await startMcp({ ...env, PRIM_INTERNAL_URL: env.PRIM_INTERNAL_URL ?? api.internalUrl });
 } catch (err) {
@@ -55,7 +76,7 @@ try {
   await mail?.close();
   process.exit(1);
 }
-console.log(`prim cloud: api ${api.url}`);
+console.log(`prim cloud: api ${api.url}${cellCount > 1 ? ` (HAProxy in front of ${cellCount} cells)` : ""}`);
 console.log(`prim cloud: mcp ${mcp.url}/mcp`);
 if (standin !== undefined) console.log(`prim cloud: stripe stand-in ${standin.url} (STRIPE_SECRET_KEY unset)`);
 

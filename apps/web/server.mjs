@@ -36,6 +36,12 @@ const server = createServer((req, res) => {
 server.listen(port, hostname, () => {
   console.log(`prim web: listening on http://${hostname}:${port}`);
 });
-const stop = () => server.close(() => process.exit(0));
+// Stops taking connections, ends the idle keep-alive ones (a browser holds some open), and
+// gives requests in flight 5 s before exiting regardless.
+const stop = () => {
+  server.close(() => process.exit(0));
+  server.closeIdleConnections();
+  setTimeout(() => process.exit(0), 5_000).unref();
+};
 process.once("SIGTERM", stop);
 process.once("SIGINT", stop);

@@ -7,7 +7,7 @@ import {
   PlacementRouter,
   WorkspaceEngines,
 } from "@prim/cells";
-import { ApiKeyResolver, CatalogHub, KeyManagement, RedisChanges, Revocations } from "@prim/db";
+import { ApiKeyResolver, CatalogHub, KeyManagement, PLAN_CHANGED_PREFIX, RedisChanges, Revocations } from "@prim/db";
 import {
   type Cell,
   type Clock,
@@ -116,7 +116,11 @@ export async function createApiApp(env: ApiEnv, options: ApiAppOptions = {}): Pr
       limiter === undefined ? undefined : new Metering(limiter, tenants, pool, { now: options.limits?.now });
     metering?.start();
     const resolver = new ApiKeyResolver(pool);
-    await revocations.listen((hash) => resolver.forget(hash));
+    await revocations.listen((message) => {
+      // A plan change: the limiter's plan and leases of that workspace go at once.
+      if (message.startsWith(PLAN_CHANGED_PREFIX)) limiter?.planChanged(message.slice(PLAN_CHANGED_PREFIX.length));
+      else resolver.forget(message);
+    });
     const operations = new Map(OPERATIONS.map((op) => [op.name, op]));
     // The authorization server (with PRIM_INTERNAL_SECRET: its consent results are signed with
     // it) authenticates its own way: its paths carry no Bearer credential.

@@ -11,6 +11,7 @@ import { type StripeStandIn, startStripeStandIn } from "@prim/billing/standin";
 import { recordWorkspaceMove } from "@prim/db";
 import { runPrimCommand } from "@prim/testkit";
 import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
+import { keyStart } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString("hex")}`;
@@ -79,7 +80,7 @@ describe("the operator's and Stripe's control actions in GET /v1/audit?type=work
     });
     expect(await entry("key.create", workspaceKeyId)).toMatchObject({
       actor: "admin",
-      detail: { start: workspaceKey.slice(0, 8), name: "workspace key", group: null, tools: null },
+      detail: { start: keyStart(workspaceKey), name: "workspace key", group: null, tools: null },
     });
   });
 
@@ -88,7 +89,7 @@ describe("the operator's and Stripe's control actions in GET /v1/audit?type=work
     secrets.push(key.key);
     expect(await entry("key.create", key.id)).toMatchObject({
       actor: "admin",
-      detail: { start: key.key.slice(0, 8), name: "ci", group: null, tools: ["kv_get"] },
+      detail: { start: keyStart(key.key), name: "ci", group: null, tools: ["kv_get"] },
     });
   });
 
@@ -96,7 +97,7 @@ describe("the operator's and Stripe's control actions in GET /v1/audit?type=work
     const key = await admin("key", "create", "--workspace", workspace);
     secrets.push(key.key);
     await admin("key", "revoke", "--id", key.id);
-    expect(await entry("key.revoke", key.id)).toMatchObject({ actor: "admin", detail: { start: key.key.slice(0, 8) } });
+    expect(await entry("key.revoke", key.id)).toMatchObject({ actor: "admin", detail: { start: keyStart(key.key) } });
   });
 
   it("member.add (prim admin user create --workspace)", async () => {

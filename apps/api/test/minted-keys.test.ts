@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { createKey, createUser, createWorkspace, hashKey } from "@prim/db";
 import { runPrimCommand } from "@prim/testkit";
 import { call, consentedToken, type OAuthStack, startOAuthStack, twoGroupWorkspace } from "@prim/testkit/cloud";
+import { keyStart } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let stack: OAuthStack;
@@ -88,7 +89,7 @@ describe("minting", () => {
       {
         actor: `key:${res.body.parent}`,
         target: res.body.id,
-        detail: expect.objectContaining({ start: res.body.key.slice(0, 8), parent: res.body.parent }),
+        detail: expect.objectContaining({ start: keyStart(res.body.key), parent: res.body.parent }),
       },
     ]);
     expect(JSON.stringify(audit.rows)).not.toContain(res.body.key);
@@ -231,7 +232,7 @@ describe("listing and revoking", () => {
     expect(listed.body.data[1]).toMatchObject({
       parent: a1.id,
       depth: 3,
-      start: a11.key.slice(0, 8),
+      start: keyStart(a11.key),
       revoked_at: null,
     });
     expect(JSON.stringify(listed.body)).not.toContain(a11.key);
@@ -305,7 +306,7 @@ describe("listing and revoking", () => {
     );
     expect(audit.rows).toHaveLength(2);
     expect(audit.rows.find((r) => r.target === leaf.id)?.detail).toEqual({
-      start: leaf.key.slice(0, 8),
+      start: keyStart(leaf.key),
       via: middle.id,
     });
     // A revoked key mints nothing.
@@ -398,7 +399,7 @@ describe("prim key", () => {
       expect(wider.stderr).not.toContain(bounded.key);
       const listed = await prim(parent.key, "list");
       expect(listed.stdout).toContain(
-        `${child.id}  ${child.key.slice(0, 8)}…  cli  group app, tools kv_get,kv_list, read-only`,
+        `${child.id}  ${keyStart(child.key)}…  cli  group app, tools kv_get,kv_list, read-only`,
       );
       const revoked = await prim(parent.key, "revoke", child.id);
       expect(revoked).toMatchObject({ code: 0, stdout: `revoked ${child.id}\n` });

@@ -8,7 +8,17 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createWorkspace, migrate, openPool, planCacheKey, readPlacement, setCellState, setPlan } from "@prim/db";
+import {
+  createWorkspace,
+  migrate,
+  openPool,
+  PLAN_CHANGED_PREFIX,
+  planCacheKey,
+  REVOKED_CHANNEL,
+  readPlacement,
+  setCellState,
+  setPlan,
+} from "@prim/db";
 import { freshDatabase } from "@prim/testkit";
 import { call, startS3, TEST_BUCKET } from "@prim/testkit/cloud";
 import { Redis } from "ioredis";
@@ -135,8 +145,10 @@ export async function startProbeCloud(
     },
     async setPlan(workspace, plan) {
       const rate = plan === "enterprise" ? FAST_ENTERPRISE : {};
+      // As `Revocations.planChanged` does: Redis's copy deleted, every process told.
       await setPlan(pool, { workspace, plan, ...rate }, async (ws) => {
         await redis.del(planCacheKey(ws));
+        await redis.publish(REVOKED_CHANNEL, PLAN_CHANGED_PREFIX + ws);
       });
     },
     stop,

@@ -17,13 +17,16 @@ let server: Server;
 let hookUrl: string;
 let answer = 500;
 let attempts = 0;
+/** Runs while a delivery is in flight, before the receiver answers. */
+let during: (() => Promise<void>) | null = null;
 
 beforeAll(async () => {
   mail = await startMailCapture();
   server = createServer((req, res) => {
     req.resume();
-    req.on("end", () => {
+    req.on("end", async () => {
       attempts++;
+      await during?.();
       res.writeHead(answer).end();
     });
   });
@@ -99,4 +102,44 @@ describe("an endpoint failing for 24 hours", () => {
     const after = (await call(cloud.url, key, "GET", `/v1/webhooks/${made.body.id}/deliveries`)).body.data;
     expect(after[0]).toMatchObject({ status: "delivered", last_status: 200 });
   }, 120_000);
+});
+
+describe("a process that died holding an endpoint", () => {
+  it("holds it up only until its lease lapses (15 s); then another process delivers", async () => {
+    const pool = cloud.api.hub.pool;
+    const { key } = await createWorkspace(pool, { name: "lapsed", plan: "pro" });
+    await call(cloud.url, key, "POST", "/v1/groups", { name: "app" });
+    const kv = (await call(cloud.url, key, "POST", "/v1/primitives", { name: "c", type: "kv", group: "app" })).body.id;
+    const made = await call(cloud.url, key, "POST", "/v1/webhooks", { url: hookUrl, primitive: kv });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    answer = 200;
+    const tick = () => cloud.api.webhooks.tick();
+    // While a delivery is in flight, the endpoint is leased for 15 s of the dispatcher's clock.
+    let lease: { lease_holder: string; lease_until: Date } | undefined;
+    during = async () => {
+      lease = (
+        await pool.query("SELECT lease_holder, lease_until FROM webhook_endpoints WHERE id = $1", [made.body.id])
+      ).rows[0];
+    };
+    await call(cloud.url, key, "PUT", `/v1/primitives/${kv}/keys/first`, { value: 1 });
+    await tick();
+    during = null;
+    expect(lease?.lease_until.getTime()).toBe(clock.now() + 15_000);
+    // That process is SIGKILLed mid-delivery: its lease stays behind.
+    await pool.query("UPDATE webhook_endpoints SET lease_holder = 'dispatcher:dead', lease_until = $2 WHERE id = $1", [
+      made.body.id,
+      lease?.lease_until,
+    ]);
+    await call(cloud.url, key, "PUT", `/v1/primitives/${kv}/keys/a`, { value: 1 });
+    const before = attempts;
+    await tick();
+    clock.advance(14_000);
+    await tick();
+    expect(attempts).toBe(before);
+    clock.advance(2_000);
+    await tick();
+    expect(attempts).toBe(before + 1);
+    const log = (await call(cloud.url, key, "GET", `/v1/webhooks/${made.body.id}/deliveries`)).body.data;
+    expect(log.map((d: { status: string }) => d.status)).toEqual(["delivered", "delivered"]);
+  }, 60_000);
 });

@@ -5,6 +5,7 @@ import {
   KeyManagement,
   OAuthTokenResolver,
   openPool,
+  PLAN_CHANGED_PREFIX,
   RedisChanges,
   Revocations,
 } from "@prim/db";
@@ -93,6 +94,8 @@ export async function createMcpApp(
     await revocations.listen((message) => {
       if (message.startsWith("grant:")) tokens.forgetGrant(message.slice("grant:".length));
       else if (message.startsWith("token:")) tokens.forget(message.slice("token:".length));
+      else if (message.startsWith(PLAN_CHANGED_PREFIX))
+        return; // the cells' limiters' concern
       else resolver.forget(message);
     });
   } catch (err) {

@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createKey, createUser, createWorkspace, hashKey } from "@prim/db";
 import { call, consentedToken, type OAuthStack, startOAuthStack, twoGroupWorkspace } from "@prim/testkit/cloud";
-import { attenuate, KEY_TOOL_CATALOG } from "@prim/wire";
+import { attenuate, KEY_TOOL_CATALOG, keyStart } from "@prim/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawInitialize } from "./raw.js";
 
@@ -126,7 +126,7 @@ describe("minting over MCP", () => {
       [workspace, child.id],
     );
     expect(audit.rows).toEqual([
-      { actor: `key:${orchestrator.id}`, detail: expect.objectContaining({ start: child.key.slice(0, 8) }) },
+      { actor: `key:${orchestrator.id}`, detail: expect.objectContaining({ start: keyStart(child.key) }) },
     ]);
     expect(JSON.stringify(audit.rows)).not.toContain(child.key);
 
@@ -213,7 +213,7 @@ describe("listing and revoking over MCP", () => {
     const a11 = await ok(await connect(a1.key, "app"), "key_mint", { name: "a11" });
     const listed = (await ok(aClient, "key_list")).data;
     expect(listed.map((k: { id: string }) => k.id)).toEqual([a1.id, a11.id]);
-    expect(listed[1]).toMatchObject({ parent: a1.id, depth: 3, start: a11.key.slice(0, 8), revoked_at: null });
+    expect(listed[1]).toMatchObject({ parent: a1.id, depth: 3, start: keyStart(a11.key), revoked_at: null });
     // What REST answers, exactly.
     expect((await call(api, a.key, "GET", "/v1/keys")).body).toEqual({ data: listed });
     const stranger = await createWorkspace(stack.cloud.api.hub.pool, { name: "Stranger" });

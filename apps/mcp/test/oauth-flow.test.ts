@@ -89,7 +89,9 @@ describe("OAuth for MCP with the SDK client", () => {
     const provider = new MemoryProvider();
     const tokens = await connectAgent(provider, ["kv_get"]);
     expect(provider.client?.client_id).toMatch(/^[A-Za-z0-9_-]+$/); // registered dynamically
-    expect(tokens.access_token).toMatch(/^po_[A-Za-z0-9_-]{43}$/);
+    // The access token carries its workspace's tag (the edge routes by it), the refresh token none.
+    expect(tokens.access_token).toMatch(/^po_[0-9a-z]{26}_[A-Za-z0-9_-]{43}$/);
+    expect(tokens.access_token.slice(3, 29)).toBe(workspace.slice(3));
     expect(tokens.refresh_token).toMatch(/^pr_[A-Za-z0-9_-]{43}$/);
     expect(tokens.expires_in).toBe(3600);
     expect(tokens.token_type.toLowerCase()).toBe("bearer");

@@ -165,6 +165,7 @@ export const TOOL_SAMPLES: Record<string, Record<string, ActionSample>> = {
     recall: { args: () => ({ query: "seeded" }) },
     list: { args: () => ({ action: "list" }) },
     get: { args: (o) => ({ action: "get", id: o.memory }) },
+    history: { args: (o) => ({ action: "history", id: o.memory }) },
   },
   memory_forget: {
     forget: { prepare: freshMemory, args: (o) => ({ action: "forget", id: o.memory }) },

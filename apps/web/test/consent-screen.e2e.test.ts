@@ -166,16 +166,20 @@ describe("the consent screen's choices", () => {
     } finally {
       await client.close();
     }
-    await page.goto(`${dashboard.web}/w/${workspace}/apps`);
-    const row = page.getByRole("row", { name: /Careful Agent/ });
+    // A page of its own: the consent page may still be on its way to the client's (unreachable)
+    // callback, and that navigation would interrupt this one.
+    await page.close();
+    const apps = await context.newPage();
+    await apps.goto(`${dashboard.web}/w/${workspace}/apps`);
+    const row = apps.getByRole("row", { name: /Careful Agent/ });
     await row.getByText("read-only").waitFor();
     await expect(
-      page
+      apps
         .getByRole("row", { name: /Cache Agent/ })
         .getByText("read-only")
         .count(),
     ).resolves.toBe(0);
-    await page.close();
+    await apps.close();
   });
 
   it("without JavaScript: the preset is a link the server renders ticked, and the form posts it", {

@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { createWorkspace } from "@prim/db";
 import { KEY_TOOLS, TOOLS } from "@prim/mcp";
 import { call, MemoryProvider, type OAuthStack, REDIRECT } from "@prim/testkit/cloud";
+import { keyStart } from "@prim/wire";
 import type { Browser, BrowserContext, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Dashboard, shoot, startDashboard } from "./dashboard-harness.js";
@@ -211,7 +212,7 @@ describe("the dashboard's consent screen", () => {
     const listed = await call(stack.cloud.url, key, "GET", "/v1/primitives");
     expect(listed.status).toBe(200);
     expect(listed.body.data.map((p: { name: string }) => p.name)).toEqual(["cache"]);
-    await page.getByRole("button", { name: `Revoke key ${key.slice(0, 8)}` }).click();
+    await page.getByRole("button", { name: `Revoke key ${keyStart(key)}` }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Revoke key" }).click();
     await page.getByRole("dialog").waitFor({ state: "detached" });
     await page.getByText("revoked", { exact: true }).first().waitFor();

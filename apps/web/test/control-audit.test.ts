@@ -9,6 +9,7 @@ import * as PrimDb from "@prim/db";
 import { createKey, createUser, createWorkspace, Revocations } from "@prim/db";
 import { call, startCloud, type TestCloud } from "@prim/testkit/cloud";
 import type { AuditEntry } from "@prim/wire";
+import { keyStart } from "@prim/wire";
 import { RemoteInvoker } from "@prim/wire/invoke";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -102,7 +103,7 @@ const ACTIONS: {
       secrets.push(made.key);
       return {
         target: made.id,
-        detail: { start: made.key.slice(0, 8), name: "ci", group: "app", tools: ["kv_*"], read_only: true },
+        detail: { start: keyStart(made.key), name: "ci", group: "app", tools: ["kv_*"], read_only: true },
       };
     },
   },
@@ -112,7 +113,7 @@ const ACTIONS: {
       const made = await owner().keys.create({ workspace, name: "short-lived" });
       secrets.push(made.key);
       await owner().keys.revoke({ workspace, id: made.id });
-      return { target: made.id, detail: { start: made.key.slice(0, 8) } };
+      return { target: made.id, detail: { start: keyStart(made.key) } };
     },
   },
   {

@@ -108,7 +108,7 @@ describe("the data console", () => {
     await page.close();
   });
 
-  it("adds, recalls, supersedes and forgets a memory", { timeout: 30_000 }, async () => {
+  it("adds, recalls, supersedes and forgets a memory, and shows its history", { timeout: 30_000 }, async () => {
     const page = await open(owner, "memory");
     await page.getByText("No memories yet").waitFor();
     await page.getByLabel("Memory text").fill("The user drinks oat milk flat whites every morning");
@@ -148,6 +148,11 @@ describe("the data console", () => {
     expect((await api("GET", `/v1/primitives/${ids.memory}/memories/${current.body.id}`)).status).toBe(404);
     listed = await api("GET", `/v1/primitives/${ids.memory}/memories`);
     expect(listed.body.data.map((m: { id: string }) => m.id)).toEqual([old.id]);
+    // The superseded one's history, on demand: made, then superseded.
+    await memories.getByRole("button", { name: "History" }).click();
+    const versions = memories.getByRole("list", { name: "Versions" });
+    await versions.getByText("supersede", { exact: true }).waitFor();
+    await versions.getByText("create", { exact: true }).waitFor();
     await page.close();
   });
 
@@ -214,7 +219,7 @@ describe("the data console", () => {
     await vault.close();
   });
 
-  it("takes a named snapshot and restores it after a confirmation", { timeout: 30_000 }, async () => {
+  it("takes a named snapshot and restores it after a confirmation", { timeout: 60_000 }, async () => {
     const page = await open(owner, "db", "snapshots");
     const name = page.getByLabel("Snapshot name");
     expect(await name.inputValue()).toMatch(/^\d{4}-\d\d-\d\d-\d\d\.\d\d\.\d\d$/);
@@ -235,6 +240,24 @@ describe("the data console", () => {
     const counted = await api("POST", `/v1/primitives/${ids.db}/query`, { sql: "SELECT count(*) AS n FROM notes" });
     expect(counted.body.rows).toEqual([{ n: 2 }]);
     await page.close();
+  });
+
+  it("renders a JavaScript form's submit button disabled: no native submit before the page hydrates", async () => {
+    // The page as the server sent it, before (here: without) its script: a click on an enabled
+    // button would have sent the form as a GET of the page, the key never made.
+    const state = await owner.storageState();
+    const bare = await dashboard.browser.newContext({ storageState: state, javaScriptEnabled: false });
+    const page = await bare.newPage();
+    await page.goto(`${dashboard.web}/w/${ws}/keys`);
+    const submit = page.locator('form button[type="submit"]');
+    await submit.first().waitFor();
+    for (const button of await submit.all()) expect(await button.isDisabled()).toBe(true);
+    await bare.close();
+    // Hydrated, the same form's button is enabled.
+    const live = await owner.newPage();
+    await live.goto(`${dashboard.web}/w/${ws}/keys`);
+    await live.locator('form button[type="submit"]:enabled').first().waitFor();
+    await live.close();
   });
 
   it("explains Starter's plan_limit on the Snapshots tab", { timeout: 20_000 }, async () => {

@@ -7,6 +7,7 @@
 import { gzipSync } from "node:zlib";
 import { createUser, createWorkspace } from "@prim/db";
 import { call } from "@prim/testkit/cloud";
+import { keyStart } from "@prim/wire";
 import type { BrowserContext, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Dashboard, shoot, startDashboard } from "./dashboard-harness.js";
@@ -163,7 +164,7 @@ describe("the dashboard's shell", () => {
     await page.keyboard.press("Escape");
     await page.getByRole("dialog", { name: "Connect" }).waitFor({ state: "detached" });
     expect((await call(api, made, "GET", "/v1/primitives")).status).toBe(200);
-    const revoke = page.getByRole("button", { name: `Revoke key ${made.slice(0, 8)}` });
+    const revoke = page.getByRole("button", { name: `Revoke key ${keyStart(made)}` });
     await revoke.click();
     const dialog = page.getByRole("dialog", { name: "Revoke temp?" });
     await dialog.waitFor();
@@ -173,7 +174,7 @@ describe("the dashboard's shell", () => {
     // Focus is back on the button that opened the dialog.
     await expect
       .poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label")))
-      .toBe(`Revoke key ${made.slice(0, 8)}`);
+      .toBe(`Revoke key ${keyStart(made)}`);
     expect((await call(api, made, "GET", "/v1/primitives")).status).toBe(200);
     await revoke.click();
     await dialog.getByRole("button", { name: "Revoke key" }).click();

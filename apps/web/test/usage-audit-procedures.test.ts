@@ -19,6 +19,7 @@ import {
   usageMonth,
 } from "@prim/db";
 import { freshDatabase } from "@prim/testkit";
+import { keyStart } from "@prim/wire";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -215,9 +216,9 @@ describe("audit actors by name (resolveActors: one query per page)", () => {
     expect(names).toEqual({
       [`user:${owner.id}`]: { kind: "user", label: "owner@usage.test", detail: null, gone: false },
       [`user:${leaver}`]: { kind: "user", label: email, detail: null, gone: true },
-      [`key:${stays.id}`]: { kind: "key", label: "ci deploys", detail: `${stays.key.slice(0, 8)}…`, gone: false },
-      [`key:${unnamed.id}`]: { kind: "key", label: "Unnamed key", detail: `${unnamed.key.slice(0, 8)}…`, gone: false },
-      [`key:${revoked.id}`]: { kind: "key", label: "old laptop", detail: `${revoked.key.slice(0, 8)}…`, gone: true },
+      [`key:${stays.id}`]: { kind: "key", label: "ci deploys", detail: `${keyStart(stays.key)}…`, gone: false },
+      [`key:${unnamed.id}`]: { kind: "key", label: "Unnamed key", detail: `${keyStart(unnamed.key)}…`, gone: false },
+      [`key:${revoked.id}`]: { kind: "key", label: "old laptop", detail: `${keyStart(revoked.key)}…`, gone: true },
       [`oauth:${app}`]: { kind: "oauth", label: "Claude", detail: email, gone: true },
       admin: { kind: "system", label: "Operator (prim admin)", detail: null, gone: false },
       stripe: { kind: "system", label: "Stripe", detail: null, gone: false },

@@ -9,9 +9,19 @@
 import { gzipSync } from "node:zlib";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createKey, createUser, createWorkspace, planCacheKey, revokeKey, setPlan } from "@prim/db";
+import {
+  createKey,
+  createUser,
+  createWorkspace,
+  PLAN_CHANGED_PREFIX,
+  planCacheKey,
+  REVOKED_CHANNEL,
+  revokeKey,
+  setPlan,
+} from "@prim/db";
 import { runPrimCommand } from "@prim/testkit";
 import { call } from "@prim/testkit/cloud";
+import { keyStart } from "@prim/wire";
 import { Redis } from "ioredis";
 import type { BrowserContext, Page } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -203,6 +213,7 @@ describe("the audit page", () => {
     try {
       await setPlan(pool, { workspace: ws, plan: "pro" }, async (w) => {
         await redis.del(planCacheKey(w));
+        await redis.publish(REVOKED_CHANNEL, PLAN_CHANGED_PREFIX + w);
       });
     } finally {
       redis.disconnect();
@@ -230,7 +241,7 @@ describe("the audit page", () => {
     // The key's write: its name, its start, revoked.
     const byCi = entries.locator("li", { hasText: "from-ci" });
     await expect(byCi.textContent()).resolves.toContain("ci deploys");
-    expect(await byCi.textContent()).toContain(`${ci.key.slice(0, 8)}…`);
+    expect(await byCi.textContent()).toContain(`${keyStart(ci.key)}…`);
     expect(await byCi.textContent()).toContain("revoked");
     // The failed MCP call: marked with its code; the others are not.
     const failed = entries.locator("li[data-failed]");
@@ -241,11 +252,11 @@ describe("the audit page", () => {
     // … and what they acted on by name: the key made and revoked, the plan's change.
     const made = entries.locator("li", { hasText: "key.create" }).filter({ hasText: EMAIL });
     const ciMade = made.filter({ hasText: "ci deploys" });
-    expect(await ciMade.textContent()).toContain(`ci deploys (${ci.key.slice(0, 8)}…)`);
+    expect(await ciMade.textContent()).toContain(`ci deploys (${keyStart(ci.key)}…)`);
     expect(await ciMade.textContent()).not.toContain("read-only");
     // A read-only key says so.
     expect(await made.filter({ hasText: "reader" }).textContent()).toContain(
-      `reader (${reader.key.slice(0, 8)}…) · read-only`,
+      `reader (${keyStart(reader.key)}…) · read-only`,
     );
     expect(await entries.locator("li", { hasText: "plan.change" }).textContent()).toContain("starter → pro");
     expect(await entries.locator("li", { hasText: "plan.change" }).textContent()).toContain("Operator (prim admin)");

@@ -59,7 +59,16 @@ export async function startWebServer(env: Record<string, string>, chosenPort?: n
       } catch {
         return;
       }
+      // A server that outlives its grace (5 s) is killed: a stray one holds gigabytes.
+      const kill = setTimeout(() => {
+        try {
+          process.kill(-(child.pid as number), "SIGKILL");
+        } catch {
+          // gone meanwhile
+        }
+      }, 10_000);
       await exited;
+      clearTimeout(kill);
     },
   };
 }

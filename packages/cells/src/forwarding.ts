@@ -27,6 +27,9 @@ const HOP_BY_HOP = new Set<string>([
   FORWARD_HEADERS.clientIp,
 ]);
 
+/** The answer's header naming the cell that forwarded it in Node (absent: none did). */
+export const VIA_HEADER = "x-prim-via";
+
 /** One connection pool per cell (keep-alive; each request on its own connection), and its path. */
 const pools = new Map<string, { pool: Pool; base: string }>();
 
@@ -69,6 +72,8 @@ export function forwardRequest(
     cellUrl: string;
     secret: string;
     clientIp: string;
+    /** This cell's id, named in the answer's `x-prim-via` (placement-router.ts). */
+    via?: string;
     /** Called when the cell did not answer (its address may be stale). */
     onUnreachable?: () => void;
   },
@@ -97,7 +102,9 @@ export function forwardRequest(
         signal: abort.signal,
       },
       ({ statusCode, headers: answered }) => {
-        res.writeHead(statusCode, passOn(answered as IncomingHttpHeaders));
+        const headers = passOn(answered as IncomingHttpHeaders);
+        if (target.via !== undefined) headers[VIA_HEADER] = target.via;
+        res.writeHead(statusCode, headers);
         return res;
       },
     )

@@ -13,6 +13,8 @@ export const FREEZE_GRACE_MS = 2_000;
 /** Cells a request may pass through: the first one, and one more whose placement was stale. */
 const MAX_HOPS = 2;
 const POLL_MS = 25;
+/** The answer's header naming the cell that served a REST request. */
+export const CELL_HEADER = "x-prim-cell";
 
 export type Route = { kind: "here" } | { kind: "frozen" } | { kind: "remote"; cell: string | null; url: string };
 const HERE: Route = { kind: "here" };
@@ -54,6 +56,8 @@ export interface PlacementRouterOptions {
 export class PlacementRouter implements Invoker {
   /** The cells' internal invoke (none without the cells' secret: then nothing is remote). */
   private readonly remotes: RemoteInvokers | undefined;
+  /** REST requests `divert` streamed to another cell (a Node hop the edge did not spare). */
+  forwarded = 0;
   /** Principals of REST requests `divert` placed here (one object per request: see `divert`). */
   private readonly placedHere = new WeakSet<Principal>();
 
@@ -162,7 +166,10 @@ export class PlacementRouter implements Invoker {
    */
   async divert(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const route = await this.settledRoute(req.principal.workspace, forwardedOf(req.raw)?.hops ?? 0);
+    const here = this.options.cell?.id;
     if (route.kind !== "remote") {
+      // Which cell served it (the edge's tests and operators read it; a forward passes it back).
+      if (here !== undefined) reply.header(CELL_HEADER, here);
       // A copy: a resolver may hand the same principal object to several requests.
       const placed = { ...req.principal };
       this.placedHere.add(placed);
@@ -174,7 +181,9 @@ export class PlacementRouter implements Invoker {
       secret: this.options.secret as string,
       clientIp: clientIpOf(req),
       onUnreachable: () => this.placements.forget(null),
+      ...(here === undefined ? {} : { via: here }),
     });
+    this.forwarded += 1;
   }
 
   private remote(url: string) {

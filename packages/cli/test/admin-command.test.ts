@@ -29,7 +29,7 @@ describe("prim admin", { timeout: 60_000 }, () => {
     expect(ws).toMatchObject({ code: 0, stderr: "" });
     expect(ws.out).toEqual({
       workspace: { id: expect.stringMatching(/^ws_[0-9a-z]{26}$/), name: "Acme", plan: "enterprise" },
-      key: expect.stringMatching(/^pk_[1-9A-HJ-NP-Za-km-z]{30,34}$/),
+      key: expect.stringMatching(/^pk_[0-9a-z]{26}_[1-9A-HJ-NP-Za-km-z]{30,34}$/),
       key_id: expect.stringMatching(/^key_/),
     });
     const key = await admin(

@@ -12,6 +12,7 @@ export {
   groupIdsOf,
   leftBehind,
   listCells,
+  listPlacements,
   markReleased,
   type PlacementRow,
   placementsOn,
@@ -117,7 +118,13 @@ export {
 } from "./control/meter-outbox.js";
 export { type WorkspaceCounts, workspaceCounts } from "./control/overview.js";
 export { checkPlan, expireGrace, PLANS, type Plan, setBillingPlan, setPlan } from "./control/plans.js";
-export { operationsKeyPrefix, planCacheKey, REVOKED_CHANNEL, Revocations } from "./control/revocation.js";
+export {
+  operationsKeyPrefix,
+  PLAN_CHANGED_PREFIX,
+  planCacheKey,
+  REVOKED_CHANNEL,
+  Revocations,
+} from "./control/revocation.js";
 export { readSecretExport, type SecretExportSetting, setSecretExport } from "./control/secret-export.js";
 export { type AttemptRule, type AttemptVerdict, SignInAttempts } from "./control/sign-in-attempts.js";
 export {
@@ -149,6 +156,7 @@ export {
   recordDeliveries,
   redeliver,
   releaseEndpoint,
+  renewEndpoint,
   webhookId,
 } from "./control/webhook-deliveries.js";
 export {

@@ -3,7 +3,7 @@
 // check (IPv4-mapped IPv6 included), and revocation of the root dropping every cached token.
 import { ApiKeyResolver, createKey, createWorkspace, hashKey, migrate, openPool, revokeKey } from "@prim/db";
 import { freshDatabase } from "@prim/testkit";
-import { attenuate } from "@prim/wire";
+import { attenuate, keyStart, workspaceTag } from "@prim/wire";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -60,6 +60,15 @@ describe("pa_ tokens resolve to the key's principal, narrowed", () => {
     expect((await resolver.resolve(timed)).kind).toBe("account");
   });
 
+  it("carry the key's workspace tag; a tag changed to another workspace's is 401 invalid_token", async () => {
+    const token = await attenuate(key, [{ type: "read_only" }]);
+    expect(token.startsWith(`pa_${workspaceTag(workspace)}_`)).toBe(true);
+    const other = await createWorkspace(pool, { name: "Other", plan: "pro" });
+    const forged = token.replace(`pa_${workspaceTag(workspace)}_`, `pa_${workspaceTag(other.workspace.id)}_`);
+    expect(await codeOf(new ApiKeyResolver(pool).resolve(forged))).toBe("invalid_token");
+    expect((await new ApiKeyResolver(pool).resolve(token)).workspace).toBe(workspace);
+  });
+
   it("an unknown group is 403 group_mismatch", async () => {
     const token = await attenuate(key, [{ type: "group", group: "nowhere" }]);
     expect(await codeOf(new ApiKeyResolver(pool).resolve(token))).toBe("group_mismatch");
@@ -114,7 +123,7 @@ describe("pa_ tokens resolve to the key's principal, narrowed", () => {
         actor: `key:${made.id}`,
         action: "key.attenuate",
         target: made.id,
-        detail: { start: made.key.slice(0, 8), caveats: ["group=app", "read_only"] },
+        detail: { start: keyStart(made.key), caveats: ["group=app", "read_only"] },
       },
     ]);
     expect(JSON.stringify(rows)).not.toContain(token);

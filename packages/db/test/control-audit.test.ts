@@ -25,6 +25,7 @@ import {
   setPlan,
 } from "@prim/db";
 import { freshDatabase } from "@prim/testkit";
+import { keyStart } from "@prim/wire";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -143,7 +144,7 @@ const ACTIONS: { action: string; act: () => Promise<{ actor: string; target: str
       return {
         actor: "admin",
         target: key.id,
-        detail: { start: key.key.slice(0, 8), name: "agent", group: null, tools: ["kv_*"], read_only: true },
+        detail: { start: keyStart(key.key), name: "agent", group: null, tools: ["kv_*"], read_only: true },
       };
     },
   },
@@ -174,7 +175,7 @@ const ACTIONS: { action: string; act: () => Promise<{ actor: string; target: str
       secrets.push(key.key);
       await revokeKey(pool, key.id, noop, workspace, `user:${owner}`);
       await revokeKey(pool, key.id, noop, workspace, `user:${owner}`); // again: recorded once
-      return { actor: `user:${owner}`, target: key.id, detail: { start: key.key.slice(0, 8) } };
+      return { actor: `user:${owner}`, target: key.id, detail: { start: keyStart(key.key) } };
     },
   },
   {
@@ -240,7 +241,7 @@ describe("control actions are audited in their own transaction", () => {
     });
     const keys = await entries("key.create");
     expect(keys[0]?.detail).toEqual({
-      start: secrets[1]?.slice(0, 8),
+      start: keyStart(secrets[1] ?? ""),
       name: "workspace key",
       group: null,
       tools: null,

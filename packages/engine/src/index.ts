@@ -45,13 +45,18 @@ export { FS_CREATED, MAX_FILE_BYTES, MAX_PATH_BYTES } from "./primitives/fs/inde
 export { MAX_KEY_BYTES, MAX_KEYS_PER_CALL, MAX_MSET_ITEMS, MAX_VALUE_BYTES } from "./primitives/kv/index.js";
 export {
   CONSOLIDATE_THRESHOLD,
+  decodeVector,
   type Embedder,
   embedderFromSettings,
+  encodeVector,
+  IVF_MIN_VECTORS,
+  IVF_NPROBE,
   MAX_MEMORY_METADATA_BYTES,
   MAX_TAGS,
   MAX_TEXT_BYTES,
   type MemoryRecord,
   OpenAiEmbedder,
+  openVectorIndex,
   type RecalledMemory,
 } from "./primitives/memory/index.js";
 export {

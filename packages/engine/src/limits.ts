@@ -21,7 +21,8 @@ export interface LimitCall {
  * `RateLimit`). The local engine has none: nothing is limited or counted.
  */
 export interface Limiter {
-  admit(call: LimitCall): Promise<Record<string, string> | undefined>;
+  /** May answer synchronously (a cloud call spending a leased token makes no Redis round trip). */
+  admit(call: LimitCall): Record<string, string> | undefined | Promise<Record<string, string> | undefined>;
   /**
    * An admitted call's primitive, once resolved (by id or reference): the cloud counts the
    * call's operations per primitive here, in memory, off the Redis round trip. Synchronous.

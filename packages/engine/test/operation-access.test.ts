@@ -103,6 +103,7 @@ const ACCESS: Record<OperationName, Class> = {
   "memory.supersede": "write",
   "memory.recall": "read",
   "memory.consolidate": "write",
+  "memory.history": "read",
   "vault.put": "write",
   "vault.delete": "write",
   "vault.list": "read",

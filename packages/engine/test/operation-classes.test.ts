@@ -111,6 +111,7 @@ const CLASSES: Record<OperationName, Class> = {
   "memory.supersede": "writesStorage",
   "memory.recall": "",
   "memory.consolidate": "",
+  "memory.history": "",
   "vault.put": "writesStorage",
   "vault.delete": "",
   "vault.list": "",

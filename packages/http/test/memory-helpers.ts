@@ -13,6 +13,7 @@ export const MEMORY_FIELDS = [
   "tags",
   "text",
   "updated_at",
+  "version",
 ];
 
 export interface MemoryInput {
@@ -21,6 +22,9 @@ export interface MemoryInput {
   tags?: string[];
   owner?: string;
   metadata?: Record<string, unknown>;
+  /** Change this memory instead (a new version). */
+  id?: string;
+  if_version?: number;
 }
 
 export interface MemoryServer extends TestServer {

@@ -192,8 +192,8 @@ describe("memory: forget", () => {
     expect(again.body.error).toEqual({ code: "not_found", message: `memory '${gone.id}' not found` });
   });
 
-  it("removes the forgotten text from the file, not only from the index", async () => {
-    const { remember, api, base, engine, memory } = await withMemory();
+  it("removes the forgotten text from the file, not only from the index, once its tombstone expires", async () => {
+    const { remember, api, base, engine, memory, clock } = await withMemory();
     const secret = "zanzibar-quokka-4711";
     const m = (await remember({ kind: "fact", text: `The door code is ${secret}.` })).body;
     // Checkpoints the WAL into the file, then reads the file's bytes.
@@ -205,6 +205,10 @@ describe("memory: forget", () => {
     const needles = [secret, "zanzibar", "quokka"].map((s) => Buffer.from(s));
     expect(needles.map((n) => fileBytes().includes(n))).toEqual([true, true, true]);
     await api("DELETE", `${base}/memories/${m.id}`);
+    // A tombstone for 7 days (history, as_of recall); the next write after that erases it.
+    expect(needles.map((n) => fileBytes().includes(n))).toEqual([true, true, true]);
+    clock.advance(7 * 86_400_000);
+    await remember({ kind: "fact", text: "Something else entirely." });
     expect(needles.map((n) => fileBytes().includes(n))).toEqual([false, false, false]);
   });
 });

@@ -14,6 +14,7 @@ import {
   ServiceError,
 } from "@prim/wire";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { jsonCallOf, SessionTransport } from "./json-calls.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 import {
   MAX_SESSIONS,
@@ -143,7 +144,10 @@ export function mountMcp(app: FastifyInstance, invoker: Invoker, options: McpMou
     }
     reply.hijack();
     reply.raw.setHeader("x-request-id", req.id);
-    await current.transport.handleRequest(req.raw, reply.raw, req.body);
+    // A call that needs no stream is answered with plain JSON, past the SDK's Web conversion.
+    const call = req.method === "POST" && sessionId !== undefined ? jsonCallOf(req.raw, req.body) : undefined;
+    if (call !== undefined) current.channel.answerJson(call, req.raw, reply.raw);
+    else await current.transport.handleRequest(req.raw, reply.raw, req.body);
   };
 
   const startSession = async (req: FastifyRequest, groupName: string): Promise<Session> => {
@@ -174,8 +178,9 @@ export function mountMcp(app: FastifyInstance, invoker: Invoker, options: McpMou
       onsessionclosed: () => sessions.remove(session),
     });
     session.transport.onclose = () => sessions.remove(session);
+    session.channel = new SessionTransport(session.transport);
     try {
-      await server.connect(session.transport);
+      await server.connect(session.channel);
     } catch (err) {
       sessions.remove(session);
       throw err;

@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { type Principal, ServiceError } from "@prim/wire";
+import type { SessionTransport } from "./json-calls.js";
 
 /**
  * Session caps. A session holds an MCP server with every tool's schema (~150 KB measured: 3,000
@@ -19,7 +20,10 @@ export interface SessionLimits {
 }
 
 export interface Session {
+  /** The SDK's transport: `initialize`, SSE answers, the GET event stream, DELETE. */
   transport: StreamableHTTPServerTransport;
+  /** What the server is connected to: `transport`, plus the calls answered with plain JSON. */
+  channel: SessionTransport;
   server: McpServer;
   /** The group path that started the session; the id answers 404 under any other. */
   group: string;

@@ -3,7 +3,14 @@
 // "Conformance" table must say what `EXPECTED` says.
 
 import { readFileSync } from "node:fs";
-import { CONFORMANCE_INSTALLED, CONFORMANCE_VERSION, EXPECTED, expectConformance, PASS } from "@prim/testkit/mcp";
+import {
+  CONFORMANCE_INSTALLED,
+  CONFORMANCE_VERSION,
+  EXPECTED,
+  expectConformance,
+  NOT_APPLICABLE,
+  PASS,
+} from "@prim/testkit/mcp";
 import { describe, expect, it } from "vitest";
 import { startMcpServer } from "./helpers.js";
 
@@ -25,7 +32,7 @@ describe("MCP conformance (server scenarios)", () => {
     // The cloud's test (apps/mcp) uses the same table.
     const expected = Object.entries(EXPECTED).map(([name, e]) => [
       name,
-      ...Array(2).fill(e === PASS ? "pass" : "not served"),
+      ...Array(2).fill(e === PASS ? "pass" : e === NOT_APPLICABLE ? "not applicable" : "not served"),
     ]);
     expect(rows).toEqual(expected);
   });

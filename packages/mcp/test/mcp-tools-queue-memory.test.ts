@@ -1,7 +1,7 @@
 // queue_send, queue_receive, queue_ack and memory_remember, memory_recall, memory_forget over
 // Streamable HTTP: every action, with the structured result checked.
 import { expect, it } from "vitest";
-import { forEachInvoker, withStore } from "./helpers.js";
+import { forEachInvoker, inProcessOnly, withStore } from "./helpers.js";
 
 const p = "store";
 
@@ -259,5 +259,40 @@ forEachInvoker("MCP tools: memory", (mode) => {
     expect(gone).toMatchObject({ isError: true, data: { error: { code: "not_found" } } });
     const noAction = await s.call(client, "memory_forget", { primitive: p, id: old.id });
     expect(noAction).toMatchObject({ isError: true, data: { error: { code: "invalid_request" } } });
+  });
+});
+
+inProcessOnly("MCP tools: memory versions", () => {
+  it("memory_remember changes a memory by id (if_version); memory_recall reads its history and recalls as_of", async () => {
+    const { s, client, ok } = await withStore("memory");
+    const tea = await ok("memory_remember", { primitive: p, kind: "preference", text: "Ada drinks green tea" });
+    expect(tea.version).toBe(1);
+    const before = s.clock.now();
+    s.clock.advance(1000);
+    const coffee = await ok("memory_remember", {
+      primitive: p,
+      id: tea.id,
+      kind: "preference",
+      text: "Ada drinks black coffee",
+      if_version: 1,
+    });
+    expect(coffee).toMatchObject({ id: tea.id, version: 2 });
+    const stale = await s.call(client, "memory_remember", {
+      primitive: p,
+      id: tea.id,
+      kind: "preference",
+      text: "Ada drinks water",
+      if_version: 1,
+    });
+    expect(stale).toMatchObject({ isError: true, data: { error: { code: "precondition_failed" } } });
+    const history = await ok("memory_recall", { primitive: p, action: "history", id: tea.id });
+    expect(history.data.map((v: { op: string; version: number }) => [v.op, v.version])).toEqual([
+      ["update", 2],
+      ["create", 1],
+    ]);
+    const now = await ok("memory_recall", { primitive: p, query: "what does Ada drink" });
+    expect(now.data.map((m: { text: string }) => m.text)).toEqual(["Ada drinks black coffee"]);
+    const then = await ok("memory_recall", { primitive: p, query: "green tea", as_of: before, min_score: 0.1 });
+    expect(then.data.map((m: { text: string }) => m.text)).toEqual(["Ada drinks green tea"]);
   });
 });

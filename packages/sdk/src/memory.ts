@@ -1,4 +1,4 @@
-import type { ConsolidateResult, MemoryRecord, OperationResult, Page, RecalledMemory } from "@prim/wire";
+import type { ConsolidateResult, MemoryRecord, MemoryVersion, OperationResult, Page, RecalledMemory } from "@prim/wire";
 import { everyItem, type PageOptions } from "./pages.js";
 import { PrimitiveClient, seg } from "./primitive-client.js";
 
@@ -23,12 +23,38 @@ export interface RecallOptions {
   /** At most this many (1..100, default 10). */
   limit?: number;
   includeSuperseded?: boolean;
+  /** Only memories created at or after / at or before this time (ms since the epoch). */
+  since?: number;
+  until?: number;
+  /** The memories as they were at this time (ms since the epoch). */
+  asOf?: number;
+  /** Leave out results scoring below this (0..1). */
+  minScore?: number;
 }
+
+/** What `update` changes: kind and text are required; tags, owner and metadata left out stay. */
+export type MemoryChange = NewMemory & {
+  /** Change it only if it is at this version (else a 412 `precondition_failed` error). */
+  ifVersion?: number;
+};
 
 /** The memory routes of one primitive: an agent's memories, with recall. */
 export class MemoryClient extends PrimitiveClient {
   remember(memory: NewMemory): Promise<MemoryRecord> {
     return this.transport.request("POST", `${this.base}/memories`, { body: memory });
+  }
+
+  /** Changes memory `id` in place (a new version); see MemoryChange. */
+  update(id: string, change: MemoryChange): Promise<MemoryRecord> {
+    const { ifVersion, ...memory } = change;
+    return this.transport.request("POST", `${this.base}/memories`, {
+      body: { ...memory, id, if_version: ifVersion },
+    });
+  }
+
+  /** A page of memory `id`'s history, newest first: the memory after each change. */
+  history(id: string, options: PageOptions = {}): Promise<Page<MemoryVersion>> {
+    return this.transport.request("GET", `${this.base}/memories/${seg(id)}/history`, { query: { ...options } });
   }
 
   /** A page of memories, newest first. */
@@ -55,9 +81,9 @@ export class MemoryClient extends PrimitiveClient {
 
   /** The memories that best match `query`, best first, each with its `score`. */
   async recall(query: string, options: RecallOptions = {}): Promise<RecalledMemory[]> {
-    const { includeSuperseded, ...rest } = options;
+    const { includeSuperseded, asOf, minScore, ...rest } = options;
     const answer = await this.transport.request<OperationResult<"memory.recall">>("POST", `${this.base}/recall`, {
-      body: { query, ...rest, include_superseded: includeSuperseded },
+      body: { query, ...rest, include_superseded: includeSuperseded, as_of: asOf, min_score: minScore },
     });
     return answer.data;
   }

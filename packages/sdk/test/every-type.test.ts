@@ -211,6 +211,16 @@ describe("memory", () => {
     expect((await memory.recall("Ada email", { includeSuperseded: true })).map((m) => m.id)).toContain(ada.id);
     await memory.remember({ kind: "fact", text: "Bob likes tea", owner: "bob" });
     expect((await memory.consolidate({ threshold: 0.9 })).merged).toBe(1);
+    const bob = await memory.remember({ kind: "fact", text: "Bob drinks coffee", owner: "bob" });
+    const changed = await memory.update(bob.id, { kind: "fact", text: "Bob drinks cocoa", ifVersion: 1 });
+    expect(changed).toMatchObject({ id: bob.id, version: 2, owner: "bob" });
+    await expect(memory.update(bob.id, { kind: "fact", text: "x", ifVersion: 1 })).rejects.toMatchObject({
+      status: 412,
+      code: "precondition_failed",
+    });
+    expect((await memory.history(bob.id)).data.map((v) => v.op)).toEqual(["update", "create"]);
+    expect((await memory.recall("cocoa", { kinds: ["fact"], minScore: 0.5 })).map((m) => m.id)).toEqual([bob.id]);
+    expect((await memory.recall("cocoa", { asOf: bob.created_at - 1 })).length).toBe(0);
     expect(await memory.forget(newer.id)).toEqual({ id: newer.id, deleted: true });
     await expect(memory.get(newer.id)).rejects.toMatchObject({ status: 404, code: "not_found" });
   });

@@ -1,4 +1,5 @@
 import { invalid } from "./errors.js";
+import { credentialTag, isApiKeyShape, WORKSPACE_TAG_PATTERN } from "./workspace-tag.js";
 
 /**
  * Offline attenuation of API keys (issue 41, item 3), in the macaroon manner: a holder appends
@@ -15,6 +16,9 @@ import { invalid } from "./errors.js";
  *   token can append more caveats (from `sig_n`), no one can drop, change or reorder one.
  * The root secret is the stored hash, so whoever reads `api_keys.hash` can make narrowed tokens
  * of that key (never wider than the key); it cannot recover the key itself.
+ * A token of a tagged key carries the key's workspace tag: `pa_<tag>_<id>.…` (workspace-tag.ts),
+ * for the edge to route by. Like a key's, it is a hint outside the chain: the server refuses a
+ * tag that is not the root key's workspace's.
  */
 
 export const ATTENUATED_PREFIX = "pa_";
@@ -22,6 +26,7 @@ export const ATTENUATED_PREFIX = "pa_";
 export const MAX_CAVEATS = 32;
 const MAX_TOKEN_LENGTH = 8192;
 const CONTEXT = "prim-attenuate-v1:";
+const TAG_RE = new RegExp(`^(${WORKSPACE_TAG_PATTERN})_`);
 
 export type Caveat =
   /** Only this group (a name or id), which must lie within the key's. */
@@ -35,7 +40,6 @@ export type Caveat =
   /** Only from a client address in one of these CIDR blocks (or plain addresses). */
   | { type: "ip"; cidrs: readonly string[] };
 
-const KEY_RE = /^pk_[1-9A-HJ-NP-Za-km-z]{30,34}$/;
 const ID_RE = /^[0-9a-f]{32}$/;
 const PART_RE = /^[A-Za-z0-9_-]+$/;
 const TOOL_RE = /^[a-z0-9_*]{1,64}$/;
@@ -93,6 +97,8 @@ function checkCaveat(caveat: Caveat): { caveat: Caveat; text: string } {
 
 /** A token's parts, by shape only (nothing verified); null when it is no `pa_` token. */
 export interface AttenuatedParts {
+  /** The workspace tag it claims (its root key's), or null for a token of an untagged key. */
+  tag: string | null;
   /** The first 32 hex characters of the root key's sha256. */
   id: string;
   /** Caveat texts in order. */
@@ -106,7 +112,10 @@ export function isAttenuatedToken(text: string): boolean {
 
 export function parseAttenuated(token: string): AttenuatedParts | null {
   if (!token.startsWith(ATTENUATED_PREFIX) || token.length > MAX_TOKEN_LENGTH) return null;
-  const parts = token.slice(ATTENUATED_PREFIX.length).split(".");
+  let rest = token.slice(ATTENUATED_PREFIX.length);
+  const tag = TAG_RE.exec(rest)?.[1] ?? null;
+  if (tag !== null) rest = rest.slice(tag.length + 1);
+  const parts = rest.split(".");
   const id = parts.shift();
   const sig = parts.pop();
   if (id === undefined || !ID_RE.test(id) || sig === undefined || parts.length === 0 || parts.length > MAX_CAVEATS) {
@@ -119,7 +128,7 @@ export function parseAttenuated(token: string): AttenuatedParts | null {
   if (decoded.some((bytes, i) => base64url(bytes) !== [sig, ...parts][i])) return null;
   const sigBytes = decoded[0] as Uint8Array;
   if (sigBytes.length !== 32) return null;
-  return { id, caveats: decoded.slice(1).map((bytes) => new TextDecoder().decode(bytes)), sig: sigBytes };
+  return { tag, id, caveats: decoded.slice(1).map((bytes) => new TextDecoder().decode(bytes)), sig: sigBytes };
 }
 
 /**
@@ -132,7 +141,9 @@ export async function attenuate(token: string, caveats: readonly Caveat[]): Prom
   let id: string;
   let sig: Uint8Array;
   let before: string[];
-  if (KEY_RE.test(token)) {
+  let tag: string | null;
+  if (isApiKeyShape(token)) {
+    tag = credentialTag(token);
     const hash = await sha256(utf8(token));
     id = hex(hash).slice(0, 32);
     sig = await rootSignature(hash, id);
@@ -140,11 +151,11 @@ export async function attenuate(token: string, caveats: readonly Caveat[]): Prom
   } else {
     const parts = parseAttenuated(token);
     if (parts === null) throw invalid("attenuate: the token is neither a pk_ key nor a pa_ token");
-    ({ id, sig, caveats: before } = parts);
+    ({ tag, id, sig, caveats: before } = parts);
   }
   if (before.length + texts.length > MAX_CAVEATS) throw invalid(`attenuate: at most ${MAX_CAVEATS} caveats`);
   for (const text of texts) sig = await hmac(sig, utf8(text));
-  return `${ATTENUATED_PREFIX}${id}.${[...before, ...texts].map((t) => base64url(utf8(t))).join(".")}.${base64url(sig)}`;
+  return `${ATTENUATED_PREFIX}${tag === null ? "" : `${tag}_`}${id}.${[...before, ...texts].map((t) => base64url(utf8(t))).join(".")}.${base64url(sig)}`;
 }
 
 /**

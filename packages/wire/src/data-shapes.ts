@@ -130,7 +130,15 @@ export interface MemoryRecord {
   superseded_by: string | null;
   /** The memories this one replaced (by supersede or consolidate), oldest first. */
   supersedes: string[];
+  /** Counts the memory's changes: 1 when made; `remember` with `if_version` compares it. */
+  version: number;
 }
+
+/** What a change to a memory was. */
+export type MemoryVersionOp = "create" | "update" | "supersede" | "forget";
+
+/** One entry of a memory's history: the memory as it was right after change `op`, made `at`. */
+export type MemoryVersion = MemoryRecord & { op: MemoryVersionOp; at: number };
 
 /** A recalled memory with its score (0..1, 1 = ranked first by every signal). */
 export type RecalledMemory = MemoryRecord & { score: number };
@@ -375,7 +383,7 @@ export interface ChangeEntry {
   seq: number;
   /** When it committed, ms since the epoch. */
   ts: number;
-  /** kv: set, delete, expire; fs: write, mkdir, delete, rename, copy; storage: put, delete; queue: send, ack, retry, dead, requeue, purge; memory: remember, supersede, forget; vault: set, rotate, delete, grant, revoke; db: exec. */
+  /** kv: set, delete, expire; fs: write, mkdir, delete, rename, copy; storage: put, delete; queue: send, ack, retry, dead, requeue, purge; memory: remember (a new memory, or a change of one), supersede, forget; vault: set, rotate, delete, grant, revoke; db: exec. */
   op: string;
   key?: string;
   path?: string;
@@ -383,7 +391,7 @@ export interface ChangeEntry {
   name?: string;
   queue?: string;
   table?: string;
-  /** The version written (kv, vault) or removed (kv delete, expire). */
+  /** The version written (kv, vault, memory: the memory's version after the change) or removed (kv delete, expire). */
   version?: number;
   /** Bytes written (kv value, file, object, job body, memory text). */
   size?: number;

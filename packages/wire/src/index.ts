@@ -45,6 +45,8 @@ export type {
   KeyMintRequest,
   KeyRevoked,
   MemoryRecord,
+  MemoryVersion,
+  MemoryVersionOp,
   MintedKey,
   MintedKeyInfo,
   ObjectPage,
@@ -134,3 +136,11 @@ export {
   WEBHOOK_TOLERANCE_S,
   webhookHeaders,
 } from "./webhook-signature.js";
+export {
+  credentialTag,
+  isAccessTokenShape,
+  isApiKeyShape,
+  keyStart,
+  WORKSPACE_TAG_PATTERN,
+  workspaceTag,
+} from "./workspace-tag.js";

@@ -88,6 +88,7 @@ export const OPERATION_NAMES = [
   "memory.supersede",
   "memory.recall",
   "memory.consolidate",
+  "memory.history",
   "vault.put",
   "vault.delete",
   "vault.list",

@@ -12,6 +12,7 @@ import type {
   ImportStatus,
   Job,
   MemoryRecord,
+  MemoryVersion,
   ObjectPage,
   PresignResult,
   QueryResult,
@@ -135,6 +136,7 @@ export interface OperationResults {
   "memory.supersede": MemoryRecord;
   "memory.recall": { data: RecalledMemory[] };
   "memory.consolidate": ConsolidateResult;
+  "memory.history": Page<MemoryVersion>;
   "vault.put": SecretInfo;
   "vault.delete": void;
   "vault.list": Page<SecretListing>;

@@ -169,7 +169,7 @@ export const TOOL_CATALOG = [
     title: "Remember",
     summary: "Store new memories.",
     description:
-      "Stores a memory: `text` with its `kind`, optional `tags`, `owner` and `metadata`. Returns the record with its id.",
+      "Stores a memory: `text` with its `kind`, optional `tags`, `owner` and `metadata`. Returns the record with its id and `version`. With `id`, changes that memory instead (a new version; tags, owner and metadata left out stay); add `if_version` to change it only if nobody changed it since you read it.",
     type: "memory",
   },
   {
@@ -178,7 +178,7 @@ export const TOOL_CATALOG = [
     title: "Recall memories",
     summary: "Search and read memories.",
     description:
-      '"recall" (default): the memories most relevant to `query`, ranked with a `score` (word match, fuzzy match for typos, recency); filter by `kinds`, `tags`, `owner`. "list": newest first (filters `kind`, `tag`, `owner`). "get": one memory by `id`. Superseded memories are left out unless `include_superseded`.',
+      '"recall" (default): the memories most relevant to `query`, ranked with a `score` (word match, fuzzy match for typos, recency); filter by `kinds`, `tags`, `owner`, creation time (`since`, `until`) and `min_score`; `as_of` recalls the memories as they were at that time. "list": newest first (filters `kind`, `tag`, `owner`). "get": one memory by `id`. "history": the versions of memory `id`, newest first (create, update, supersede, forget). Superseded memories are left out unless `include_superseded`.',
     type: "memory",
   },
   {
@@ -187,7 +187,7 @@ export const TOOL_CATALOG = [
     title: "Forget, supersede or consolidate memories",
     summary: "Delete, supersede and merge memories.",
     description:
-      '"forget": deletes memory `id` for good. "supersede": replaces memory `id` with new `text` (the old one is kept, marked superseded, and left out of recall). "consolidate": finds near-duplicate memories (same kind and owner, similarity ≥ `threshold`) and supersedes all but the newest of each group.',
+      '"forget": forgets memory `id` (kept only in its history, for 7 days). "supersede": replaces memory `id` with new `text` (the old one is kept, marked superseded, and left out of recall). "consolidate": finds near-duplicate memories (same kind and owner, similarity ≥ `threshold`) and supersedes all but the newest of each group.',
     type: "memory",
   },
   {

@@ -2,7 +2,15 @@
 // computation with node:crypto, and every way of tampering with a chain refused.
 import { createHash, createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { attenuate, type Caveat, encodeCaveat, parseAttenuated, parseCaveat, verifyAttenuated } from "../src/index.js";
+import {
+  attenuate,
+  type Caveat,
+  credentialTag,
+  encodeCaveat,
+  parseAttenuated,
+  parseCaveat,
+  verifyAttenuated,
+} from "../src/index.js";
 
 const KEY = `pk_${"2".repeat(32)}`;
 const HASH = createHash("sha256").update(KEY).digest("hex");
@@ -46,6 +54,21 @@ describe("attenuation vectors", () => {
 
   it("verifies against the stored hash and yields the caveats in order", async () => {
     expect(await verify(T2)).toEqual([...FIRST, ...MORE]);
+  });
+
+  it("carries a tagged key's workspace tag, outside the chain, through every narrowing", async () => {
+    const tag = "01jz8x4k2m5n6p7q8r9s0t1v2w";
+    const key = `pk_${tag}_${"2".repeat(32)}`;
+    const hash = createHash("sha256").update(key).digest("hex");
+    const once = await attenuate(key, FIRST);
+    expect(once.startsWith(`pa_${tag}_${hash.slice(0, 32)}.`)).toBe(true);
+    expect(credentialTag(once)).toBe(tag);
+    const twice = await attenuate(once, MORE);
+    expect(parseAttenuated(twice)?.tag).toBe(tag);
+    expect(await verify(twice, hash)).toEqual([...FIRST, ...MORE]);
+    // The same chain without the tag verifies too (the server checks a tag, it does not need one).
+    expect(await verify(twice.replace(`pa_${tag}_`, "pa_"), hash)).toEqual([...FIRST, ...MORE]);
+    expect(parseAttenuated(T2)?.tag).toBeNull();
   });
 });
 
@@ -100,6 +123,7 @@ describe("a chain cannot be tampered with", () => {
       `pa_${"0".repeat(32)}`,
       `pa_${"0".repeat(32)}.AA`,
       `pa_XYZ.${T2.split(".").slice(1).join(".")}`,
+      `pa_01jz8x4k2m5n6p7q8r9s0t1v2w_XYZ.${T2.split(".").slice(1).join(".")}`,
     ]) {
       expect(parseAttenuated(bad)).toBeNull();
     }

@@ -8,11 +8,16 @@ import {
   STARTER_CAPS,
   type WorkspacePlan,
 } from "@prim/db";
-import { type KeyBudget, type LimitCall, type Limiter, ServiceError, writesStorage } from "@prim/engine";
+import { type KeyBudget, type LimitCall, type Limiter, writesStorage } from "@prim/engine";
 import { Redis } from "ioredis";
 import type pg from "pg";
+import { answer, planFields, type ScriptReply } from "./answer.js";
 import { budgetArgs, budgetRefusal, budgetUnchecked } from "./budget.js";
+import { OperationCounts } from "./counts.js";
 import { bucketShare, LocalBuckets, PendingCounts, PrimitiveCounts, Refreshed, utcPeriods } from "./fallback.js";
+import { LEASE_SCRIPT } from "./lease-script.js";
+import { LeasedLimits } from "./leased.js";
+import { type Lease, type LeaseReply, Leases } from "./leases.js";
 import { LIMIT_SCRIPT } from "./script.js";
 
 /** The plans' figures (spec: Plans); Enterprise may carry its own rate (`--rps`/`--burst`). */
@@ -33,10 +38,9 @@ const PLAN_TTL_S = 3600;
 /** While Redis is away: how old the plans and the live cell count may get before Postgres is read again. */
 export const FALLBACK_REFRESH_MS = 10_000;
 
-type ScriptReply = [number, number, number, number, number?, number?];
-
 interface LimitRedis extends Redis {
   primLimit(k1: string, k2: string, k3: string, ...args: (string | number)[]): Promise<ScriptReply>;
+  primLease(k1: string, k2: string, now: string, want: number): Promise<LeaseReply>;
 }
 
 export interface RedisLimiterOptions {
@@ -51,8 +55,12 @@ export interface RedisLimiterOptions {
 }
 
 /**
- * The cloud's limiter (CLOUD.md, "Limits and metering"): one script per call in Redis, plans
- * from Postgres cached in Redis, and an in-process fallback while Redis is down or slow.
+ * The cloud's limiter (CLOUD.md, "Limits and metering"): a credential without a budget spends
+ * tokens leased from its Redis bucket (leases.ts) and its operations are counted in batches
+ * (counts.ts), so most calls make no Redis command; a budgeted key's calls (and a Starter
+ * workspace's storage writes) run one script per call. Plans come from Postgres, cached in
+ * Redis and, for the leases, here (dropped at once on a plan change: `planChanged`); an
+ * in-process fallback limits while Redis is down or slow.
  */
 export class RedisLimiter implements Limiter {
   private readonly redis: LimitRedis;
@@ -70,6 +78,10 @@ export class RedisLimiter implements Limiter {
   readonly active = new Set<string>();
   /** Operations per primitive counted here since the last roll-up (in memory: no Redis command). */
   readonly perPrimitive = new PrimitiveCounts();
+  /** Leased tokens per credential, and the plan each workspace's last lease read. */
+  private readonly leased: LeasedLimits;
+  /** Operation counts on their way to Redis. */
+  private readonly counts: OperationCounts;
   private down = false;
   private probe: NodeJS.Timeout | null = null;
   /** Children's budgets carved out of their parents' (minting and revoking keys), in the same Redis. */
@@ -91,6 +103,28 @@ export class RedisLimiter implements Limiter {
     }) as LimitRedis;
     this.redis.on("error", () => {}); // outages are handled (and logged once) per call
     this.redis.defineCommand("primLimit", { numberOfKeys: 3, lua: LIMIT_SCRIPT });
+    this.redis.defineCommand("primLease", { numberOfKeys: 2, lua: LEASE_SCRIPT });
+    this.counts = new OperationCounts(
+      this.redis,
+      (counts) => {
+        this.wentDown();
+        for (const c of counts) {
+          this.pending.add(c.month, c.n);
+          this.pending.add(c.day, c.n);
+        }
+      },
+      (ws, month) => this.monthOps.set(ws, month),
+    );
+    this.leased = new LeasedLimits({
+      leases: new Leases(
+        (ws, who, want) => this.takeLease(ws, who, want),
+        () => this.now(),
+      ),
+      counts: this.counts,
+      monthOps: this.monthOps,
+      isDown: () => this.down,
+      clock: () => this.now(),
+    });
     this.budgets = new KeyBudgets(this.redis, () => this.now());
     // Until Postgres has answered: this process alone, the whole bucket (what it did before cells).
     this.liveCells = new Refreshed(() => countLiveCells(pool), 1);
@@ -104,13 +138,12 @@ export class RedisLimiter implements Limiter {
     (this.options.log ?? console.warn)(line);
   }
 
-  async admit(call: LimitCall): Promise<Record<string, string> | undefined> {
+  admit(call: LimitCall): Record<string, string> | undefined | Promise<Record<string, string> | undefined> {
     const { op } = call;
     // What the call is comes from its declaration in the engine (`writesStorage`, `planFeature`,
     // `lookup`, beside `metered`): a lookup a transport makes first is neither limited nor counted.
     if (op.lookup === true) return undefined;
     const ws = call.principal.workspace;
-    const keys = limitKeys(ws);
     // Signed URLs carry no credential: limited per client IP.
     const who = op.name === "storage.signed" ? `ip:${call.clientIp ?? "unknown"}` : call.principal.actor;
     const storageWrite = writesStorage(op, call.input);
@@ -118,6 +151,32 @@ export class RedisLimiter implements Limiter {
     // A batch counts each entry (spec: "What counts as an operation"; the queue's batch routes).
     const units = op.metered ? (op.units?.(call.input) ?? 1) : 0;
     if (units > 0) this.active.add(ws);
+    let lease: Lease | undefined;
+    if (!this.down && call.principal.budget === undefined) {
+      const now = this.now();
+      lease = this.leased.note(ws, who, now);
+      // A leased token and nothing to wait for: answered now, with no Redis command.
+      const spent = this.leased.now(ws, who, lease, units, storageWrite, feature, now);
+      if (spent !== undefined) return spent;
+    }
+    return this.admitWaiting(call, ws, who, lease, units, storageWrite, feature);
+  }
+
+  /** `admit` when the call waits for Redis: a lease's refill, a flush, or the per-call script. */
+  private async admitWaiting(
+    call: LimitCall,
+    ws: string,
+    who: string,
+    lease: Lease | undefined,
+    units: number,
+    storageWrite: boolean,
+    feature: boolean,
+  ): Promise<Record<string, string> | undefined> {
+    const keys = limitKeys(ws);
+    if (!this.down && lease !== undefined) {
+      const leased = await this.leased.admit(ws, who, lease, units, storageWrite, feature);
+      if (leased !== "script" && leased !== "local") return leased;
+    }
     const args = [
       this.options.now === undefined ? "" : String(this.now()),
       keys.ops,
@@ -128,15 +187,7 @@ export class RedisLimiter implements Limiter {
     ];
     const script = () => this.redis.primLimit(keys.bucket(who), keys.plan, keys.storage, ...args);
     if (!this.down) {
-      let reply = await this.orDown(script);
-      if (reply?.[0] === 4) {
-        // The plan is not cached: Postgres has it (a failure there is a 500, not a Redis outage).
-        const fields = planFields(await this.loadPlan(ws));
-        reply = await this.orDown(async () => {
-          await this.redis.multi().hset(keys.plan, fields).expire(keys.plan, PLAN_TTL_S).exec();
-          return script();
-        });
-      }
+      const reply = await this.withPlan(ws, script);
       if (reply !== undefined) {
         if (reply[0] === 5 && call.principal.budget !== undefined) {
           if (reply[4] === 1) this.auditSpent(call.principal.workspace, call.principal.actor, call.principal.budget);
@@ -147,6 +198,29 @@ export class RedisLimiter implements Limiter {
       }
     }
     return this.admitLocally(call, who, units, storageWrite, feature);
+  }
+
+  /** One lease script call for `who` (the plan loaded into Redis first when missing); undefined: Redis is down. */
+  private async takeLease(ws: string, who: string, want: number): Promise<LeaseReply | undefined> {
+    const keys = limitKeys(ws);
+    const at = this.options.now === undefined ? "" : String(this.now());
+    const reply = await this.withPlan(ws, () => this.redis.primLease(keys.bucket(who), keys.plan, at, want));
+    if (reply !== undefined && reply[0] !== 4) this.leased.plans.set(ws, reply[5]);
+    return reply;
+  }
+
+  /**
+   * A workspace's plan changed (the revocation channel's `plan:<ws>`, published by
+   * `Revocations.planChanged`): its plan and leases here are dropped, so its next call reads
+   * the new plan.
+   */
+  planChanged(ws: string): void {
+    this.leased.planChanged(ws);
+  }
+
+  /** Sends the counts waiting here to Redis now; `reread`: also reads back every month figure known here. */
+  flush(reread = false): Promise<void> {
+    return this.counts.flush(reread);
   }
 
   /**
@@ -169,25 +243,12 @@ export class RedisLimiter implements Limiter {
     const keys = limitKeys(ws);
     this.active.add(ws);
     this.monthOps.set(ws, (this.monthOps.get(ws) ?? 0) + units);
-    const buffer = () => {
+    if (this.down) {
       this.pending.add(keys.ops + month, units);
       this.pending.add(keys.ops + day, units);
-    };
-    if (this.down) {
-      buffer();
       return;
     }
-    this.redis
-      .multi()
-      .incrby(keys.ops + month, units)
-      .expire(keys.ops + month, 40 * 86400)
-      .incrby(keys.ops + day, units)
-      .expire(keys.ops + day, 3 * 86400)
-      .exec()
-      .catch(() => {
-        this.wentDown();
-        buffer();
-      });
+    this.counts.add(ws, keys.ops, units, this.now());
   }
 
   /** An admitted call's resolved primitive: its operations counted here, per UTC day. */
@@ -198,6 +259,25 @@ export class RedisLimiter implements Limiter {
   }
 
   /** Runs Redis commands; any failure of theirs (down, refused, slower than the timeout) is an outage. */
+  /**
+   * Runs a limit or lease script; when it answers 4 (the plan is not in Redis), loads the plan
+   * from Postgres into Redis and runs it once more (a Postgres failure is a 500, not a Redis
+   * outage). Undefined: Redis is down.
+   */
+  private async withPlan<R extends [number, ...unknown[]]>(
+    ws: string,
+    script: () => Promise<R>,
+  ): Promise<R | undefined> {
+    const reply = await this.orDown(script);
+    if (reply?.[0] !== 4) return reply;
+    const fields = planFields(await this.loadPlan(ws));
+    const key = limitKeys(ws).plan;
+    return this.orDown(async () => {
+      await this.redis.multi().hset(key, fields).expire(key, PLAN_TTL_S).exec();
+      return script();
+    });
+  }
+
   private async orDown<T>(fn: () => Promise<T>): Promise<T | undefined> {
     try {
       return await fn();
@@ -230,6 +310,7 @@ export class RedisLimiter implements Limiter {
 
   /** The workspace's operations this UTC month and today, from Redis (null while it is down). */
   async operations(ws: string, at = this.now()): Promise<{ month: number; day: number } | null> {
+    await this.counts.flush(); // what was counted here first
     const { month, day } = utcPeriods(at);
     const keys = limitKeys(ws);
     try {
@@ -297,6 +378,7 @@ export class RedisLimiter implements Limiter {
       for (const [key, n] of counts) multi.incrby(key, n).expire(key, 40 * 86400, "NX");
       // A plan changed while Redis was away could not drop its cached copy there: drop them all.
       for (const ws of limited) multi.del(limitKeys(ws).plan);
+      for (const ws of limited) this.planChanged(ws);
       await multi.exec();
     } catch {
       for (const [key, n] of counts) this.pending.add(key, n);
@@ -311,48 +393,7 @@ export class RedisLimiter implements Limiter {
 
   async close(): Promise<void> {
     if (this.probe !== null) clearInterval(this.probe);
+    if (!this.down) await this.counts.flush(); // the counts still here
     this.redis.disconnect();
   }
-}
-
-/** The plan as the script reads it from Redis (`rps`/`burst` only when the plan sets them). */
-function planFields(plan: WorkspacePlan): Record<string, string> {
-  const fields: Record<string, string> = { plan: plan.plan };
-  if (plan.rps !== null) fields.rps = String(plan.rps);
-  if (plan.burst !== null) fields.burst = String(plan.burst);
-  return fields;
-}
-
-/** The script's answer as response headers, or the refusal it stands for. */
-function answer([status, a, burst, rate]: ScriptReply): Record<string, string> {
-  const window = Math.max(1, Math.ceil(burst / rate));
-  const policy = `"default";q=${burst};w=${window}`;
-  if (status === 0) {
-    const full = Math.max(0, Math.ceil((burst - a) / rate));
-    return { "RateLimit-Policy": policy, RateLimit: `"default";r=${a};t=${full}` };
-  }
-  if (status === 1) {
-    throw new ServiceError(
-      "rate_limited",
-      `too many requests: at most ${Number(rate.toFixed(2))}/s, bursts of ${burst}; retry after ${a} s`,
-      {
-        headers: { "Retry-After": String(a), "RateLimit-Policy": policy, RateLimit: `"default";r=0;t=${a}` },
-      },
-    );
-  }
-  if (status === 2) {
-    const what = [
-      "",
-      `the Starter plan's ${STARTER_OPERATIONS.toLocaleString("en")} operations this month are used up, or fewer remain than the call's entries (they reset on the 1st, UTC)`,
-      "the Starter plan's 5 GB of storage is full: writes are refused, reads and deletes work",
-    ][a];
-    throw new ServiceError("plan_limit", `${what}; upgrade to Pro`, { status: 429 });
-  }
-  if (status === 3) {
-    throw new ServiceError(
-      "plan_limit",
-      "snapshots, restore, fork, group export and import and the audit log need the Pro plan",
-    );
-  }
-  throw new Error(`limit script answered ${status}`);
 }

@@ -29,14 +29,32 @@
  * Postgres transaction (@prim/db, plan-caps.ts), where concurrent creates cannot both pass.
  *   4 the plan is not in Redis: the caller loads it and calls again
  */
-export const LIMIT_SCRIPT = `
-local plan = redis.call('HMGET', KEYS[2], 'plan', 'rps', 'burst')
-if not plan[1] then return {4, 0, 0, 0} end
+/** `now`: ARGV[1] when a test passes its own time, else Redis's TIME (ms). Shared with the lease script. */
+export const SCRIPT_NOW = `
 local now
 if ARGV[1] ~= '' then now = tonumber(ARGV[1]) else
   local t = redis.call('TIME'); now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local function civil(y, m, d)
+`;
+
+/**
+ * The bucket in KEYS[1] ("<tokens> <ms>") read and refilled at `rate` per second up to `burst`
+ * (both set before), as `tokens` and `ts`. Shared with the lease script (lease-script.ts).
+ */
+export const BUCKET_REFILL = `
+local tokens, ts = burst, now
+local b = redis.call('GET', KEYS[1])
+if b then
+  local sp = string.find(b, ' ', 1, true)
+  tokens = tonumber(string.sub(b, 1, sp - 1)); ts = tonumber(string.sub(b, sp + 1))
+end
+if now > ts then tokens = math.min(burst, tokens + (now - ts) * rate / 1000) end
+`;
+
+export const LIMIT_SCRIPT = `
+local plan = redis.call('HMGET', KEYS[2], 'plan', 'rps', 'burst')
+if not plan[1] then return {4, 0, 0, 0} end
+${SCRIPT_NOW}local function civil(y, m, d)
   if m <= 2 then y = y - 1 end
   local era = math.floor(y / 400)
   local yoe = y - era * 400
@@ -65,14 +83,7 @@ local rate = tonumber(plan[2]) or 20
 local burst = tonumber(plan[3]) or 60
 
 -- The bucket ("<tokens> <ms>"): refilled at rate per second up to burst.
-local tokens, ts = burst, now
-local b = redis.call('GET', KEYS[1])
-if b then
-  local sp = string.find(b, ' ', 1, true)
-  tokens = tonumber(string.sub(b, 1, sp - 1)); ts = tonumber(string.sub(b, sp + 1))
-end
-if now > ts then tokens = math.min(burst, tokens + (now - ts) * rate / 1000) end
-if tokens < 1 then
+${BUCKET_REFILL}if tokens < 1 then
   return {1, math.max(1, math.ceil((1 - tokens) / rate)), burst, rate}
 end
 

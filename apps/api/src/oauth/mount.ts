@@ -5,7 +5,7 @@ import { clientIpOf, requestPath } from "@prim/http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type Provider from "oidc-provider";
 import type pg from "pg";
-import { CLIENT_IP_HEADER, MCP_SCOPE } from "./provider.js";
+import { CLIENT_IP_HEADER, grantIdFor, MCP_SCOPE } from "./provider.js";
 
 export interface OAuthMountOptions {
   provider: Provider;
@@ -112,7 +112,9 @@ async function interaction(
     );
     return;
   }
+  // Its id carries the workspace's tag, which its access tokens then carry (provider.ts).
   const grant = new provider.Grant({ accountId: result.user, clientId });
+  grant.jti = grantIdFor(result.workspace);
   grant.addResourceScope(options.resource, MCP_SCOPE);
   const requested = String(details.params.scope ?? "").split(" ");
   const oidc = requested.filter((s) => s === "openid" || s === "offline_access" || s === MCP_SCOPE);

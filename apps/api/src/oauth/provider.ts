@@ -1,6 +1,7 @@
-import { createHmac } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { OAUTH_LIFETIMES, oauthSigningKey, postgresOidcAdapter } from "@prim/db";
 import { guardedGet } from "@prim/engine";
+import { WORKSPACE_TAG_PATTERN, workspaceTag } from "@prim/wire";
 import type { Configuration, default as Provider } from "oidc-provider";
 import type pg from "pg";
 
@@ -78,7 +79,24 @@ export function redirectUriProblem(uri: unknown): string | undefined {
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** `po_` / `pr_` on the opaque ids (no option for prefixes; oidc-provider 9.13 is pinned for this). */
+/**
+ * A grant's id for a consent to `workspace`: `<workspace tag>.` and 21 random url-safe characters
+ * (just the random part for a workspace without a tag), so that the access tokens of the grant
+ * can carry the tag (`prefixTokens`) without a lookup when they are made.
+ */
+export function grantIdFor(workspace: string): string {
+  const tag = workspaceTag(workspace);
+  const random = randomBytes(16).toString("base64url");
+  return tag === null ? random : `${tag}.${random}`;
+}
+
+const GRANT_TAG_RE = new RegExp(`^(${WORKSPACE_TAG_PATTERN})\\.`);
+
+/**
+ * `po_<workspace tag>_` / `pr_` on the opaque ids (no option for prefixes; oidc-provider 9.13 is
+ * pinned for this). The tag comes from the grant's id (`grantIdFor`): the edge routes an access
+ * token by it; a grant made before tags gives untagged `po_` tokens, as before.
+ */
 function prefixTokens(provider: Provider): void {
   for (const [model, prefix] of [
     [provider.AccessToken, "po_"],
@@ -86,8 +104,9 @@ function prefixTokens(provider: Provider): void {
   ] as const) {
     const proto = model.prototype as unknown as { generateTokenId(): string };
     const generate = proto.generateTokenId;
-    proto.generateTokenId = function prefixed(this: unknown) {
-      return prefix + generate.call(this);
+    proto.generateTokenId = function prefixed(this: { grantId?: string }) {
+      const tag = prefix === "po_" ? GRANT_TAG_RE.exec(this.grantId ?? "")?.[1] : undefined;
+      return `${prefix}${tag === undefined ? "" : `${tag}_`}${generate.call(this)}`;
     };
   }
 }

@@ -9,6 +9,7 @@ import {
   recordAttempt,
   recordDeliveries,
   releaseEndpoint,
+  renewEndpoint,
   type WebhookFilter,
   webhookId,
 } from "@prim/db";
@@ -46,7 +47,11 @@ export interface DispatcherOptions {
 const ENDPOINTS_PER_TICK = 20;
 const CHANGES_PER_READ = 100;
 const SENDS_PER_TICK = 100;
-const LEASE_MS = 60_000;
+/**
+ * An endpoint's lease, renewed before each send and each feed read, so a live process keeps it
+ * while a process killed mid-tick holds it up for at most this long. Longer than a send may take.
+ */
+const LEASE_MS = 15_000;
 const SEND_TIMEOUT_MS = 10_000;
 /** A receiver's answer is read and dropped; past this it counts as a failure (the guard never truncates). */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -85,6 +90,12 @@ const gapBody = (error: Error, now: number) =>
     data: { reason: error.message.replace(/; the oldest cursor still held is '[^']+'/, "") },
   });
 
+/** An endpoint this process holds, and until when (as far as this process last set it). */
+interface Lease {
+  endpoint: HeldEndpoint;
+  until: number;
+}
+
 export class WebhookDispatcher {
   private readonly holder = `dispatcher:${randomToken(9)}`;
   private timer: NodeJS.Timeout | null = null;
@@ -122,19 +133,21 @@ export class WebhookDispatcher {
 
   /** One round: every endpoint this process could take, served at once. */
   async tick(): Promise<void> {
+    const at = this.now();
     const held = await holdEndpoints(this.pool, {
       holder: this.holder,
       cell: this.options.cell,
-      now: this.now(),
+      now: at,
       leaseMs: LEASE_MS,
       limit: ENDPOINTS_PER_TICK,
     });
-    await Promise.all(held.map((endpoint) => this.serve(endpoint)));
+    await Promise.all(held.map((endpoint) => this.serve({ endpoint, until: at + LEASE_MS })));
   }
 
-  private async serve(endpoint: HeldEndpoint): Promise<void> {
+  private async serve(lease: Lease): Promise<void> {
+    const { endpoint } = lease;
     try {
-      if (await this.pull(endpoint)) await this.push(endpoint);
+      if (await this.pull(lease)) await this.push(lease);
     } catch (error) {
       this.options.log?.(`webhooks: ${endpoint.id}: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
@@ -143,9 +156,11 @@ export class WebhookDispatcher {
   }
 
   /** The feed after the cursor into deliveries; false when another process took the endpoint over. */
-  private async pull(endpoint: HeldEndpoint): Promise<boolean> {
+  private async pull(lease: Lease): Promise<boolean> {
+    const { endpoint } = lease;
     let cursor = endpoint.cursor;
     for (;;) {
+      if (!(await this.renew(lease))) return false;
       let page: Awaited<ReturnType<ChangeFeed["read"]>>;
       try {
         page = await this.feed.read(
@@ -184,17 +199,30 @@ export class WebhookDispatcher {
   }
 
   /** The due deliveries in order, until one fails (it holds the rest back until its retry). */
-  private async push(endpoint: HeldEndpoint): Promise<void> {
+  private async push(lease: Lease): Promise<void> {
+    const { endpoint } = lease;
     const due = await dueDeliveries(this.pool, endpoint.id, this.now(), SENDS_PER_TICK);
     if (due.length === 0) return;
     const secret = openWebhookSecret(this.options.masterKey, endpoint.id, endpoint.secret);
     for (const delivery of due) {
+      if (!(await this.renew(lease))) return;
       const attempt = await this.send(endpoint, secret, delivery);
       const { failingFor } = await recordAttempt(this.pool, endpoint.id, delivery, attempt, this.now());
       if (attempt.ok) continue;
       if (failingFor >= GIVE_UP_MS) await this.disable(endpoint, attempt);
       return;
     }
+  }
+
+  /**
+   * Keeps the endpoint's lease long enough for one more send (renewed for LEASE_MS once less than
+   * a send's timeout and a margin is left); false when another process took it over.
+   */
+  private async renew(lease: Lease): Promise<boolean> {
+    const now = this.now();
+    if (lease.until - now > SEND_TIMEOUT_MS + 2_000) return true;
+    lease.until = now + LEASE_MS;
+    return renewEndpoint(this.pool, lease.endpoint.id, this.holder, lease.until);
   }
 
   private async send(endpoint: HeldEndpoint, secret: string, delivery: DueDelivery) {

@@ -1,13 +1,18 @@
 "use client";
-import { useEffect, useState } from "react";
+import { useSyncExternalStore } from "react";
+
+const never = () => () => {};
 
 /**
  * False until React has hydrated the page. A form's submit button stays disabled until then: a
  * click before would submit the form natively instead of through its handler (and a password
- * form would put the password in the address).
+ * form would put the password in the address). A component first rendered on the client (not
+ * hydrated) is true at once, with no second render.
  */
 export function useHydrated(): boolean {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
+  return useSyncExternalStore(
+    never,
+    () => true,
+    () => false,
+  );
 }

@@ -25,11 +25,22 @@ export function clientAddress(headers: Headers, env: Pick<WebEnv, "PRIM_CLIENT_I
   return headers.get(SOCKET_HEADER) || undefined;
 }
 
+/** The bytes of each request `withClientAddress` made, for readers that must not clone it. */
+const bodies = new WeakMap<Request, ArrayBuffer>();
+
+/**
+ * The body `withClientAddress` read for `request`, or undefined for another request. Read it
+ * here rather than through `request.clone()`: on Node 22.14 (undici #4150) a clone collected by
+ * the garbage collector marks the original's body used, and the auth library's own clone of it
+ * then throws "unusable" (a 500 on sign-in, seen in CI).
+ */
+export function forwardedBody(request: Request): ArrayBuffer | undefined {
+  return bodies.get(request);
+}
+
 /**
  * The request as the auth library should see it: the client's address in CLIENT_ADDRESS_HEADER,
- * and only there. Its body is read here, once, and handed on as bytes: the library and its
- * plugins clone the request (the sign-in limit reads the email), and on Node 22.14 a clone of
- * the stream-backed body of a server's first request threw "unusable" (a 500, twice in CI).
+ * and only there. Its body is read here, once, and handed on as bytes (also to `forwardedBody`).
  */
 export async function withClientAddress(
   request: Request,
@@ -40,5 +51,7 @@ export async function withClientAddress(
   const address = clientAddress(request.headers, env);
   if (address !== undefined) headers.set(CLIENT_ADDRESS_HEADER, address);
   const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
-  return new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+  const forwarded = new Request(request.url, { method: request.method, headers, body, signal: request.signal });
+  if (body !== undefined) bodies.set(forwarded, body);
+  return forwarded;
 }

@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import type { AttemptVerdict, SignInAttempts } from "@prim/db";
 import type { BetterAuthPlugin } from "better-auth";
 import { createAuthMiddleware, isAPIError } from "better-auth/api";
+import { forwardedBody } from "./client-address";
 
 export interface AccountLimit {
   attempts: () => Promise<SignInAttempts>;
@@ -23,13 +24,18 @@ export function tooManyRequests(retryAfter: number): Response {
 const accountKey = (secret: string, email: string) =>
   createHmac("sha256", secret).update(`sign-in:${email.trim().toLowerCase()}`).digest("hex");
 
-async function emailOf(request: Request): Promise<string | undefined> {
+/**
+ * The email a sign-in request names: from the bytes `withClientAddress` read (never a clone the
+ * garbage collector could turn against the request: see `forwardedBody`), else from a clone.
+ */
+export async function emailOf(request: Request): Promise<string | undefined> {
   try {
-    const copy = request.clone();
+    const bytes = forwardedBody(request);
+    const text = bytes === undefined ? await request.clone().text() : new TextDecoder().decode(bytes);
     const type = request.headers.get("content-type") ?? "";
     const email = type.includes("application/x-www-form-urlencoded")
-      ? new URLSearchParams(await copy.text()).get("email")
-      : ((await copy.json()) as { email?: unknown }).email;
+      ? new URLSearchParams(text).get("email")
+      : (JSON.parse(text) as { email?: unknown }).email;
     return typeof email === "string" && email.length > 0 ? email : undefined;
   } catch {
     return undefined; // the endpoint refuses the body itself

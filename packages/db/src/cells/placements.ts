@@ -119,23 +119,26 @@ export async function setCellState(db: Queryable, id: string, state: CellState):
  * that serves it claims it: `claimPlacement`).
  */
 export async function placeWorkspace(db: Queryable, workspace: string): Promise<PlacementRow | null> {
-  await db.query(
+  const { rowCount } = await db.query(
     `INSERT INTO placements (workspace_id, cell_id)
      SELECT $1, c.id FROM cells c LEFT JOIN placements p ON p.cell_id = c.id
      WHERE c.state = 'open' GROUP BY c.id ORDER BY count(p.workspace_id), c.id LIMIT 1
      ON CONFLICT (workspace_id) DO NOTHING`,
     [workspace],
   );
+  // A new placement is a change too: the edge's map (@prim/cells edge/) learns of it.
+  if (rowCount === 1) await announcePlacement(db, workspace);
   return readPlacement(db, workspace);
 }
 
 /** The placement of `workspace`, placing it on `cell` when it has none (a workspace made before any cell). */
 export async function claimPlacement(db: Queryable, workspace: string, cell: string): Promise<PlacementRow | null> {
-  await db.query(
+  const { rowCount } = await db.query(
     `INSERT INTO placements (workspace_id, cell_id) SELECT id, $2 FROM workspaces WHERE id = $1
      ON CONFLICT (workspace_id) DO NOTHING`,
     [workspace, cell],
   );
+  if (rowCount === 1) await announcePlacement(db, workspace);
   return readPlacement(db, workspace);
 }
 
@@ -145,6 +148,14 @@ export async function readPlacement(db: Queryable, workspace: string): Promise<P
     [workspace],
   );
   return rows[0] === undefined ? null : placementOf(rows[0]);
+}
+
+/** Every placement, workspace → cell (the edge's map watcher loads them all at start). */
+export async function listPlacements(db: Queryable): Promise<{ workspace: string; cell: string }[]> {
+  const { rows } = await db.query<{ workspace_id: string; cell_id: string }>(
+    "SELECT workspace_id, cell_id FROM placements ORDER BY workspace_id",
+  );
+  return rows.map((r) => ({ workspace: r.workspace_id, cell: r.cell_id }));
 }
 
 export async function placementsOn(db: Queryable, cell: string): Promise<PlacementRow[]> {

@@ -1,11 +1,9 @@
 import { hash, randomBytes } from "node:crypto";
 import { prefixedId } from "@prim/engine";
+import { isApiKeyShape, keyStart, workspaceTag } from "@prim/wire";
 
 const BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 const BASE58_RE = /^[1-9A-HJ-NP-Za-km-z]+$/;
-
-/** `pk_` + base58 of 24 random bytes (CLOUD.md, Credentials): 32 or 33 characters after the prefix. */
-const KEY_RE = /^pk_[1-9A-HJ-NP-Za-km-z]{30,34}$/;
 
 export function base58(bytes: Uint8Array): string {
   let n = 0n;
@@ -35,9 +33,15 @@ export interface NewApiKey {
   start: string;
 }
 
-export function newApiKey(now = Date.now()): NewApiKey {
-  const key = `pk_${base58(randomBytes(24))}`;
-  return { id: prefixedId("key", now), key, hash: hashKey(key), start: key.slice(0, 8) };
+/**
+ * A key of `workspace`: `pk_<workspace tag>_` + base58 of 24 random bytes (CLOUD.md,
+ * Credentials; the tag lets the edge route it, @prim/wire workspace-tag.ts), or `pk_` + the
+ * base58 alone for a workspace id without a tag.
+ */
+export function newApiKey(workspace: string, now = Date.now()): NewApiKey {
+  const tag = workspaceTag(workspace);
+  const key = `pk_${tag === null ? "" : `${tag}_`}${base58(randomBytes(24))}`;
+  return { id: prefixedId("key", now), key, hash: hashKey(key), start: keyStart(key) };
 }
 
 /**
@@ -51,5 +55,5 @@ export function hashKey(key: string): string {
 
 /** Whether `text` has the shape of a key (a malformed credential is refused before any lookup). */
 export function looksLikeApiKey(text: string): boolean {
-  return KEY_RE.test(text);
+  return isApiKeyShape(text);
 }

@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import { BlockList, isIP } from "node:net";
 import { type Principal, ServiceError } from "@prim/engine";
-import { type Caveat, parseAttenuated, verifyAttenuated } from "@prim/wire";
+import { type Caveat, parseAttenuated, verifyAttenuated, workspaceTag } from "@prim/wire";
 import type pg from "pg";
 import { admitKey, invalidToken, type KeyAdmission, keyAdmission } from "./key-limits.js";
 import { KEY_ROW_COLUMNS, type KeyRow } from "./key-row.js";
@@ -90,6 +90,8 @@ export class AttenuatedTokens {
     for (const row of rows) {
       const caveats = await verifyAttenuated(parts, row.hash);
       if (caveats !== null) {
+        // The tag is outside the chain: one naming another workspace than the root's is refused.
+        if (parts.tag !== null && parts.tag !== workspaceTag(row.workspace_id)) throw invalidToken();
         const narrowed = await this.narrow(this.principalOf(row), caveats);
         await this.recordFirst(token, row, parts.caveats);
         return { ...narrowed, root: keyAdmission(row), rootHash: row.hash, at: now };

@@ -1,5 +1,5 @@
 import type { Principal } from "@prim/engine";
-import { isAttenuatedToken } from "@prim/wire";
+import { credentialTag, isAttenuatedToken, workspaceTag } from "@prim/wire";
 import type pg from "pg";
 import { hashKey, looksLikeApiKey } from "./api-key.js";
 import { AttenuatedTokens } from "./attenuated-tokens.js";
@@ -21,6 +21,12 @@ export interface ResolveContext {
 function admitted(entry: Cached, now: number, context: ResolveContext): Principal {
   admitKey(entry, now, context.clientIp);
   return entry.principal;
+}
+
+/** Whether the workspace tag `token` carries, if any, is `workspace`'s (@prim/wire workspace-tag.ts). */
+export function tagAgrees(token: string, workspace: string): boolean {
+  const tag = credentialTag(token);
+  return tag === null || tag === workspaceTag(workspace);
 }
 
 /**
@@ -74,7 +80,9 @@ export class ApiKeyResolver {
       [hash],
     );
     const row = rows[0];
-    if (row === undefined) {
+    // A tag is a routing hint, never a credential: one that names another workspace than the
+    // key's own (a forged tag on a real secret) is refused as if the key did not exist.
+    if (row === undefined || !tagAgrees(token, row.workspace_id)) {
       this.cache.delete(hash);
       throw invalidToken();
     }

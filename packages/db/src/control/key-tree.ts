@@ -58,7 +58,7 @@ export async function mintKey(pool: pg.Pool, input: MintInput, budgets?: KeyBudg
   const askedBudget = input.budget === undefined ? undefined : checkBudget(input.budget);
   const askedExpiry = input.expiresAt === undefined ? undefined : checkExpiry(input.expiresAt);
   const askedIps = input.ipAllow === undefined ? undefined : checkIpAllow(input.ipAllow);
-  const key = newApiKey();
+  const key = newApiKey(input.workspace);
   let undoCarve: (() => Promise<void>) | undefined;
   try {
     return await mintTransaction();

@@ -79,7 +79,7 @@ export async function createKey(
   const ipAllow = input.ipAllow === undefined ? null : checkIpAllow(input.ipAllow);
   const budget = input.budget === undefined ? null : checkBudget(input.budget);
   const actor = input.createdBy ?? "admin";
-  const key = newApiKey();
+  const key = newApiKey(input.workspace);
   const group = await auditedTransaction(pool, async (client, record) => {
     const ws = await client.query("SELECT 1 FROM workspaces WHERE id = $1", [input.workspace]);
     if (ws.rowCount === 0) throw notFound(`workspace '${input.workspace}'`);

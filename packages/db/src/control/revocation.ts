@@ -5,6 +5,9 @@ import { counterMonth, type UsageMonth } from "./usage.js";
 /** The Redis channel every process listens on for revoked credentials (CLOUD.md). */
 export const REVOKED_CHANNEL = "prim:revoked";
 
+/** A message on `REVOKED_CHANNEL` naming a workspace whose plan changed (`plan:<ws>`). */
+export const PLAN_CHANGED_PREFIX = "plan:";
+
 /** Where the limiter keeps a workspace's plan in Redis (under the workspace's hash tag). */
 export const planCacheKey = (workspace: string) => `prim:{${workspace}}:plan`;
 
@@ -47,10 +50,14 @@ export class Revocations {
     }
   }
 
-  /** Drops a workspace's plan from Redis, so the next limited call reads the new one. */
+  /**
+   * Drops a workspace's plan from Redis and tells every process (`plan:<ws>` on the revocation
+   * channel) to drop the copy it holds, so the next limited call reads the new one.
+   */
   async planChanged(workspace: string): Promise<void> {
     if (this.publisher.status === "wait") await this.publisher.connect();
     await this.publisher.del(planCacheKey(workspace));
+    await this.publisher.publish(REVOKED_CHANNEL, PLAN_CHANGED_PREFIX + workspace);
   }
 
   async close(): Promise<void> {

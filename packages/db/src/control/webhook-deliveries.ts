@@ -52,6 +52,19 @@ export async function holdEndpoints(
   return rows;
 }
 
+/**
+ * Extends `holder`'s lease on an endpoint to `until`; false when the lease was lost (it lapsed
+ * and another process took the endpoint, or the endpoint was disabled or deleted).
+ */
+export async function renewEndpoint(pool: pg.Pool, id: string, holder: string, until: number): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `UPDATE webhook_endpoints SET lease_until = $3
+      WHERE id = $1 AND lease_holder = $2 AND lease_until IS NOT NULL AND disabled_at IS NULL`,
+    [id, holder, new Date(until)],
+  );
+  return rowCount === 1;
+}
+
 /** Gives an endpoint up (the next tick of any process may take it). */
 export async function releaseEndpoint(pool: pg.Pool, id: string, holder: string): Promise<void> {
   await pool.query("UPDATE webhook_endpoints SET lease_until = NULL WHERE id = $1 AND lease_holder = $2", [id, holder]);
@@ -141,6 +154,13 @@ export async function recordAttempt(
 ): Promise<{ failingFor: number }> {
   return inTransaction(pool, async (client) => {
     const at = new Date(now);
+    // The endpoint's row first, then its delivery's: the order a delete takes them in (the
+    // endpoint, then its deliveries by cascade). The other order deadlocked a DELETE racing an
+    // attempt's outcome, and Postgres aborted the DELETE (500).
+    const endpoint = await client.query("SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE", [
+      endpointId,
+    ]);
+    if (endpoint.rowCount === 0) return { failingFor: 0 }; // deleted meanwhile: nothing to record
     if (attempt.ok) {
       await client.query(
         `UPDATE webhook_deliveries SET status = 'delivered', attempts = attempts + 1, last_attempt_at = $2,

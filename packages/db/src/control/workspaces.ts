@@ -47,7 +47,7 @@ export async function createWorkspace(
   checkRate(plan, input.rps, input.burst);
   if (input.name.trim() === "") throw invalid("name: required");
   const id = prefixedId("ws").toLowerCase();
-  const key = newApiKey();
+  const key = newApiKey(id);
   const actor = input.actor ?? "admin";
   await auditedTransaction(pool, async (client, record) => {
     await client.query("INSERT INTO workspaces (id, name, plan, rps, burst) VALUES ($1, $2, $3, $4, $5)", [

@@ -1,11 +1,15 @@
 import { type Principal, ServiceError } from "@prim/engine";
+import { isAccessTokenShape } from "@prim/wire";
 import type pg from "pg";
+import { tagAgrees } from "../control/key-resolver.js";
 import { hashId } from "./store.js";
 
-/** An OAuth access token as the authorization server issues it: `po_` and 43 url-safe characters. */
-const ACCESS_TOKEN_RE = /^po_[A-Za-z0-9_-]{43}$/;
-
-export const looksLikeAccessToken = (token: string) => ACCESS_TOKEN_RE.test(token);
+/**
+ * An OAuth access token as the authorization server issues it: `po_<workspace tag>_` and 43
+ * url-safe characters (apps/api oauth/provider.ts), or `po_` and the 43 alone (tokens issued
+ * before tags, and grants made before them).
+ */
+export const looksLikeAccessToken = (token: string) => isAccessTokenShape(token);
 
 interface TokenRow {
   payload: { aud?: string | string[]; exp?: number };
@@ -59,7 +63,7 @@ export class OAuthTokenResolver {
       [hash],
     );
     const row = rows[0];
-    if (row === undefined) {
+    if (row === undefined || !tagAgrees(token, row.workspace_id)) {
       this.cache.delete(hash);
       throw invalidToken("the OAuth access token is unknown or revoked");
     }

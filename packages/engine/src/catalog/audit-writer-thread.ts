@@ -4,16 +4,18 @@
  * (one per tenant): messages name their file, opened on first use with the engine's pragmas.
  */
 import { parentPort } from "node:worker_threads";
-import type { AuditEntry } from "@prim/wire";
 import Database from "better-sqlite3";
 import { SQLITE_PRAGMAS } from "../sqlite/sqlite.js";
-import { AUDIT_INSERT } from "./audit-schema.js";
+import { AUDIT_COLUMN_COUNT, auditInsert } from "./audit-schema.js";
 
 /** What `AuditWriter.send` posts. */
 export interface WriterMessage {
   seq: number;
   path: string;
-  /** The entries to append, as one JSON array (cheaper to send than a structured clone). */
+  /**
+   * The entries to append, as one JSON array of their values (`auditRow`, row after row): one
+   * string is cheaper to send than a structured clone, and values cheaper to make than objects.
+   */
   rows?: string;
   /** Delete entries older than this (epoch ms). */
   prune?: number;
@@ -29,8 +31,12 @@ export interface WriterReply {
 
 interface AuditFile {
   db: Database.Database;
-  appendAll: (rows: AuditEntry[]) => void;
+  appendAll: (values: unknown[]) => void;
 }
+
+/** Rows per INSERT statement: one statement's call and bindings serve many rows (measured: ~1.9 µs less per row than one INSERT each). */
+const ROWS_PER_INSERT = 32;
+const CHUNK = ROWS_PER_INSERT * AUDIT_COLUMN_COUNT;
 
 const files = new Map<string, AuditFile>();
 
@@ -39,9 +45,12 @@ function file(path: string): AuditFile {
   if (f === undefined) {
     const db = new Database(path);
     for (const pragma of SQLITE_PRAGMAS) db.pragma(pragma);
-    const insert = db.prepare(AUDIT_INSERT);
-    const appendAll = db.transaction((rows: AuditEntry[]) => {
-      for (const row of rows) insert.run({ ...row, detail: row.detail === null ? null : JSON.stringify(row.detail) });
+    const many = db.prepare(auditInsert(ROWS_PER_INSERT));
+    const one = db.prepare(auditInsert(1));
+    const appendAll = db.transaction((values: unknown[]) => {
+      let at = 0;
+      for (; at + CHUNK <= values.length; at += CHUNK) many.run(values.slice(at, at + CHUNK));
+      for (; at < values.length; at += AUDIT_COLUMN_COUNT) one.run(values.slice(at, at + AUDIT_COLUMN_COUNT));
     });
     f = { db, appendAll };
     files.set(path, f);
@@ -59,7 +68,7 @@ function handle(message: WriterMessage): WriterReply {
     const pruned = file(message.path).db.prepare("DELETE FROM audit WHERE ts < ?").run(message.prune).changes;
     return { seq: message.seq, pruned };
   }
-  file(message.path).appendAll(JSON.parse(message.rows ?? "[]") as AuditEntry[]);
+  file(message.path).appendAll(JSON.parse(message.rows ?? "[]") as unknown[]);
   return { seq: message.seq };
 }
 

@@ -3,7 +3,7 @@ import type { AuditEntry } from "@prim/wire";
 import type Database from "better-sqlite3";
 import { entryModule, startWorker } from "../core/entry-module.js";
 import { openSqlite } from "../sqlite/sqlite.js";
-import { AUDIT_SCHEMA } from "./audit-schema.js";
+import { AUDIT_SCHEMA, auditRow } from "./audit-schema.js";
 import type { WriterMessage, WriterReply } from "./audit-writer-thread.js";
 import type { AuditFilter, AuditRecord } from "./catalog.js";
 
@@ -86,9 +86,10 @@ export class SqliteAudit {
 
   append(entries: readonly AuditEntry[]): Promise<void> {
     if (entries.length === 0) return Promise.resolve();
-    // One string crosses to the writer thread: cheaper to make than a structured clone of the
-    // entries; the writer parses it and serialises each `detail` itself.
-    const stored = this.writer.send(this.path, { rows: JSON.stringify(entries) });
+    // One string of the rows' values crosses to the writer thread (audit-writer-thread.ts).
+    const values: unknown[] = [];
+    for (const entry of entries) values.push(...auditRow(entry));
+    const stored = this.writer.send(this.path, { rows: JSON.stringify(values) });
     this.inflight.add(stored);
     const done = () => this.inflight.delete(stored);
     stored.then(done, done);

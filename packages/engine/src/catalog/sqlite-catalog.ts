@@ -93,14 +93,17 @@ function isUniqueViolation(err: unknown): boolean {
 /**
  * The local engine's catalog: `catalog.sqlite` (groups, primitives) and `audit.sqlite` beside
  * the primitives' files. One process owns a data directory (the engine holds a lock file), so
- * primitive records are cached in memory — every request resolves its primitive — and the
- * cache is dropped on every catalog write.
+ * primitive records are cached in memory — every request resolves its primitive — as are a
+ * reference's lookups (groups by id and name, primitives by name: every MCP tool call names its
+ * store), and both are dropped on every catalog write.
  */
 export class SqliteCatalog implements Catalog {
   private readonly db: Database.Database;
   private readonly audit: SqliteAudit;
   private readonly stmts;
   private readonly cache = new PrimitiveCache();
+  /** Groups by id and by name, and primitives by name, dropped with the records (as PgCatalog keeps them). */
+  private readonly lookups = new Map<string, GroupRecord | PrimitiveRecord[] | null>();
   private readonly sync: ConnectionSync | undefined;
 
   /**
@@ -138,7 +141,22 @@ export class SqliteCatalog implements Catalog {
     };
   }
 
+  /** A catalog write: every cached record and lookup goes. */
+  private changed(): void {
+    this.cache.clear();
+    this.lookups.clear();
+  }
+
+  private lookup<T extends GroupRecord | PrimitiveRecord[] | null>(key: string, load: () => T): T {
+    if (this.lookups.has(key)) return this.lookups.get(key) as T;
+    const value = load();
+    if (this.lookups.size >= 10_000) this.lookups.clear();
+    this.lookups.set(key, value);
+    return value;
+  }
+
   async createGroup(group: GroupRecord): Promise<void> {
+    this.changed();
     try {
       this.stmts.insertGroup.run(group.id, group.name, group.namespace, group.created_at);
     } catch (err) {
@@ -149,8 +167,9 @@ export class SqliteCatalog implements Catalog {
 
   async getGroup(idOrName: string): Promise<GroupRecord | null> {
     // An id is looked up as an id only, a name as a name only: never one row for the other.
-    const lookup = isGroupId(idOrName) ? this.stmts.groupById : this.stmts.groupByName;
-    return (lookup.get(idOrName) as GroupRecord | undefined) ?? null;
+    const statement = isGroupId(idOrName) ? this.stmts.groupById : this.stmts.groupByName;
+    const group = this.lookup(`g:${idOrName}`, () => (statement.get(idOrName) as GroupRecord | undefined) ?? null);
+    return group === null ? null : { ...group };
   }
 
   async listGroups(page: { after?: string; limit: number }): Promise<GroupRecord[]> {
@@ -158,7 +177,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async deleteGroup(id: string): Promise<void> {
-    this.cache.clear();
+    this.changed();
     this.db.transaction(() => {
       this.stmts.deletePrimitivesOfGroup.run(id);
       this.stmts.deleteGroup.run(id);
@@ -166,7 +185,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async createPrimitive(record: Omit<PrimitiveRecord, "group">): Promise<void> {
-    this.cache.clear();
+    this.changed();
     try {
       this.stmts.insertPrimitive.run({
         ...record,
@@ -218,11 +237,14 @@ export class SqliteCatalog implements Catalog {
   }
 
   async primitivesNamed(groupId: string, name: string, type?: PrimitiveType): Promise<PrimitiveRecord[]> {
-    const rows =
-      type === undefined
-        ? this.stmts.primitivesNamed.all(groupId, name)
-        : this.stmts.primitivesNamedOfType.all(groupId, name, type);
-    return (rows as PrimitiveRow[]).map(toPrimitive);
+    const found = this.lookup(`n:${groupId}:${type ?? "*"}:${name}`, () => {
+      const rows =
+        type === undefined
+          ? this.stmts.primitivesNamed.all(groupId, name)
+          : this.stmts.primitivesNamedOfType.all(groupId, name, type);
+      return (rows as PrimitiveRow[]).map(toPrimitive);
+    });
+    return found.map((p) => ({ ...p }));
   }
 
   async countPrimitives(groupId: string): Promise<number> {
@@ -249,7 +271,7 @@ export class SqliteCatalog implements Catalog {
       args.push(patch.durability);
     }
     if (sets.length === 0) return;
-    this.cache.clear();
+    this.changed();
     try {
       this.db.prepare(`UPDATE primitives SET ${sets.join(", ")} WHERE id = ?`).run(...args, id);
     } catch (err) {
@@ -264,7 +286,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   async deletePrimitive(id: string): Promise<void> {
-    this.cache.clear();
+    this.changed();
     this.stmts.deletePrimitive.run(id);
   }
 

@@ -18,8 +18,24 @@ interface Job {
  */
 export class GroupCommit {
   private queue: Job[] = [];
+  /** The batch's transaction, made once (better-sqlite3 builds four wrappers per `transaction` call). */
+  private readonly runAll: (jobs: Job[]) => void;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(db: Database.Database) {
+    this.runAll = db.transaction((jobs: Job[]) => {
+      for (const job of jobs) {
+        try {
+          job.value = job.work();
+        } catch (err) {
+          // SQLite rolled the whole transaction back itself (SQLITE_FULL, an I/O error):
+          // nothing of this batch is written; every job fails with the real cause.
+          if (!db.inTransaction) throw err;
+          job.failed = true;
+          job.error = err;
+        }
+      }
+    });
+  }
 
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -32,19 +48,7 @@ export class GroupCommit {
     const jobs = this.queue;
     this.queue = [];
     try {
-      this.db.transaction(() => {
-        for (const job of jobs) {
-          try {
-            job.value = job.work();
-          } catch (err) {
-            // SQLite rolled the whole transaction back itself (SQLITE_FULL, an I/O error):
-            // nothing of this batch is written; every job fails with the real cause.
-            if (!this.db.inTransaction) throw err;
-            job.failed = true;
-            job.error = err;
-          }
-        }
-      })();
+      this.runAll(jobs);
     } catch (err) {
       // The commit failed (disk full, I/O error), here or inside a job: nothing of this batch
       // was written.

@@ -30,3 +30,13 @@ export function openSqlite(path: string, options: { exclusive?: boolean } = {}):
   for (const pragma of SQLITE_PRAGMAS) db.pragma(pragma);
   return db;
 }
+
+/**
+ * Runs a function in a transaction of `db` (a savepoint when one is open), with one wrapper
+ * made here: better-sqlite3's `db.transaction(fn)` builds four wrapper functions per call,
+ * a cost hot paths paid per write.
+ */
+export function transactionRunner(db: Database.Database): <T>(work: () => T) => T {
+  const run = db.transaction((work: () => unknown) => work());
+  return <T>(work: () => T) => run(work) as T;
+}

@@ -98,10 +98,10 @@ describe("change log", () => {
     const m2 = await invoke<{ id: string }>("memory.supersede", mem.id, { id: m1.id, text: "the sky is blue" });
     await invoke("memory.forget", mem.id, { id: m2.id });
     expect(ops(await changes(mem.id))).toEqual([
-      ["remember", m1.id, null],
-      ["remember", m2.id, null],
-      ["supersede", m1.id, null],
-      ["forget", m2.id, null],
+      ["remember", m1.id, 1],
+      ["remember", m2.id, 1],
+      ["supersede", m1.id, 2],
+      ["forget", m2.id, 2],
     ]);
 
     const vault = await create("keys", "vault");

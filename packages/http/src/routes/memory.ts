@@ -12,7 +12,7 @@ export const MEMORY_ROUTES: readonly RestRoute[] = [
     target: "id",
     from: "body",
     status: 201,
-    summary: "Remember: store a memory",
+    summary: "Remember: store a memory, or change one (`id`, `if_version`)",
     tag,
   },
   {
@@ -35,13 +35,27 @@ export const MEMORY_ROUTES: readonly RestRoute[] = [
     tag,
   },
   {
+    method: "GET",
+    url: `${base}/memories/:memory/history`,
+    op: "memory.history",
+    target: "id",
+    pathInput: memory,
+    from: "query",
+    summary: "A memory's history, newest first",
+    description:
+      "Paged `{ data: [MemoryVersion], next_cursor }`: the memory as it was after each change (`op`: `create`, " +
+      "`update`, `supersede` or `forget`), made `at` (ms). A forgotten memory's history ends with its `forget` " +
+      "tombstone, kept 7 days after the forget.",
+    tag,
+  },
+  {
     method: "DELETE",
     url: `${base}/memories/:memory`,
     op: "memory.forget",
     target: "id",
     pathInput: memory,
     from: "none",
-    summary: "Forget a memory (deleted for good)",
+    summary: "Forget a memory (a tombstone in its history for 7 days, then deleted for good)",
     tag,
   },
   {

@@ -88,6 +88,7 @@ export const OPERATION_EFFECTS: Readonly<Record<OperationName, OperationEffects>
   "memory.supersede": { access: "write", destructive: true, idempotent: false },
   "memory.recall": { access: "read" },
   "memory.consolidate": { access: "write", destructive: true, idempotent: false },
+  "memory.history": { access: "read" },
   "vault.put": { access: "write", destructive: true, idempotent: true },
   "vault.delete": { access: "write", destructive: true, idempotent: true },
   "vault.list": { access: "read" },

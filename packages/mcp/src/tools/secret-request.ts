@@ -100,6 +100,7 @@ async function askPerson(
 
 export const SECRET_REQUEST_TOOL: ToolSpec = {
   ...toolInfo("vault_request_secret"),
+  streams: true,
   shape: {
     primitive: primitiveArg("vault"),
     name: z

@@ -39,4 +39,9 @@ export interface ToolSpec extends ToolInfo {
    * still checks each against the credential's own allowlist and the session's `tools=`.
    */
   alsoNeeds?: (args: Record<string, any>) => readonly string[];
+  /**
+   * The call may talk to the client while it runs (progress, URL-mode elicitation): its POST is
+   * answered with an SSE stream. Every other call is answered with plain JSON (json-calls.ts).
+   */
+  streams?: boolean;
 }

@@ -80,6 +80,7 @@ const RESULTS = {
   "memory.supersede": S.memoryRecord,
   "memory.recall": z.object({ data: z.array(S.recalledMemory) }),
   "memory.consolidate": S.consolidateResult,
+  "memory.history": S.page(S.memoryVersion),
   "vault.put": S.secretInfo,
   "vault.list": S.page(S.secretListing),
   "vault.grant": S.grant,

@@ -259,8 +259,19 @@ export const memoryRecord = same<W.MemoryRecord>()(
       updated_at: ms,
       superseded_by: z.string().nullable(),
       supersedes: z.array(z.string()),
+      version: z.number().int(),
     })
     .meta({ id: "Memory" }),
+);
+
+export const memoryVersion = same<W.MemoryVersion>()(
+  z
+    .object({
+      ...memoryRecord.shape,
+      op: z.enum(["create", "update", "supersede", "forget"]),
+      at: ms,
+    })
+    .meta({ id: "MemoryVersion" }),
 );
 
 export const recalledMemory = same<W.RecalledMemory>()(z.object({ ...memoryRecord.shape, score: z.number() }));

@@ -1,10 +1,10 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { useTRPC } from "@/lib/trpc";
 
 /** A new workspace, owned by the signed-in user; the server's validation shown by the field. */
@@ -39,9 +39,7 @@ export function CreateWorkspace() {
               aria-describedby={create.isError ? "workspace-error" : undefined}
             />
           </div>
-          <Button type="submit" disabled={create.isPending}>
-            Create workspace
-          </Button>
+          <SubmitButton disabled={create.isPending}>Create workspace</SubmitButton>
           {create.isError && (
             <p id="workspace-error" role="alert" className="w-full text-sm text-destructive">
               {create.error.message}

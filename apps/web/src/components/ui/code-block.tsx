@@ -19,7 +19,9 @@ export function CodeBlock({
         <span className="truncate text-xs font-medium text-muted-foreground">{label ?? language ?? "Code"}</span>
         <CopyButton value={code} label={label === undefined ? "Copy" : `Copy ${label}`} className="h-7" />
       </div>
-      <pre className="overflow-x-auto p-3 text-xs leading-relaxed">
+      {/* Focusable: a line wider than the block (a key, a URL) scrolls with the keyboard too. */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus (WCAG 2.1.1) */}
+      <pre tabIndex={0} className="overflow-x-auto p-3 text-xs leading-relaxed">
         <code data-language={language}>{code}</code>
       </pre>
     </div>

@@ -12,6 +12,7 @@ import {
   DialogTitle,
 } from "./dialog";
 import { Input } from "./input";
+import { SubmitButton } from "./submit-button";
 
 /**
  * The dialog of ConfirmDialog (loaded on its first opening, so pages carry no dialog code until
@@ -85,14 +86,13 @@ export function ConfirmDialogBody(
                 Cancel
               </Button>
             </DialogClose>
-            <Button
-              type="submit"
+            <SubmitButton
               variant={props.destructive === false ? "default" : "destructive"}
               disabled={!ready || pending}
               aria-busy={pending}
             >
               {pending ? `${props.confirmLabel}…` : props.confirmLabel}
-            </Button>
+            </SubmitButton>
           </DialogFooter>
         </form>
       </DialogContent>

@@ -7,9 +7,17 @@ export interface RecallFilter {
   tags?: string[] | undefined;
   owner?: string | undefined;
   includeSuperseded: boolean;
+  /** Only memories created in [since, until] (ms, both ends included, as audit filters are). */
+  since?: number | undefined;
+  until?: number | undefined;
+  /**
+   * Memories as they were at this time (ms): created by then, not yet forgotten, and — unless
+   * `includeSuperseded` — not yet superseded. Without it, memories as they are now.
+   */
+  asOf?: number | undefined;
 }
 
-/** Filters as an SQL condition over `memories m` with its named parameters ("" = none). */
+/** Filters as an SQL condition over `memories m` with its named parameters. */
 export interface SqlFilter {
   sql: string;
   params: Record<string, unknown>;
@@ -19,7 +27,24 @@ export interface SqlFilter {
 export function sqlFilter(filter: RecallFilter): SqlFilter {
   const clauses: string[] = [];
   const params: Record<string, unknown> = {};
-  if (!filter.includeSuperseded) clauses.push("m.superseded_by IS NULL");
+  if (filter.asOf === undefined) {
+    clauses.push("m.forgotten_at IS NULL");
+    if (!filter.includeSuperseded) clauses.push("m.superseded_by IS NULL");
+  } else {
+    params.asOf = filter.asOf;
+    // A row is what the memory was from valid_from until forgotten_at (forgotten, or replaced
+    // by an update: then a past row); at most one row of a memory passes.
+    clauses.push("m.valid_from <= @asOf", "(m.forgotten_at IS NULL OR m.forgotten_at > @asOf)");
+    if (!filter.includeSuperseded) clauses.push("(m.superseded_at IS NULL OR m.superseded_at > @asOf)");
+  }
+  if (filter.since !== undefined) {
+    params.since = filter.since;
+    clauses.push("m.created_at >= @since");
+  }
+  if (filter.until !== undefined) {
+    params.until = filter.until;
+    clauses.push("m.created_at <= @until");
+  }
   if (filter.kinds !== undefined && filter.kinds.length > 0) {
     const names = filter.kinds.map((kind, i) => {
       params[`k${i}`] = kind;

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { SqlFilter, StatementCache } from "./filter.js";
-import { isStopWord, lightStem, queryWords, stemSet, wordMatchQuery } from "./text.js";
+import { capitalPositions, type QueryGroup } from "./proximity.js";
+import { isStopWord, lightStem, queryWords, stemSet, words as textWords, wordMatchQuery } from "./text.js";
 import type { Vocabulary, WordStats } from "./vocabulary.js";
 
 /** Each lexical signal contributes its best CANDIDATES memories to the fusion. */
@@ -12,6 +13,14 @@ export const CANDIDATES = 100;
  * bounds the cost of a query on a large store; the rarer words carry most of the score anyway.
  */
 export const POSTINGS_BUDGET = 3000;
+/**
+ * The co-occurrence list ranks the memories holding at least two of the query's words; its
+ * words are the rarer ones while the memories expected to hold a pair of them (docsA × docsB ÷
+ * memories, summed over the pairs, as if words were independent) stay within this budget.
+ */
+export const COOCCUR_BUDGET = 5000;
+/** Most words the co-occurrence list pairs (28 pairs). */
+const COOCCUR_WORDS = 8;
 /** In the two-step case, memories fetched by the rarer words before the commoner ones count. */
 const RESCORE_POOL = 3 * CANDIDATES;
 // FTS5's bm25 constants: the share of a common word in a memory of average length.
@@ -21,6 +30,8 @@ const K1 = 1.2;
 export interface LexicalTerms {
   words: WordStats[];
   fuzzy: WordStats[] | null;
+  /** Each query word with its variants, for the proximity signal. */
+  groups: QueryGroup[];
 }
 
 /**
@@ -47,6 +58,10 @@ export class LexicalRanker {
     const words: WordStats[] = [];
     const expanded = new Map<string, WordStats>();
     let anyVariant = false;
+    const groups: QueryGroup[] = [];
+    // Words the query writes in capitals (SLO, CI) may be acronyms, matched by their expansion.
+    const folded = textWords(query);
+    const capitals = new Set([...capitalPositions(query, folded)].map((at) => folded[at]));
     for (const term of this.vocabulary.stats(queryWords(query))) {
       const variants = isStopWord(term.word) ? [] : this.vocabulary.variants(term.word);
       anyVariant ||= variants.length > 0;
@@ -54,8 +69,12 @@ export class LexicalRanker {
       // A word no memory holds is most likely misspelt: search for its variants too.
       if (term.docs === 0) words.push(...variants);
       for (const t of [term, ...variants]) expanded.set(t.word, t);
+      const forms = [term, ...variants];
+      const group: QueryGroup = { forms: forms.map((t) => t.word), docs: forms.reduce((sum, t) => sum + t.docs, 0) };
+      if (capitals.has(term.word)) group.acronym = true;
+      groups.push(group);
     }
-    return { words, fuzzy: anyVariant ? [...expanded.values()] : null };
+    return { words, fuzzy: anyVariant ? [...expanded.values()] : null, groups };
   }
 
   /**
@@ -74,8 +93,16 @@ export class LexicalRanker {
     });
   }
 
-  /** Memory seqs by BM25 over `terms` (any of them), best first, filters applied in SQL. */
-  ranked(terms: readonly WordStats[], filter: SqlFilter, memo: Map<string, number>): number[] {
+  /**
+   * Memory seqs by BM25 over `terms` (any of them), best first, filters applied in SQL; `exact`
+   * when every word was searched in FTS5 (no budget cut: the commoner words only re-sorted the
+   * rarer ones' best otherwise).
+   */
+  ranked(
+    terms: readonly WordStats[],
+    filter: SqlFilter,
+    memo: Map<string, number>,
+  ): { seqs: number[]; exact: boolean } {
     const byRarity = this.matchCounts(terms, memo).sort((a, b) => a.docs - b.docs);
     let postings = 0;
     let split = 0;
@@ -89,10 +116,39 @@ export class LexicalRanker {
     const searched = byRarity.slice(0, split);
     const common = byRarity.slice(split);
     const match = wordMatchQuery(searched.map((t) => t.word));
-    if (match === null) return [];
+    if (match === null) return { seqs: [], exact: true };
     const rows = this.fts(match, filter, common.length === 0 ? CANDIDATES : RESCORE_POOL);
-    if (common.length === 0) return rows.map((r) => r.seq);
-    return this.rescore(rows, common).slice(0, CANDIDATES);
+    if (common.length === 0) return { seqs: rows.map((r) => r.seq), exact: true };
+    return { seqs: this.rescore(rows, common).slice(0, CANDIDATES), exact: false };
+  }
+
+  /**
+   * Memory seqs holding two or more of the words (`(a AND b) OR (a AND c) …` in FTS5), by BM25,
+   * best first; empty when fewer than two words are searchable. Among many distractors a memory
+   * holding several of the query's words is rare, and this finds it whatever the words'
+   * frequencies, where `ranked` may rank only the rarer words. Each word is in as many pairs as
+   * any other, so FTS5's BM25 over the pairs is a multiple of BM25 over the words.
+   */
+  cooccurring(terms: readonly WordStats[], filter: SqlFilter, memo: Map<string, number>): number[] {
+    const n = Math.max(1, this.total());
+    const byRarity = this.matchCounts(terms, memo)
+      .filter((t) => t.docs > 0)
+      .sort((a, b) => a.docs - b.docs);
+    const chosen: WordStats[] = [];
+    let expected = 0;
+    for (const t of byRarity) {
+      if (chosen.length === COOCCUR_WORDS) break;
+      const added = chosen.reduce((sum, c) => sum + (c.docs * t.docs) / n, 0);
+      if (chosen.length >= 2 && expected + added > COOCCUR_BUDGET) break;
+      chosen.push(t);
+      expected += added;
+    }
+    if (chosen.length < 2) return [];
+    const pairs: string[] = [];
+    chosen.forEach((a, i) => {
+      for (const b of chosen.slice(i + 1)) pairs.push(`("${a.word}" AND "${b.word}")`);
+    });
+    return this.fts(pairs.join(" OR "), filter, CANDIDATES).map((r) => r.seq);
   }
 
   /**

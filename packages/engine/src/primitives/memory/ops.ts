@@ -1,9 +1,10 @@
-import type { RecalledMemory } from "@prim/wire";
-import { notFound } from "@prim/wire";
+import type { MemoryVersion, RecalledMemory } from "@prim/wire";
+import { notFound, ServiceError } from "@prim/wire";
 import { z } from "zod";
 import { decodeCursor, LIST_PAGE, limitSchema, type Page, queryBoolean } from "../../core/pagination.js";
 import { budgetedPage, ResponseBudget } from "../../core/response-budget.js";
 import { type AnyOperation, dataOp } from "../operation.js";
+import { memoryIdOf, toVersion, type VersionRow, versionBytes } from "./history.js";
 import {
   CONSOLIDATE_THRESHOLD,
   checkText,
@@ -29,6 +30,10 @@ const memoryOp = dataOp<MemoryStore>("memory");
 const idSchema = z.string().min(1, "must not be empty");
 
 const cursorSchema = z.object({ s: z.number().int() });
+const historyCursorSchema = z.object({ v: z.number().int() });
+
+/** A time in ms since the epoch (as every time the service answers). */
+const msSchema = z.coerce.number().int("must be an integer (ms since the epoch)").min(0, "must be 0 or more");
 
 export const memoryRemember = memoryOp({
   name: "memory.remember",
@@ -40,23 +45,41 @@ export const memoryRemember = memoryOp({
   input: z.strictObject({
     kind: kindSchema,
     text: textSchema,
-    tags: tagsSchema.default([]),
+    tags: tagsSchema.optional(),
     owner: ownerSchema.optional(),
-    metadata: metadataSchema.default({}),
+    metadata: metadataSchema.optional(),
+    /** An existing memory to change (a new version) rather than a new memory. */
+    id: idSchema.optional(),
+    /** With `id`: change it only if it is at this version (else 412 `precondition_failed`). */
+    if_version: z.coerce.number().int("must be an integer").min(1, "must be 1 or more").optional(),
   }),
   async run(ctx, input): Promise<MemoryRecord> {
     checkText(input.text);
-    const metadata = encodeMetadata(input.metadata);
+    const metadata = input.metadata === undefined ? undefined : encodeMetadata(input.metadata);
     const store = ctx.store;
-    const { record, embedded } = await store.remember({
-      kind: input.kind,
-      text: input.text,
-      tags: input.tags,
-      owner: input.owner ?? null,
-      metadata,
-    });
+    if (input.if_version !== undefined && input.id === undefined) {
+      throw new ServiceError("invalid_request", "if_version: needs the id of the memory to change");
+    }
+    if (input.id !== undefined) ctx.audit.target = input.id;
+    const { record, embedded } =
+      input.id === undefined
+        ? await store.remember({
+            kind: input.kind,
+            text: input.text,
+            tags: input.tags ?? [],
+            owner: input.owner ?? null,
+            metadata: metadata ?? "{}",
+          })
+        : await store.update(
+            input.id,
+            { kind: input.kind, text: input.text, tags: input.tags, owner: input.owner, metadata },
+            input.if_version,
+          );
     ctx.audit.target = record.id;
-    ctx.audit.detail = store.hasEmbedder ? { kind: record.kind, embedded } : { kind: record.kind };
+    const detail: Record<string, unknown> = { kind: record.kind };
+    if (input.id !== undefined) detail.version = record.version;
+    if (store.hasEmbedder) detail.embedded = embedded;
+    ctx.audit.detail = detail;
     return record;
   },
 });
@@ -160,26 +183,65 @@ export const memoryRecall = memoryOp({
       .max(RECALL_LIMIT.max, `must be an integer from 1 to ${RECALL_LIMIT.max}`)
       .default(RECALL_LIMIT.default),
     include_superseded: queryBoolean.default(false),
+    /** Only memories created at or after this time (ms). */
+    since: msSchema.optional(),
+    /** Only memories created at or before this time (ms). */
+    until: msSchema.optional(),
+    /** Memories as they were at this time (ms): see filter.ts. */
+    as_of: msSchema.optional(),
+    /** Leave out hits scoring below this (0..1). */
+    min_score: z.number().min(0, "must be from 0 to 1").max(1, "must be from 0 to 1").optional(),
   }),
   async run(ctx, input): Promise<{ data: RecalledMemory[] }> {
-    const hits = await ctx.store.recall({
+    const store = ctx.store;
+    const hits = await store.recall({
       query: input.query,
       kinds: input.kinds,
       tags: input.tags,
       owner: input.owner,
       limit: input.limit,
       includeSuperseded: input.include_superseded,
+      since: input.since,
+      until: input.until,
+      asOf: input.as_of,
     });
-    // The query itself is not audited: it may quote what the memories hold.
-    ctx.audit.detail = { results: hits.length };
-    // Best first, as many as fit the response budget (fewer than `limit` only for huge memories).
+    const minScore = input.min_score ?? 0;
+    // Best first, scoring at least min_score, as many as fit the response budget.
     const budget = new ResponseBudget();
-    const fitting: typeof hits = [];
+    const data: RecalledMemory[] = [];
     for (const hit of hits) {
-      if (!budget.take(answerBytes(hit.row))) break;
-      fitting.push(hit);
+      if (hit.score < minScore) break;
+      // as_of: each memory as it was then (ranked by its words now: see README, "History").
+      const past = input.as_of === undefined ? undefined : store.asOf(memoryIdOf(hit.row.id), input.as_of);
+      if (!budget.take(past === undefined ? answerBytes(hit.row) : versionBytes(past))) break;
+      const record = past === undefined ? toRecord(hit.row) : pastRecord(past);
+      data.push({ ...record, score: hit.score });
     }
-    return { data: fitting.map((hit) => ({ ...toRecord(hit.row), score: hit.score })) };
+    // The query itself is not audited: it may quote what the memories hold.
+    ctx.audit.detail =
+      input.as_of === undefined ? { results: data.length } : { results: data.length, as_of: input.as_of };
+    return { data };
+  },
+});
+
+/** A version as the record it was (the history entry without its `op` and `at`). */
+function pastRecord(row: VersionRow): MemoryRecord {
+  return toRecord({ ...row, updated_at: row.at });
+}
+
+export const memoryHistory = memoryOp({
+  name: "memory.history",
+  access: "read",
+  writesStorage: false,
+  tool: "memory_recall",
+  input: z.strictObject({ id: idSchema, cursor: z.string().optional(), limit: limitSchema(LIST_PAGE) }),
+  run(ctx, input): Page<MemoryVersion> {
+    ctx.audit.target = input.id;
+    const before =
+      input.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(input.cursor, historyCursorSchema).v;
+    const budget = new ResponseBudget();
+    const rows = ctx.store.versions(input.id, before, input.limit, budget);
+    return budgetedPage(rows, input.limit, budget, toVersion, (row) => ({ v: row.version }));
   },
 });
 
@@ -212,4 +274,5 @@ export const MEMORY_OPERATIONS: readonly AnyOperation[] = [
   memorySupersede,
   memoryRecall,
   memoryConsolidate,
+  memoryHistory,
 ];

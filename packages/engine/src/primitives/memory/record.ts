@@ -16,14 +16,15 @@ export interface MemoryRow {
   updated_at: number;
   superseded_by: string | null;
   supersedes: string;
+  version: number;
 }
 
 // Every column but the vector: rows are read often, vectors only by recall's vector signal.
 export const ROW_COLUMNS =
-  "seq, id, kind, text, tags, owner, metadata, created_at, updated_at, superseded_by, supersedes";
+  "seq, id, kind, text, tags, owner, metadata, created_at, updated_at, superseded_by, supersedes, version";
 
 /** A memory's bytes in a JSON answer (text measured as JSON, so escapes count). */
-export function answerBytes(row: MemoryRow): number {
+export function answerBytes(row: Pick<MemoryRow, "text" | "metadata" | "tags" | "supersedes" | "owner">): number {
   return (
     ITEM_OVERHEAD_BYTES +
     JSON.stringify(row.text).length +
@@ -34,7 +35,7 @@ export function answerBytes(row: MemoryRow): number {
   );
 }
 
-export function toRecord(row: MemoryRow): MemoryRecord {
+export function toRecord(row: Omit<MemoryRow, "seq"> & { seq?: number }): MemoryRecord {
   return {
     id: row.id,
     kind: row.kind,
@@ -46,5 +47,6 @@ export function toRecord(row: MemoryRow): MemoryRecord {
     updated_at: row.updated_at,
     superseded_by: row.superseded_by,
     supersedes: JSON.parse(row.supersedes) as string[],
+    version: row.version,
   };
 }

@@ -5,6 +5,7 @@ import type { Clock } from "../../core/clock.js";
 import { prefixedId, randomToken } from "../../core/ids.js";
 import { ITEM_OVERHEAD_BYTES, ResponseBudget } from "../../core/response-budget.js";
 import { GroupCommit } from "../../sqlite/group-commit.js";
+import { transactionRunner } from "../../sqlite/sqlite.js";
 import type { ChangeLog } from "../changes/log.js";
 import { backoffMs, DEFAULT_MAX_ATTEMPTS, MAX_DEDUPE_KEY, MAX_ERROR_CHARS } from "./limits.js";
 import { SCHEMA } from "./schema.js";
@@ -71,6 +72,8 @@ function newLeaseToken(delivery: number): string {
  */
 export class QueueStore {
   private readonly commit: GroupCommit;
+  /** Runs work in a transaction (a savepoint inside the group commit's). */
+  private readonly inTx: <T>(work: () => T) => T;
   private readonly stmts: QueueStatements;
   /** Called after a commit that may have made jobs of `queue` ready (long-poll wake-up). */
   onReady: (queue: string) => void = () => {};
@@ -84,6 +87,7 @@ export class QueueStore {
     /** The primitive's change log: `send`, `ack`, `retry`, `dead`, `requeue`, `purge` (leases are not changes). */
     private readonly changes: ChangeLog,
   ) {
+    this.inTx = transactionRunner(db);
     db.exec(SCHEMA);
     this.commit = new GroupCommit(db);
     this.stmts = prepareStatements(db);
@@ -99,7 +103,7 @@ export class QueueStore {
         if (status === "dead") this.changes.append("dead", id, { extra: { queue } });
         this.notify(queue);
       });
-    this.db.inTransaction ? reap() : this.db.transaction(reap)();
+    this.db.inTransaction ? reap() : this.inTx(reap);
   }
 
   /**
@@ -434,6 +438,6 @@ export class QueueStore {
 
   /** Runs `work` in a savepoint of the current commit: it writes all of its rows or none. */
   private atomically<T>(work: () => T): T {
-    return this.db.transaction(work)();
+    return this.inTx(work);
   }
 }

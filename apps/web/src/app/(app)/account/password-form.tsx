@@ -4,15 +4,14 @@ import { type FormEvent, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { authClient } from "@/lib/auth-client";
 import { toast } from "@/lib/toast";
-import { useHydrated } from "@/lib/use-hydrated";
 
 /** Changes the password (the current one first; other sessions are signed out). */
 export function PasswordForm() {
   const [error, setError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
-  const hydrated = useHydrated();
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const formElement = event.currentTarget;
@@ -59,9 +58,9 @@ export function PasswordForm() {
           {error}
         </p>
       )}
-      <Button type="submit" className="w-fit" disabled={pending || !hydrated} aria-busy={pending}>
+      <SubmitButton className="w-fit" disabled={pending} aria-busy={pending}>
         {pending ? "Changing…" : "Change password"}
-      </Button>
+      </SubmitButton>
     </form>
   );
 }

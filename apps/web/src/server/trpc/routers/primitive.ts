@@ -63,7 +63,7 @@ export const ACTIONS = [
   ...["fs.write", "fs.delete", "fs.mkdir", "fs.move"],
   ...["queue.send", "queue.purge", "queue.requeue", "queue.get"],
   ...["vault.put", "vault.delete"],
-  ...["memory.remember", "memory.list", "memory.get", "memory.forget", "memory.supersede"],
+  ...["memory.remember", "memory.list", "memory.get", "memory.forget", "memory.supersede", "memory.history"],
   ...["storage.delete"],
   ...["db.query", "db.batch", "db.tables", "db.table"],
 ] as const satisfies readonly OperationName[];

@@ -9,6 +9,7 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Skeleton } from "@/components/ui/skeleton";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { targetAsActor } from "@/lib/audit";
 import { useTRPC } from "@/lib/trpc";
 import { AuditRow } from "./audit-row";
@@ -81,7 +82,7 @@ export function AuditPanel({ workspace }: { workspace: string }) {
         />
         <FilterInput id="group" label="Group" placeholder="group name" draft={draft} setDraft={setDraft} />
         <div className="flex items-end gap-2">
-          <Button type="submit">Apply</Button>
+          <SubmitButton>Apply</SubmitButton>
           {filtered && (
             <Button variant="ghost" onClick={() => apply({ type: "", action: "", actor: "", group: "" })}>
               Clear

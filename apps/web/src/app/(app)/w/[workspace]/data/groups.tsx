@@ -4,12 +4,12 @@ import { FolderIcon } from "lucide-react";
 import Link from "next/link";
 import { type FormEvent, useState } from "react";
 import { ErrorText } from "@/components/status";
-import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Skeleton } from "@/components/ui/skeleton";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 
@@ -91,9 +91,7 @@ export function Groups({ workspace, admin }: { workspace: string; admin: boolean
                   placeholder="e.g. agents"
                 />
               </div>
-              <Button type="submit" disabled={create.isPending || name.trim() === ""}>
-                Create group
-              </Button>
+              <SubmitButton disabled={create.isPending || name.trim() === ""}>Create group</SubmitButton>
             </form>
             <ErrorText error={create.error} className="mt-2" />
           </CardContent>

@@ -11,6 +11,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { Switch } from "@/components/ui/switch";
 import { formatDate, formatRelative } from "@/lib/format";
 import { toast } from "@/lib/toast";
@@ -177,9 +178,7 @@ function CreateKey({ workspace, onCreated }: { workspace: string; onCreated: (ma
               </p>
             </div>
           </div>
-          <Button type="submit" disabled={create.isPending}>
-            {create.isPending ? "Creating…" : "Create key"}
-          </Button>
+          <SubmitButton disabled={create.isPending}>{create.isPending ? "Creating…" : "Create key"}</SubmitButton>
           <ErrorText error={create.error} className="md:col-span-4" />
           <ErrorText error={groups.error} prefix="Could not load the groups: " className="md:col-span-4" />
         </form>

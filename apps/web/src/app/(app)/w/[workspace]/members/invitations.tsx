@@ -10,6 +10,7 @@ import { CopyButton } from "@/components/ui/copy-button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 
@@ -62,9 +63,7 @@ export function Invitations({ workspace }: { workspace: string }) {
               <option>owner</option>
             </NativeSelect>
           </div>
-          <Button type="submit" disabled={invite.isPending}>
-            Send invitation
-          </Button>
+          <SubmitButton disabled={invite.isPending}>Send invitation</SubmitButton>
         </form>
         <ErrorText error={invite.error} />
         {made !== null && (

@@ -3,10 +3,10 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { ErrorText } from "@/components/status";
-import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 
@@ -40,9 +40,9 @@ export function RenameWorkspace({ workspace, name }: { workspace: string; name: 
             <Label htmlFor="workspace-name">Workspace name</Label>
             <Input id="workspace-name" value={value} onChange={(e) => setValue(e.target.value)} />
           </div>
-          <Button type="submit" variant="outline" disabled={rename.isPending || value.trim() === name}>
+          <SubmitButton variant="outline" disabled={rename.isPending || value.trim() === name}>
             Rename
-          </Button>
+          </SubmitButton>
         </form>
         <ErrorText error={rename.error} className="mt-2" />
       </CardContent>

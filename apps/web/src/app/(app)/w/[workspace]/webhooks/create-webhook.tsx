@@ -2,11 +2,11 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useId, useRef, useState } from "react";
 import { ErrorText } from "@/components/status";
-import { Button } from "@/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/components/ui/card";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 
@@ -141,9 +141,9 @@ export function CreateWebhook({
             <Input id={ids.description} name="description" maxLength={200} placeholder="e.g. cache invalidation" />
           </div>
           <div className="flex flex-wrap items-center gap-3 md:col-span-2">
-            <Button type="submit" disabled={create.isPending || noGroup}>
+            <SubmitButton disabled={create.isPending || noGroup}>
               {create.isPending ? "Adding…" : "Add endpoint"}
-            </Button>
+            </SubmitButton>
             {noGroup && <p className="text-sm text-muted-foreground">Create a group on the Data page first.</p>}
           </div>
           <ErrorText error={create.error} className="md:col-span-2" />

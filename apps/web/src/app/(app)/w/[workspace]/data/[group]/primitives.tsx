@@ -14,6 +14,7 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { NativeSelect } from "@/components/ui/native-select";
 import { Skeleton } from "@/components/ui/skeleton";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { formatBytes, formatDate } from "@/lib/format";
 import { toast } from "@/lib/toast";
@@ -161,9 +162,7 @@ export function Primitives({ workspace, group, admin }: { workspace: string; gro
                 ))}
               </NativeSelect>
             </div>
-            <Button type="submit" disabled={create.isPending || name.trim() === ""}>
-              Create
-            </Button>
+            <SubmitButton disabled={create.isPending || name.trim() === ""}>Create</SubmitButton>
           </form>
           <ErrorText error={create.error} className="mt-2" />
         </CardContent>

@@ -14,6 +14,7 @@ import {
 } from "@/components/ui/dialog";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { Textarea } from "@/components/ui/textarea";
 import { errorCode } from "@/lib/errors";
 import { Field, type useAct } from "./edit-kit";
@@ -70,9 +71,9 @@ function FormDialog(props: {
             <Button variant="outline" onClick={() => setOpen(false)} disabled={props.act.pending}>
               Cancel
             </Button>
-            <Button type="submit" disabled={!props.ready || props.act.pending} aria-busy={props.act.pending}>
+            <SubmitButton disabled={!props.ready || props.act.pending} aria-busy={props.act.pending}>
               {props.act.pending ? `${props.submitLabel}…` : props.submitLabel}
-            </Button>
+            </SubmitButton>
           </DialogFooter>
         </form>
       </DialogContent>

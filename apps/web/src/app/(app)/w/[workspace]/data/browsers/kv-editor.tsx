@@ -10,6 +10,7 @@ import {
   DialogTitle,
 } from "@/components/ui/dialog";
 import { Input } from "@/components/ui/input";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { formatDate, formatRelative } from "@/lib/format";
 import { Field, JsonEditor, type useAct } from "./edit-kit";
 import { parseJson, pretty } from "./json-text";
@@ -130,9 +131,9 @@ function EditorForm(props: Parameters<typeof KvEditor>[0]) {
         <Button variant="outline" onClick={() => props.onOpenChange(false)} disabled={props.act.pending}>
           Cancel
         </Button>
-        <Button type="submit" disabled={!ready} aria-busy={props.act.pending}>
+        <SubmitButton disabled={!ready} aria-busy={props.act.pending}>
           {props.act.pending ? "Saving…" : editing(entry) ? "Save" : "Add key"}
-        </Button>
+        </SubmitButton>
       </DialogFooter>
     </form>
   );

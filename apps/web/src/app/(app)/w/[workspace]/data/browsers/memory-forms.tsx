@@ -16,6 +16,7 @@ import {
 } from "@/components/ui/dialog";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { Textarea } from "@/components/ui/textarea";
 import { errorText } from "@/lib/errors";
 import { toast } from "@/lib/toast";
@@ -121,9 +122,9 @@ export function AddMemory(props: { act: Act; onDone: () => unknown }) {
             )}
           </div>
           <div>
-            <Button type="submit" disabled={remember.isPending} aria-busy={remember.isPending}>
+            <SubmitButton disabled={remember.isPending} aria-busy={remember.isPending}>
               {remember.isPending ? "Remembering…" : "Remember"}
-            </Button>
+            </SubmitButton>
           </div>
         </form>
       </CardContent>
@@ -195,13 +196,12 @@ export function SupersedeDialog(props: { act: Act; memory: MemoryRecord; onDone:
                 Cancel
               </Button>
             </DialogClose>
-            <Button
-              type="submit"
+            <SubmitButton
               disabled={supersede.isPending || text.trim() === "" || text === memory.text}
               aria-busy={supersede.isPending}
             >
               {supersede.isPending ? "Saving…" : "Save new text"}
-            </Button>
+            </SubmitButton>
           </DialogFooter>
         </form>
       </DialogContent>

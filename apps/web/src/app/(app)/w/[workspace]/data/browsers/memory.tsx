@@ -6,12 +6,14 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Input } from "@/components/ui/input";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { errorText } from "@/lib/errors";
 import { formatDate, formatRelative } from "@/lib/format";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 import { actKey, useAct } from "./act";
 import { AddMemory, SupersedeDialog } from "./memory-forms";
+import { MemoryHistory } from "./memory-history";
 import { ListState, Pager, useCursorPages } from "./view-states";
 
 type Props = { workspace: string; primitive: string };
@@ -21,7 +23,8 @@ const PAGE = 20;
 
 /**
  * A memory primitive: add a memory, recall by a query (best first, with scores), every memory
- * newest first (paged), and for each: supersede (new text replacing it, the old shown) or forget.
+ * newest first (paged), and for each: supersede (new text replacing it, the old shown), forget, or
+ * its history.
  */
 export function MemoryBrowser(props: Props) {
   const trpc = useTRPC();
@@ -78,9 +81,9 @@ function Recall(props: Section) {
           placeholder="What does the user prefer?"
           className="min-w-0 flex-1 basis-48"
         />
-        <Button type="submit" variant="secondary" disabled={asked !== null && found.isFetching}>
+        <SubmitButton variant="secondary" disabled={asked !== null && found.isFetching}>
           Recall
-        </Button>
+        </SubmitButton>
       </form>
       {asked !== null && (
         <>
@@ -128,7 +131,7 @@ function AllMemories(props: Section) {
       {list.data !== undefined && list.data.data.length > 0 && (
         <ul aria-label="Memories" className="divide-y rounded-md border">
           {list.data.data.map((m) => (
-            <MemoryItem key={m.id} memory={m} act={props.act} refresh={props.refresh} />
+            <MemoryItem key={m.id} memory={m} primitive={props.primitive} act={props.act} refresh={props.refresh} />
           ))}
         </ul>
       )}
@@ -139,6 +142,8 @@ function AllMemories(props: Section) {
 
 function MemoryItem(props: {
   memory: MemoryRecord;
+  /** Set in the full list, where each memory offers its history. */
+  primitive?: string;
   score?: number;
   act: ReturnType<typeof useAct>;
   refresh: () => Promise<unknown>;
@@ -190,7 +195,7 @@ function MemoryItem(props: {
           title="Forget this memory?"
           description={
             <>
-              It is deleted for good and no agent recalls it again:{" "}
+              No agent recalls it again; its history keeps it 7 days, then it is deleted for good:{" "}
               <q className="break-words">{m.text.slice(0, 200)}</q>
             </>
           }
@@ -198,6 +203,7 @@ function MemoryItem(props: {
           onConfirm={forget}
         />
       </div>
+      {props.primitive !== undefined && <MemoryHistory id={m.id} primitive={props.primitive} act={props.act} />}
     </li>
   );
 }

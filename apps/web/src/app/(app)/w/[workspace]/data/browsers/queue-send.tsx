@@ -13,6 +13,7 @@ import {
   DialogTrigger,
 } from "@/components/ui/dialog";
 import { Input } from "@/components/ui/input";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { Field, JsonEditor, type useAct } from "./edit-kit";
 import { parseJson } from "./json-text";
 
@@ -154,9 +155,9 @@ export function SendJobDialog(props: {
             <Button variant="outline" onClick={() => setOpen(false)} disabled={props.act.pending}>
               Cancel
             </Button>
-            <Button type="submit" disabled={!ready} aria-busy={props.act.pending}>
+            <SubmitButton disabled={!ready} aria-busy={props.act.pending}>
               {props.act.pending ? "Sending…" : "Send"}
-            </Button>
+            </SubmitButton>
           </DialogFooter>
         </form>
       </DialogContent>

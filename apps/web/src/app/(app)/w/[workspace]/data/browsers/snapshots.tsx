@@ -9,6 +9,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { errorCode, errorText } from "@/lib/errors";
 import { formatDate, formatRelative } from "@/lib/format";
 import { toast } from "@/lib/toast";
@@ -132,14 +133,13 @@ export function SnapshotsTab(props: { workspace: string; primitive: string }) {
                 {problem ?? "Lower-case letters, digits, -, _ and . (empty: known by its id)."}
               </p>
             </div>
-            <Button
-              type="submit"
+            <SubmitButton
               className="sm:mt-[1.6875rem]"
               disabled={take.isPending || problem !== null || starter}
               aria-busy={take.isPending}
             >
               {take.isPending ? "Taking…" : "Take snapshot"}
-            </Button>
+            </SubmitButton>
           </form>
           {take.error !== null && errorCode(take.error) === "plan_limit" && (
             <p role="alert" className="mt-2 text-sm text-destructive">

@@ -2,10 +2,10 @@
 import { UploadIcon } from "lucide-react";
 import { type FormEvent, useId, useState } from "react";
 import { toast } from "sonner";
-import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Progress } from "@/components/ui/progress";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { formatBytes } from "@/lib/format";
 import type { Target } from "./edit-kit";
 
@@ -85,9 +85,9 @@ export function StorageUpload(props: Target & { prefix: string; onUploaded: () =
         </p>
       )}
       <div>
-        <Button type="submit" disabled={files.length === 0 || busy} aria-busy={busy}>
+        <SubmitButton disabled={files.length === 0 || busy} aria-busy={busy}>
           <UploadIcon aria-hidden /> {busy ? "Uploading…" : "Upload"}
-        </Button>
+        </SubmitButton>
       </div>
       {uploads.length > 0 && (
         <ul className="grid gap-2" aria-label="Uploads">

@@ -8,6 +8,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { errorText } from "@/lib/errors";
 import { formatDate, formatRelative } from "@/lib/format";
 import { toast } from "@/lib/toast";
@@ -253,9 +254,9 @@ function SecretForm(props: {
             />
           </div>
           <div className="flex flex-wrap gap-2 sm:mt-[1.6875rem]">
-            <Button type="submit" disabled={put.isPending} aria-busy={put.isPending}>
+            <SubmitButton disabled={put.isPending} aria-busy={put.isPending}>
               {put.isPending ? "Saving…" : props.exists ? "Save new version" : "Save secret"}
-            </Button>
+            </SubmitButton>
             {props.exists && !put.isPending && (
               <Button variant="ghost" onClick={() => props.setName("")}>
                 Cancel

@@ -8,6 +8,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/com
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { toast } from "@/lib/toast";
 import { useTRPC } from "@/lib/trpc";
 
@@ -88,9 +89,9 @@ export function PrimitiveSettings({
               <Label htmlFor="fork-name">Fork as</Label>
               <Input id="fork-name" value={forkName} onChange={(e) => setForkName(e.target.value)} />
             </div>
-            <Button type="submit" variant="outline" disabled={fork.isPending || forkName.trim() === ""}>
+            <SubmitButton variant="outline" disabled={fork.isPending || forkName.trim() === ""}>
               Fork
-            </Button>
+            </SubmitButton>
           </form>
           <ErrorText error={fork.error} className="mt-2" />
         </CardContent>
@@ -111,9 +112,9 @@ export function PrimitiveSettings({
                 <Label htmlFor="move">Group</Label>
                 <Input id="move" value={move} onChange={(e) => setMove(e.target.value)} />
               </div>
-              <Button type="submit" variant="outline" disabled={update.isPending}>
+              <SubmitButton variant="outline" disabled={update.isPending}>
                 Apply
-              </Button>
+              </SubmitButton>
             </form>
             <ErrorText error={update.error} className="mt-2" />
           </CardContent>

@@ -3,6 +3,7 @@ import type { QueryResult } from "@prim/wire";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { type KeyboardEvent, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { Textarea } from "@/components/ui/textarea";
 import { errorCode, errorText } from "@/lib/errors";
 import { toast } from "@/lib/toast";
@@ -128,9 +129,9 @@ export function DbConsole({ workspace, primitive }: { workspace: string; primiti
               Ctrl+Enter (⌘+Enter) runs the editor, or the selected text. Several statements run as one batch: all or
               none.
             </p>
-            <Button type="submit" disabled={run.isPending || sql.trim() === ""} aria-busy={run.isPending}>
+            <SubmitButton disabled={run.isPending || sql.trim() === ""} aria-busy={run.isPending}>
               {run.isPending ? "Running…" : "Run"}
-            </Button>
+            </SubmitButton>
           </div>
         </form>
         {run.error !== null && (

@@ -9,6 +9,7 @@ import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle }
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Skeleton } from "@/components/ui/skeleton";
+import { SubmitButton } from "@/components/ui/submit-button";
 import { formatDate, formatRelative } from "@/lib/format";
 import { useTRPC } from "@/lib/trpc";
 import { isAdmin, MONO_FIELD, useWorkspaceRole } from "../../../data/browsers/act";
@@ -150,9 +151,9 @@ export function SecretRequestPanel(props: Props) {
           <Button variant="outline" disabled={busy} onClick={() => decline.mutate(props)}>
             Decline
           </Button>
-          <Button type="submit" form="secret-request-form" disabled={busy}>
+          <SubmitButton form="secret-request-form" disabled={busy}>
             {set.isPending ? "Setting…" : "Set secret"}
-          </Button>
+          </SubmitButton>
         </CardFooter>
       )}
     </Card>
