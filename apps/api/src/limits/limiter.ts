@@ -258,7 +258,6 @@ export class RedisLimiter implements Limiter {
     if (units > 0) this.perPrimitive.add(call.principal.workspace, primitiveId, units, this.now());
   }
 
-  /** Runs Redis commands; any failure of theirs (down, refused, slower than the timeout) is an outage. */
   /**
    * Runs a limit or lease script; when it answers 4 (the plan is not in Redis), loads the plan
    * from Postgres into Redis and runs it once more (a Postgres failure is a 500, not a Redis
@@ -278,6 +277,7 @@ export class RedisLimiter implements Limiter {
     });
   }
 
+  /** Runs Redis commands; any failure of theirs (down, refused, slower than the timeout) is an outage. */
   private async orDown<T>(fn: () => Promise<T>): Promise<T | undefined> {
     try {
       return await fn();
